@@ -1,0 +1,8 @@
+/* commands — the entry point of every `sonde <command>`. Each receives its
+ * own argv (argv[0] is the command name) and returns the exit status. */
+#ifndef SONDE_COMMANDS_H
+#define SONDE_COMMANDS_H
+
+int cmd_hot(int argc, char **argv);
+
+#endif

@@ -1,0 +1,84 @@
+/* data — the store behind `sonde hot`: call chains interned by their frames
+ * with a count each, and the table of user-space frames (file, offset) they
+ * point into. Filled by the sampler, read by the report. */
+#include "hot.h"
+#include "../lib/util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void hot_data_init(struct hot_data *d)
+{
+	memset(d, 0, sizeof(*d));
+	procmaps_init(&d->maps);
+}
+
+void hot_data_free(struct hot_data *d)
+{
+	for (size_t i = 0; i < d->chains.cap; i++)
+		free(d->chains.slots[i].val);
+	htab_free(&d->chains);
+	htab_free(&d->uindex);
+	free(d->uframes);
+	procmaps_free(&d->maps);
+}
+
+struct chain_key {
+	const uint64_t *f;
+	uint32_t n;
+};
+
+static bool chain_eq(const void *val, const void *key)
+{
+	const struct hot_chain *c = val;
+	const struct chain_key *k = key;
+
+	return c->n == k->n && memcmp(c->f, k->f, k->n * sizeof(*k->f)) == 0;
+}
+
+void hot_data_add(struct hot_data *d, const uint64_t *f, uint32_t n)
+{
+	struct chain_key key = { f, n };
+	uint64_t h = hash_bytes(f, n * sizeof(*f), n);
+	struct hot_chain *c = htab_get(&d->chains, h, chain_eq, &key);
+
+	if (!c) {
+		c = sd_malloc(sizeof(*c) + n * sizeof(*f));
+		c->count = 0;
+		c->n = n;
+		memcpy(c->f, f, n * sizeof(*f));
+		htab_put(&d->chains, h, c);
+	}
+	c->count++;
+}
+
+struct uframe_key {
+	const struct hot_data *d;
+	uint32_t file;
+	uint64_t off;
+};
+
+/* uindex stores index + 1 as its pointer value. */
+static bool uframe_eq(const void *val, const void *key)
+{
+	const struct uframe_key *k = key;
+	const struct hot_uframe *u = &k->d->uframes[(uintptr_t)val - 1];
+
+	return u->file == k->file && u->off == k->off;
+}
+
+uint64_t hot_data_uframe(struct hot_data *d, uint32_t file, uint64_t off)
+{
+	struct uframe_key key = { d, file, off };
+	uint64_t h = hash_u64(off ^ ((uint64_t)file << 44));
+	void *v = htab_get(&d->uindex, h, uframe_eq, &key);
+
+	if (!v) {
+		sd_grow(&d->uframes, &d->capuframes, d->nuframes + 1,
+			sizeof(*d->uframes));
+		d->uframes[d->nuframes++] = (struct hot_uframe){ file, off };
+		v = (void *)(uintptr_t)d->nuframes;
+		htab_put(&d->uindex, h, v);
+	}
+	return HOT_USER_TAG | ((uintptr_t)v - 1);
+}

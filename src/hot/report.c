@@ -1,0 +1,526 @@
+/* report — the output half of `sonde hot`: symbolize every frame (kernel
+ * addresses through kallsyms, user (file, offset) pairs through ELF symbol
+ * tables), aggregate leaves into rows by PC, function or module, and write
+ * the table, folded stacks, JSON and flame-graph SVG. */
+#include "hot.h"
+#include "../lib/elfsym.h"
+#include "../lib/flame.h"
+#include "../lib/json.h"
+#include "../lib/table.h"
+#include "../lib/util.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A symbolized frame. Strings are owned by the symbol tables or by the
+ * resolver's arena and live until the report ends. */
+struct frame {
+	const char *module;
+	const char *func;	/* NULL: no symbol */
+	uint64_t off;		/* from func; the address when func is NULL */
+};
+
+struct resolver {
+	const struct hot_opts *o;
+	struct hot_data *d;
+	struct hot_ksyms *ks;
+	struct ksym_table *fresh;	/* kallsyms re-read for late symbols */
+	bool fresh_tried;
+	struct elfsym **files;		/* per procmaps file, lazily opened */
+	bool *file_tried;
+	char **basenames;
+	struct elfsym *vdso;
+	bool vdso_tried;
+};
+
+static const char *file_base(struct resolver *r, uint32_t file)
+{
+	if (!r->basenames[file]) {
+		const char *path = procmaps_file(&r->d->maps, file);
+		const char *b = strrchr(path, '/');
+
+		r->basenames[file] = sd_strdup(b ? b + 1 : path);
+	}
+	return r->basenames[file];
+}
+
+static struct elfsym *file_syms(struct resolver *r, uint32_t file)
+{
+	const char *path = procmaps_file(&r->d->maps, file);
+
+	if (strcmp(path, "[vdso]") == 0) {
+		if (!r->vdso_tried) {
+			r->vdso = elfsym_open_vdso();
+			r->vdso_tried = true;
+		}
+		return r->vdso;
+	}
+	if (!r->file_tried[file]) {
+		r->file_tried[file] = true;
+		if (path[0] == '/')
+			r->files[file] = elfsym_open(path);
+	}
+	return r->files[file];
+}
+
+static bool kernel_lookup(struct resolver *r, uint64_t addr, struct ksym *s)
+{
+	if (ksym_lookup(r->ks->tab, addr, s))
+		return true;
+	/* A BPF program loaded during the run is only in a fresh kallsyms. */
+	if (!r->fresh_tried && r->ks->path && r->ks->tab &&
+	    !r->ks->tab->hidden) {
+		r->fresh_tried = true;
+		r->fresh = ksym_load(r->ks->path);
+	}
+	return r->fresh && ksym_lookup(r->fresh, addr, s);
+}
+
+static struct frame resolve(struct resolver *r, uint64_t f)
+{
+	struct frame fr = { 0 };
+
+	if (HOT_IS_USER(f)) {
+		const struct hot_uframe *u =
+			&r->d->uframes[f & ~HOT_USER_TAG];
+		struct elfsym *e;
+		uint64_t addr = u->off, delta;
+
+		fr.module = file_base(r, u->file);
+		fr.off = u->off;
+		if (u->file == PROCMAPS_ANON)
+			return fr;
+		e = file_syms(r, u->file);
+		if (!e)
+			return fr;
+		if (strcmp(fr.module, "[vdso]") != 0 &&
+		    !elfsym_off_to_addr(e, u->off, &addr))
+			return fr;
+		fr.off = addr;
+		fr.func = elfsym_lookup(e, addr, &delta);
+		if (fr.func)
+			fr.off = delta;
+		return fr;
+	}
+	struct ksym s;
+
+	if (kernel_lookup(r, f, &s)) {
+		fr.module = s.module;
+		fr.func = s.name;
+		fr.off = f - s.addr;
+	} else {
+		fr.module = KSYM_KERNEL;
+		fr.off = f;
+	}
+	return fr;
+}
+
+/* "func+0x1f" (PC), "func" (function), or the address in hex. */
+static void method(const struct frame *fr, bool with_off, struct sbuf *sb)
+{
+	if (!fr->func)
+		sbuf_printf(sb, "0x%" PRIx64, fr->off);
+	else if (with_off)
+		sbuf_printf(sb, "%s+0x%" PRIx64, fr->func, fr->off);
+	else
+		sbuf_puts(sb, fr->func);
+}
+
+/* A flame-graph frame: kernel functions bare, everything else
+ * "module`function". */
+static void stack_frame(const struct frame *fr, struct sbuf *sb)
+{
+	if (fr->module != KSYM_KERNEL)
+		sbuf_printf(sb, "%s`", fr->module);
+	method(fr, false, sb);
+}
+
+struct row {
+	char *module;
+	char *method;		/* NULL for module rows */
+	uint64_t calls;
+};
+
+struct row_key {
+	const char *module, *method;
+};
+
+static bool row_eq(const void *val, const void *key)
+{
+	const struct row *r = val;
+	const struct row_key *k = key;
+
+	return strcmp(r->module, k->module) == 0 &&
+	       (r->method == k->method ||
+		(r->method && k->method && strcmp(r->method, k->method) == 0));
+}
+
+static int row_cmp(const void *a, const void *b)
+{
+	const struct row *x = *(const struct row *const *)a;
+	const struct row *y = *(const struct row *const *)b;
+	int c;
+
+	if (x->calls != y->calls)
+		return x->calls > y->calls ? -1 : 1;
+	c = strcmp(x->module, y->module);
+	if (c || !x->method)
+		return c;
+	return strcmp(x->method, y->method);
+}
+
+struct report {
+	struct row **rows;
+	size_t nrows;
+	struct flame_stack *stacks;
+	size_t nstacks;
+	char **strings;		/* frame names owned by the report */
+	size_t nstrings, capstrings;
+	uint64_t total, unknown;
+};
+
+static const char *keep(struct report *rep, char *s)
+{
+	sd_grow(&rep->strings, &rep->capstrings, rep->nstrings + 1,
+		sizeof(*rep->strings));
+	rep->strings[rep->nstrings++] = s;
+	return s;
+}
+
+static void build(struct resolver *r, struct report *rep)
+{
+	const struct hot_opts *o = r->o;
+	struct htab rows = { 0 };
+	struct sbuf sb;
+	size_t caprows = 0, capstacks = 0;
+
+	sbuf_init(&sb);
+	for (size_t i = 0; i < r->d->chains.cap; i++) {
+		const struct hot_chain *c = r->d->chains.slots[i].val;
+		struct frame leaf;
+		struct row_key key;
+		struct row *row;
+		uint64_t h;
+
+		if (!c)
+			continue;
+		rep->total += c->count;
+		leaf = resolve(r, c->f[0]);
+		if (!leaf.func)
+			rep->unknown += c->count;
+
+		sbuf_reset(&sb);
+		if (o->agg != HOT_AGG_MODULE)
+			method(&leaf, o->agg == HOT_AGG_PC, &sb);
+		key.module = leaf.module;
+		key.method = o->agg == HOT_AGG_MODULE ? NULL : sb.buf;
+		h = hash_bytes(key.module, strlen(key.module), 0);
+		if (key.method)
+			h = hash_bytes(key.method, strlen(key.method), h);
+		row = htab_get(&rows, h, row_eq, &key);
+		if (!row) {
+			row = sd_calloc(1, sizeof(*row));
+			row->module = sd_strdup(key.module);
+			row->method = key.method ? sd_strdup(key.method) : NULL;
+			htab_put(&rows, h, row);
+			sd_grow(&rep->rows, &caprows, rep->nrows + 1,
+				sizeof(*rep->rows));
+			rep->rows[rep->nrows++] = row;
+		}
+		row->calls += c->count;
+
+		/* The same chain, root first, for folded output. */
+		sd_grow(&rep->stacks, &capstacks, rep->nstacks + 1,
+			sizeof(*rep->stacks));
+		struct flame_stack *st = &rep->stacks[rep->nstacks++];
+
+		st->n = c->n;
+		st->count = c->count;
+		st->frames = sd_calloc(c->n, sizeof(*st->frames));
+		for (uint32_t k = 0; k < c->n; k++) {
+			struct frame fr = k ? resolve(r, c->f[k]) : leaf;
+
+			sbuf_reset(&sb);
+			stack_frame(&fr, &sb);
+			st->frames[c->n - 1 - k] = keep(rep, sd_strdup(sb.buf));
+		}
+	}
+	qsort(rep->rows, rep->nrows, sizeof(*rep->rows), row_cmp);
+	rep->nstacks = flame_sort(rep->stacks, rep->nstacks);
+	htab_free(&rows);
+	sbuf_free(&sb);
+}
+
+static void report_free(struct report *rep)
+{
+	for (size_t i = 0; i < rep->nrows; i++) {
+		free(rep->rows[i]->module);
+		free(rep->rows[i]->method);
+		free(rep->rows[i]);
+	}
+	free(rep->rows);
+	for (size_t i = 0; i < rep->nstacks; i++)
+		free(rep->stacks[i].frames);
+	free(rep->stacks);
+	for (size_t i = 0; i < rep->nstrings; i++)
+		free(rep->strings[i]);
+	free(rep->strings);
+}
+
+static double share(uint64_t calls, uint64_t total)
+{
+	return total ? 100.0 * calls / total : 0.0;
+}
+
+static size_t shown_rows(const struct hot_opts *o, const struct report *rep)
+{
+	return o->top && o->top < rep->nrows ? o->top : rep->nrows;
+}
+
+static void footer(const struct hot_opts *o, const struct hot_data *d,
+		   const struct report *rep, FILE *f)
+{
+	const struct hot_stats *st = &d->st;
+	char dur[32];
+
+	fprintf(f, "# %llu samples in %s on %d CPU%s (%s, %llu Hz)",
+		(unsigned long long)rep->total,
+		sd_fmt_duration(st->elapsed_ns, dur, sizeof(dur)),
+		st->ncpus_sampled, st->ncpus_sampled == 1 ? "" : "s",
+		o->event, (unsigned long long)o->freq);
+	if (st->idle)
+		fprintf(f, "; dropped %llu idle", (unsigned long long)st->idle);
+	if (st->other)
+		fprintf(f, "; dropped %llu of other processes",
+			(unsigned long long)st->other);
+	fprintf(f, "; lost %llu, throttled %llu, unknown %llu",
+		(unsigned long long)st->lost,
+		(unsigned long long)st->throttled,
+		(unsigned long long)rep->unknown);
+	if (shown_rows(o, rep) < rep->nrows)
+		fprintf(f, "; top %zu of %zu rows", shown_rows(o, rep),
+			rep->nrows);
+	fputc('\n', f);
+}
+
+static void write_table(const struct hot_opts *o, const struct hot_data *d,
+			const struct report *rep, FILE *f)
+{
+	static const char *hdr3[] = { "Module", "Calls", "Share" };
+	static const char *hdr4[] = { "Module", "Method", "Calls", "Share" };
+	static const enum table_align al3[] = { TABLE_LEFT, TABLE_RIGHT,
+						TABLE_RIGHT };
+	static const enum table_align al4[] = { TABLE_LEFT, TABLE_LEFT,
+						TABLE_RIGHT, TABLE_RIGHT };
+	bool mod = o->agg == HOT_AGG_MODULE;
+	struct table t;
+
+	table_init(&t, mod ? 3 : 4, mod ? hdr3 : hdr4, mod ? al3 : al4);
+	for (size_t i = 0; i < shown_rows(o, rep); i++) {
+		const struct row *r = rep->rows[i];
+		char calls[24], sh[24];
+		const char *cells[4];
+		size_t n = 0;
+
+		snprintf(calls, sizeof(calls), "%llu",
+			 (unsigned long long)r->calls);
+		snprintf(sh, sizeof(sh), "%8.4f %%", share(r->calls, rep->total));
+		cells[n++] = r->module;
+		if (!mod)
+			cells[n++] = r->method;
+		cells[n++] = calls;
+		cells[n++] = sh;
+		table_add(&t, cells);
+	}
+	table_print(&t, f);
+	table_free(&t);
+	fputc('\n', f);
+	footer(o, d, rep, f);
+}
+
+static const char *agg_name(enum hot_agg a)
+{
+	return a == HOT_AGG_PC ? "pc" : a == HOT_AGG_FUNC ? "function"
+							  : "module";
+}
+
+static void write_json(const struct hot_opts *o, const struct hot_data *d,
+		       const struct report *rep, FILE *f)
+{
+	const struct hot_stats *st = &d->st;
+	struct json j;
+
+	json_init(&j, f, true);
+	json_obj_begin(&j);
+	json_key(&j, "tool");
+	json_str(&j, "sonde hot");
+	json_key(&j, "schema");
+	json_u64(&j, 1);
+	json_key(&j, "event");
+	json_str(&j, o->event);
+	json_key(&j, "frequency_hz");
+	json_u64(&j, o->freq);
+	json_key(&j, "duration_ns");
+	json_u64(&j, st->elapsed_ns);
+	json_key(&j, "cpus");
+	json_arr_begin(&j);
+	for (int c = 0; c < o->ncpus; c++)
+		if (o->cpus[c])
+			json_u64(&j, c);
+	json_arr_end(&j);
+	json_key(&j, "aggregate");
+	json_str(&j, agg_name(o->agg));
+	json_key(&j, "samples");
+	json_u64(&j, rep->total);
+	json_key(&j, "dropped_idle");
+	json_u64(&j, st->idle);
+	json_key(&j, "dropped_other_processes");
+	json_u64(&j, st->other);
+	json_key(&j, "lost");
+	json_u64(&j, st->lost);
+	json_key(&j, "throttled");
+	json_u64(&j, st->throttled);
+	json_key(&j, "unknown");
+	json_u64(&j, rep->unknown);
+	json_key(&j, "interrupted");
+	json_bool(&j, st->interrupted);
+	json_key(&j, "rows");
+	json_arr_begin(&j);
+	for (size_t i = 0; i < shown_rows(o, rep); i++) {
+		const struct row *r = rep->rows[i];
+
+		json_obj_begin(&j);
+		json_key(&j, "module");
+		json_str(&j, r->module);
+		if (r->method) {
+			json_key(&j, "method");
+			json_str(&j, r->method);
+		}
+		json_key(&j, "calls");
+		json_u64(&j, r->calls);
+		json_key(&j, "share");
+		json_double(&j, share(r->calls, rep->total), 4);
+		json_obj_end(&j);
+	}
+	json_arr_end(&j);
+	if (o->stacks) {
+		json_key(&j, "stacks");
+		json_arr_begin(&j);
+		for (size_t i = 0; i < rep->nstacks; i++) {
+			json_obj_begin(&j);
+			json_key(&j, "frames");
+			json_arr_begin(&j);
+			for (size_t k = 0; k < rep->stacks[i].n; k++)
+				json_str(&j, rep->stacks[i].frames[k]);
+			json_arr_end(&j);
+			json_key(&j, "count");
+			json_u64(&j, rep->stacks[i].count);
+			json_obj_end(&j);
+		}
+		json_arr_end(&j);
+	}
+	json_obj_end(&j);
+	json_end(&j);
+}
+
+static FILE *open_out(const char *path)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		sd_err("cannot write %s: %s", path, strerror(errno));
+	return f;
+}
+
+static int close_out(FILE *f, const char *path)
+{
+	if (ferror(f) | (fclose(f) != 0)) {
+		sd_err("error writing %s: %s", path, strerror(errno));
+		return -EIO;
+	}
+	return 0;
+}
+
+static void warn_losses(const struct hot_data *d)
+{
+	if (d->st.lost)
+		sd_warn("%llu samples lost: the ring buffer overflowed",
+			(unsigned long long)d->st.lost);
+	if (d->st.throttled)
+		sd_warn("the kernel throttled sampling %llu times "
+			"(kernel.perf_cpu_time_max_percent); shares are still "
+			"comparable, totals are low",
+			(unsigned long long)d->st.throttled);
+	if (d->st.bad)
+		sd_warn("%llu malformed sample records skipped",
+			(unsigned long long)d->st.bad);
+}
+
+int hot_report(const struct hot_opts *o, struct hot_data *d,
+	       struct hot_ksyms *ks)
+{
+	struct resolver r = { .o = o, .d = d, .ks = ks };
+	struct report rep = { 0 };
+	size_t nf = d->maps.nfiles;
+	FILE *f = stdout;
+	int ret = 0;
+
+	r.files = sd_calloc(nf, sizeof(*r.files));
+	r.file_tried = sd_calloc(nf, sizeof(*r.file_tried));
+	r.basenames = sd_calloc(nf, sizeof(*r.basenames));
+	build(&r, &rep);
+	warn_losses(d);
+
+	if (o->out_path && !(f = open_out(o->out_path)))
+		ret = -EIO;
+	if (f) {
+		switch (o->format) {
+		case HOT_FMT_TABLE:
+			write_table(o, d, &rep, f);
+			break;
+		case HOT_FMT_FOLDED:
+			flame_write_folded(f, rep.stacks, rep.nstacks);
+			break;
+		case HOT_FMT_JSON:
+			write_json(o, d, &rep, f);
+			break;
+		}
+		if (f == stdout)
+			fflush(f);
+		else
+			ret = close_out(f, o->out_path);
+	}
+	if (o->svg_path) {
+		FILE *svg = open_out(o->svg_path);
+		char sub[160], dur[32];
+
+		snprintf(sub, sizeof(sub), "%llu samples in %s on %d CPUs "
+			 "(%s, %llu Hz)", (unsigned long long)rep.total,
+			 sd_fmt_duration(d->st.elapsed_ns, dur, sizeof(dur)),
+			 d->st.ncpus_sampled, o->event,
+			 (unsigned long long)o->freq);
+		if (!svg)
+			ret = -EIO;
+		else {
+			flame_write_svg(svg, rep.stacks, rep.nstacks,
+					"sonde hot", sub);
+			if (close_out(svg, o->svg_path))
+				ret = -EIO;
+		}
+	}
+
+	report_free(&rep);
+	for (size_t i = 0; i < nf; i++) {
+		elfsym_close(r.files[i]);
+		free(r.basenames[i]);
+	}
+	free(r.files);
+	free(r.file_tried);
+	free(r.basenames);
+	elfsym_close(r.vdso);
+	ksym_free(r.fresh);
+	return ret;
+}

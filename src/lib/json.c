@@ -1,0 +1,190 @@
+/* json — streaming JSON writer. See json.h. */
+#include "json.h"
+
+#include <math.h>
+#include <string.h>
+
+void json_init(struct json *j, FILE *f, bool pretty)
+{
+	memset(j, 0, sizeof(*j));
+	j->f = f;
+	j->pretty = pretty;
+	j->first[0] = true;
+}
+
+static void indent(struct json *j)
+{
+	if (!j->pretty)
+		return;
+	fputc('\n', j->f);
+	for (int i = 0; i < j->depth; i++)
+		fputs("  ", j->f);
+}
+
+/* Called before every value and key: a comma unless first in container. */
+static void sep(struct json *j)
+{
+	if (!j->first[j->depth])
+		fputc(',', j->f);
+	j->first[j->depth] = false;
+	if (j->depth > 0)
+		indent(j);
+}
+
+/* A value right after a key takes no separator. */
+static void value(struct json *j)
+{
+	if (j->after_key)
+		j->after_key = false;
+	else
+		sep(j);
+}
+
+static void open(struct json *j, char c)
+{
+	value(j);
+	fputc(c, j->f);
+	if (j->depth + 1 < JSON_MAX_DEPTH)
+		j->depth++;
+	j->first[j->depth] = true;
+}
+
+static void close(struct json *j, char c)
+{
+	bool empty = j->first[j->depth];
+
+	if (j->depth > 0)
+		j->depth--;
+	if (!empty)
+		indent(j);
+	fputc(c, j->f);
+}
+
+void json_obj_begin(struct json *j) { open(j, '{'); }
+void json_obj_end(struct json *j) { close(j, '}'); }
+void json_arr_begin(struct json *j) { open(j, '['); }
+void json_arr_end(struct json *j) { close(j, ']'); }
+
+void json_key(struct json *j, const char *key)
+{
+	sep(j);
+	json_write_string(j->f, key, strlen(key));
+	fputs(j->pretty ? ": " : ":", j->f);
+	j->after_key = true;
+}
+
+/* Length of a valid UTF-8 sequence starting at s (at most n bytes), or 0. */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+	size_t len;
+	uint32_t cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if ((s[0] & 0xe0) == 0xc0)
+		len = 2, cp = s[0] & 0x1f;
+	else if ((s[0] & 0xf0) == 0xe0)
+		len = 3, cp = s[0] & 0x0f;
+	else if ((s[0] & 0xf8) == 0xf0)
+		len = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	if (len > n)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) ||
+	    (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return len;
+}
+
+void json_write_string(FILE *f, const char *str, size_t n)
+{
+	const unsigned char *s = (const unsigned char *)str;
+
+	fputc('"', f);
+	for (size_t i = 0; i < n;) {
+		unsigned char c = s[i];
+		size_t l;
+
+		switch (c) {
+		case '"': fputs("\\\"", f); i++; continue;
+		case '\\': fputs("\\\\", f); i++; continue;
+		case '\n': fputs("\\n", f); i++; continue;
+		case '\r': fputs("\\r", f); i++; continue;
+		case '\t': fputs("\\t", f); i++; continue;
+		}
+		if (c < 0x20 || c == 0x7f) {
+			fprintf(f, "\\u%04x", c);
+			i++;
+			continue;
+		}
+		l = utf8_len(s + i, n - i);
+		if (l == 0) {
+			fputs("\\ufffd", f);
+			i++;
+			continue;
+		}
+		fwrite(s + i, 1, l, f);
+		i += l;
+	}
+	fputc('"', f);
+}
+
+void json_str(struct json *j, const char *s)
+{
+	if (!s) {
+		json_null(j);
+		return;
+	}
+	json_strn(j, s, strlen(s));
+}
+
+void json_strn(struct json *j, const char *s, size_t n)
+{
+	value(j);
+	json_write_string(j->f, s, n);
+}
+
+void json_u64(struct json *j, uint64_t v)
+{
+	value(j);
+	fprintf(j->f, "%llu", (unsigned long long)v);
+}
+
+void json_i64(struct json *j, int64_t v)
+{
+	value(j);
+	fprintf(j->f, "%lld", (long long)v);
+}
+
+void json_double(struct json *j, double v, int decimals)
+{
+	value(j);
+	if (!isfinite(v))
+		fputs("null", j->f);
+	else
+		fprintf(j->f, "%.*f", decimals, v);
+}
+
+void json_bool(struct json *j, bool v)
+{
+	value(j);
+	fputs(v ? "true" : "false", j->f);
+}
+
+void json_null(struct json *j)
+{
+	value(j);
+	fputs("null", j->f);
+}
+
+void json_end(struct json *j)
+{
+	fputc('\n', j->f);
+}

@@ -1,0 +1,73 @@
+/* main — `sonde <command>`: dispatches to the tools through a table. */
+#include "commands.h"
+#include "config.h"
+#include "lib/util.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *summary;
+} commands[] = {
+	{ "hot", cmd_hot, "which kernel code is hot right now (sampling profiler)" },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: sonde <command> [options]\n"
+		   "       sonde help [command]\n"
+		   "       sonde --version\n\n"
+		   "Linux kernel and process tracing.\n\ncommands:\n");
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
+	fprintf(f, "\n`sonde <command> --help` and man sonde-<command> tell "
+		   "more.\n");
+}
+
+static const struct command *find(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+		if (strcmp(commands[i].name, name) == 0)
+			return &commands[i];
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	const struct command *c;
+
+	if (argc < 2) {
+		usage(stderr);
+		return SD_EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		printf("sonde %s\n", SONDE_VERSION);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "help")) {
+		if (argc == 2) {
+			usage(stdout);
+			return 0;
+		}
+		if (!(c = find(argv[2]))) {
+			fprintf(stderr, "sonde: unknown command '%s'\n", argv[2]);
+			usage(stderr);
+			return SD_EXIT_USAGE;
+		}
+		char *hargv[] = { (char *)c->name, "--help", NULL };
+
+		return c->run(2, hargv);
+	}
+	if (!(c = find(argv[1]))) {
+		fprintf(stderr, "sonde: unknown command '%s'\n", argv[1]);
+		usage(stderr);
+		return SD_EXIT_USAGE;
+	}
+	return c->run(argc - 1, argv + 1);
+}

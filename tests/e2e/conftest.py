@@ -1,0 +1,93 @@
+"""Shared fixtures for sonde's end-to-end tests: the binary, root checks,
+a kernel-heavy load, and parsers for sonde's own output formats."""
+import os
+import re
+import shutil
+import signal
+import subprocess
+import time
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SONDE = os.environ.get("SONDE", os.path.join(ROOT, "build", "sonde"))
+
+
+@pytest.fixture(scope="session")
+def sonde():
+    if not os.access(SONDE, os.X_OK):
+        pytest.fail(f"no sonde binary at {SONDE}; build first (make)")
+    return SONDE
+
+
+@pytest.fixture
+def root():
+    if os.geteuid() != 0:
+        pytest.skip("needs root: these tests sample the real kernel")
+
+
+def run(args, timeout=60, **kw):
+    """Run a command, returning CompletedProcess with text output."""
+    return subprocess.run(args, capture_output=True, text=True,
+                          timeout=timeout, **kw)
+
+
+def last_cpu():
+    return max(os.sched_getaffinity(0))
+
+
+LOAD_COMM = "sonde-ddload"
+
+
+@pytest.fixture
+def dd_load(tmp_path_factory):
+    """`dd if=/dev/zero of=/dev/null bs=1`: one CPU busy in read/write.
+
+    dd is pinned to the last CPU so that CPU 0 is the idle one: on these
+    VMs a timer on an idle CPU other than 0 barely fires, so which CPU
+    idles decides whether idle time is seen at all. It runs through a
+    symlink so its comm is LOAD_COMM, unique on the machine (its maps
+    still name /usr/bin/dd)."""
+    link = tmp_path_factory.mktemp("load") / LOAD_COMM
+    link.symlink_to(shutil.which("dd"))
+    p = subprocess.Popen(["taskset", "-c", str(last_cpu()), str(link),
+                          "if=/dev/zero", "of=/dev/null", "bs=1"],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(0.2)
+    yield p
+    p.send_signal(signal.SIGKILL)
+    p.wait()
+
+
+TABLE_SEP = re.compile(r"^-+(\+-+)+$")
+FOOTER = re.compile(r"^# (\d+) samples in (\S+ \S+) on (\d+) CPUs? "
+                    r"\((\S+), (\d+) Hz\)(.*)$")
+
+
+def parse_table(text):
+    """Parse `sonde hot`'s table: (header, rows as lists, footer dict)."""
+    lines = text.rstrip("\n").split("\n")
+    assert TABLE_SEP.match(lines[1]), f"no rule under the header: {lines[:2]}"
+    header = [c.strip() for c in lines[0].split(" | ")]
+    rows, i = [], 2
+    while i < len(lines) and lines[i]:
+        rows.append([c.strip() for c in lines[i].split(" | ")])
+        i += 1
+    footer_lines = [l for l in lines[i:] if l]
+    assert len(footer_lines) == 1, f"footer: {footer_lines}"
+    m = FOOTER.match(footer_lines[0])
+    assert m, f"bad footer: {footer_lines[0]}"
+    foot = {"samples": int(m.group(1)), "cpus": int(m.group(3)),
+            "event": m.group(4), "hz": int(m.group(5))}
+    for key, pat in [("idle", r"dropped (\d+) idle"),
+                     ("other", r"dropped (\d+) of other processes"),
+                     ("lost", r"lost (\d+)"), ("throttled", r"throttled (\d+)"),
+                     ("unknown", r"unknown (\d+)")]:
+        mm = re.search(pat, m.group(6))
+        foot[key] = int(mm.group(1)) if mm else 0
+    return header, rows, foot
+
+
+def share(cell):
+    assert cell.endswith(" %"), cell
+    return float(cell[:-2])

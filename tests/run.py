@@ -1,0 +1,133 @@
+#!/usr/bin/python3
+"""Run every sonde test and print one summary line.
+
+The cmocka unit tests (every test() in the meson build, run with TAP
+output) and the pytest end-to-end suite (tests/e2e, the real binary against
+the real kernel) are counted together; the last line printed is
+`N passed, N failed` with `, N skipped` when some were skipped.
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TAP_LINE = re.compile(r"^(not ok|ok)\s+(\d+)\s*(?:-\s*)?(#\s*SKIP\b)?\s*(.*)$")
+
+
+def unit_tests(build):
+    out = subprocess.run(["meson", "introspect", "--tests", build],
+                         check=True, capture_output=True, text=True).stdout
+    return json.loads(out)
+
+
+def run_unit(test, counts, verbose):
+    """Run one cmocka binary; every TAP line is one test."""
+    env = dict(os.environ, CMOCKA_MESSAGE_OUTPUT="TAP")
+    env.update(test.get("env") or {})
+    try:
+        p = subprocess.run(test["cmd"], capture_output=True, text=True,
+                           env=env, cwd=test.get("workdir") or ROOT,
+                           timeout=test.get("timeout") or 120)
+        out, err, rc = p.stdout, p.stderr, p.returncode
+    except subprocess.TimeoutExpired as e:
+        out, err, rc = (e.stdout or b"").decode(errors="replace"), "", "timeout"
+    planned, seen, failed = None, 0, []
+    for line in out.splitlines():
+        m = re.match(r"^1\.\.(\d+)", line)
+        if m:
+            planned = int(m.group(1))
+            continue
+        m = TAP_LINE.match(line)
+        if not m:
+            continue
+        seen += 1
+        name = f"{test['name']}:{m.group(4).strip()}"
+        if m.group(3):
+            counts["skipped"] += 1
+            counts["skips"].append(name)
+        elif m.group(1) == "ok":
+            counts["passed"] += 1
+        else:
+            counts["failed"] += 1
+            failed.append(name)
+    # A crash loses the rest of the plan: every missing test failed.
+    missing = (planned or 1) - seen
+    if missing > 0 or (rc not in (0, 1) and not failed):
+        n = max(missing, 1)
+        counts["failed"] += n
+        failed.append(f"{test['name']}: exited with {rc}, {n} test(s) "
+                      f"did not report")
+    if failed or verbose:
+        sys.stdout.write(out)
+        if failed:
+            sys.stdout.write(err)
+    for f in failed:
+        counts["failures"].append(f)
+    status = "FAIL" if failed else "ok"
+    print(f"unit  {test['name']:<22} {status} ({seen} tests)")
+
+
+def run_e2e(build, counts, extra):
+    xml_path = os.path.join(build, "e2e-junit.xml")
+    if os.path.exists(xml_path):
+        os.unlink(xml_path)
+    env = dict(os.environ, SONDE=os.path.join(os.path.abspath(build), "sonde"),
+               SONDE_BUILD=os.path.abspath(build))
+    cmd = ["/usr/bin/python3", "-m", "pytest", os.path.join(ROOT, "tests/e2e"),
+           "-q", "-rfEs", "-p", "no:cacheprovider", f"--junitxml={xml_path}"]
+    cmd += extra
+    subprocess.run(cmd, cwd=ROOT, env=env)
+    if not os.path.exists(xml_path):
+        counts["failed"] += 1
+        counts["failures"].append("e2e: pytest produced no results")
+        return
+    for case in ET.parse(xml_path).getroot().iter("testcase"):
+        name = f"{case.get('classname')}::{case.get('name')}"
+        if case.find("failure") is not None or case.find("error") is not None:
+            counts["failed"] += 1
+            counts["failures"].append(name)
+        elif case.find("skipped") is not None:
+            counts["skipped"] += 1
+            msg = case.find("skipped").get("message", "")
+            counts["skips"].append(f"{name}: {msg}")
+        else:
+            counts["passed"] += 1
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--unit-only", action="store_true")
+    ap.add_argument("--e2e-only", action="store_true")
+    ap.add_argument("-v", "--verbose", action="store_true")
+    ap.add_argument("pytest_args", nargs="*",
+                    help="passed to pytest (e.g. -k hot)")
+    a = ap.parse_args()
+    counts = {"passed": 0, "failed": 0, "skipped": 0, "failures": [],
+              "skips": []}
+    if not a.e2e_only:
+        for t in unit_tests(a.build):
+            run_unit(t, counts, a.verbose)
+    if not a.unit_only:
+        run_e2e(a.build, counts, a.pytest_args)
+    if counts["skips"]:
+        print("\nskipped:")
+        for s in counts["skips"]:
+            print(f"  {s}")
+    if counts["failures"]:
+        print("\nfailed:")
+        for f in counts["failures"]:
+            print(f"  {f}")
+    line = f"{counts['passed']} passed, {counts['failed']} failed"
+    if counts["skipped"]:
+        line += f", {counts['skipped']} skipped"
+    print(line)
+    return 1 if counts["failed"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,267 @@
+/* Unit tests for sonde hot's report: aggregation by PC, function and
+ * module, ordering, top-N, unknown addresses, folded stacks and the JSON
+ * document, from synthetic samples and a synthetic kallsyms. */
+#include "test.h"
+#include "hot/hot.h"
+
+#include <unistd.h>
+
+static const char syms[] =
+	"ffffffff81000000 T _stext\n"
+	"ffffffff81001000 T vfs_read\n"
+	"ffffffff81002000 T vfs_write\n"
+	"ffffffff81003000 T entry_SYSCALL_64\n"
+	"ffffffff81004000 T _etext\n"
+	"ffffffffc0000000 t drv_irq\t[drv]\n";
+
+struct fixture {
+	struct hot_opts o;
+	struct hot_data d;
+	struct hot_ksyms ks;
+	bool cpus[2];
+	char path[64];
+};
+
+static int setup(void **state)
+{
+	struct fixture *fx = calloc(1, sizeof(*fx));
+
+	fx->cpus[0] = fx->cpus[1] = true;
+	fx->o = (struct hot_opts){ .duration_ns = 2000000000ull, .freq = 997,
+				   .event = "cpu-clock", .cpus = fx->cpus,
+				   .ncpus = 2 };
+	hot_data_init(&fx->d);
+	fx->d.st.elapsed_ns = 2000000000ull;
+	fx->d.st.ncpus_sampled = 2;
+	fx->ks.tab = ksym_parse(syms, strlen(syms));
+	snprintf(fx->path, sizeof(fx->path), "/tmp/sonde-test-%d.out",
+		 (int)getpid());
+	fx->o.out_path = fx->path;
+	*state = fx;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *fx = *state;
+
+	unlink(fx->path);
+	hot_data_free(&fx->d);
+	ksym_free(fx->ks.tab);
+	free(fx);
+	return 0;
+}
+
+static void add(struct fixture *fx, int count, uint32_t n, ...)
+{
+	uint64_t f[16];
+	va_list ap;
+
+	va_start(ap, n);
+	for (uint32_t i = 0; i < n; i++)
+		f[i] = va_arg(ap, uint64_t);
+	va_end(ap);
+	for (int i = 0; i < count; i++)
+		hot_data_add(&fx->d, f, n);
+	fx->d.st.kept += count;
+}
+
+static char *run(struct fixture *fx)
+{
+	assert_int_equal(hot_report(&fx->o, &fx->d, &fx->ks), 0);
+	return slurp(fx->path);
+}
+
+/* vfs_read+0x10 x5, vfs_read+0x20 x3, vfs_write+0x8 x3, drv_irq+0x4 x1,
+ * and one address past _etext. */
+static void load_profile(struct fixture *fx)
+{
+	add(fx, 5, 1, 0xffffffff81001010ull);
+	add(fx, 3, 1, 0xffffffff81001020ull);
+	add(fx, 3, 1, 0xffffffff81002008ull);
+	add(fx, 1, 1, 0xffffffffc0000004ull);
+	add(fx, 1, 1, 0xffffffff81004100ull);
+}
+
+static void table_by_pc(void **state)
+{
+	struct fixture *fx = *state;
+	char *out;
+
+	load_profile(fx);
+	out = run(fx);
+	assert_string_equal(out,
+		"Module | Method             | Calls |      Share\n"
+		"-------+--------------------+-------+-----------\n"
+		"kernel | vfs_read+0x10      |     5 |  38.4615 %\n"
+		"kernel | vfs_read+0x20      |     3 |  23.0769 %\n"
+		"kernel | vfs_write+0x8      |     3 |  23.0769 %\n"
+		"drv    | drv_irq+0x4        |     1 |   7.6923 %\n"
+		"kernel | 0xffffffff81004100 |     1 |   7.6923 %\n"
+		"\n"
+		"# 13 samples in 2.00 s on 2 CPUs (cpu-clock, 997 Hz); "
+		"lost 0, throttled 0, unknown 1\n");
+	free(out);
+}
+
+static void table_by_function_and_top(void **state)
+{
+	struct fixture *fx = *state;
+	char *out;
+
+	load_profile(fx);
+	fx->o.agg = HOT_AGG_FUNC;
+	fx->o.top = 2;
+	fx->d.st.idle = 7;
+	out = run(fx);
+	assert_string_equal(out,
+		"Module | Method    | Calls |      Share\n"
+		"-------+-----------+-------+-----------\n"
+		"kernel | vfs_read  |     8 |  61.5385 %\n"
+		"kernel | vfs_write |     3 |  23.0769 %\n"
+		"\n"
+		"# 13 samples in 2.00 s on 2 CPUs (cpu-clock, 997 Hz); "
+		"dropped 7 idle; lost 0, throttled 0, unknown 1; "
+		"top 2 of 4 rows\n");
+	free(out);
+}
+
+static void table_by_module(void **state)
+{
+	struct fixture *fx = *state;
+	char *out;
+
+	load_profile(fx);
+	fx->o.agg = HOT_AGG_MODULE;
+	out = run(fx);
+	assert_string_equal(out,
+		"Module | Calls |      Share\n"
+		"-------+-------+-----------\n"
+		"kernel |    12 |  92.3077 %\n"
+		"drv    |     1 |   7.6923 %\n"
+		"\n"
+		"# 13 samples in 2.00 s on 2 CPUs (cpu-clock, 997 Hz); "
+		"lost 0, throttled 0, unknown 1\n");
+	free(out);
+}
+
+static void folded_stacks(void **state)
+{
+	struct fixture *fx = *state;
+	char *out;
+
+	/* Leaf first, callers as return address - 1. */
+	add(fx, 4, 3, 0xffffffff81001010ull, 0xffffffff81003040ull - 1,
+	    0xffffffffc0000020ull - 1);
+	add(fx, 2, 2, 0xffffffff81002000ull, 0xffffffff81003040ull - 1);
+	add(fx, 1, 2, 0xffffffff81001020ull, 0xffffffff81003040ull - 1);
+	fx->o.stacks = true;
+	fx->o.format = HOT_FMT_FOLDED;
+	out = run(fx);
+	assert_string_equal(out,
+		"drv`drv_irq;entry_SYSCALL_64;vfs_read 4\n"
+		"entry_SYSCALL_64;vfs_read 1\n"
+		"entry_SYSCALL_64;vfs_write 2\n");
+	free(out);
+}
+
+static void json_document(void **state)
+{
+	struct fixture *fx = *state;
+	char *out;
+
+	add(fx, 3, 2, 0xffffffff81001010ull, 0xffffffff81003040ull - 1);
+	add(fx, 1, 1, 0xffffffffc0000004ull);
+	fx->o.stacks = true;
+	fx->o.format = HOT_FMT_JSON;
+	fx->o.agg = HOT_AGG_FUNC;
+	fx->d.st.lost = 2;
+	out = run(fx);
+	assert_string_equal(out,
+		"{\n"
+		"  \"tool\": \"sonde hot\",\n"
+		"  \"schema\": 1,\n"
+		"  \"event\": \"cpu-clock\",\n"
+		"  \"frequency_hz\": 997,\n"
+		"  \"duration_ns\": 2000000000,\n"
+		"  \"cpus\": [\n    0,\n    1\n  ],\n"
+		"  \"aggregate\": \"function\",\n"
+		"  \"samples\": 4,\n"
+		"  \"dropped_idle\": 0,\n"
+		"  \"dropped_other_processes\": 0,\n"
+		"  \"lost\": 2,\n"
+		"  \"throttled\": 0,\n"
+		"  \"unknown\": 0,\n"
+		"  \"interrupted\": false,\n"
+		"  \"rows\": [\n"
+		"    {\n"
+		"      \"module\": \"kernel\",\n"
+		"      \"method\": \"vfs_read\",\n"
+		"      \"calls\": 3,\n"
+		"      \"share\": 75.0000\n"
+		"    },\n"
+		"    {\n"
+		"      \"module\": \"drv\",\n"
+		"      \"method\": \"drv_irq\",\n"
+		"      \"calls\": 1,\n"
+		"      \"share\": 25.0000\n"
+		"    }\n"
+		"  ],\n"
+		"  \"stacks\": [\n"
+		"    {\n"
+		"      \"frames\": [\n"
+		"        \"drv`drv_irq\"\n"
+		"      ],\n"
+		"      \"count\": 1\n"
+		"    },\n"
+		"    {\n"
+		"      \"frames\": [\n"
+		"        \"entry_SYSCALL_64\",\n"
+		"        \"vfs_read\"\n"
+		"      ],\n"
+		"      \"count\": 3\n"
+		"    }\n"
+		"  ]\n"
+		"}\n");
+	free(out);
+}
+
+static void empty_profile(void **state)
+{
+	struct fixture *fx = *state;
+	char *out;
+
+	out = run(fx);
+	assert_string_equal(out,
+		"Module | Method | Calls | Share\n"
+		"-------+--------+-------+------\n"
+		"\n"
+		"# 0 samples in 2.00 s on 2 CPUs (cpu-clock, 997 Hz); "
+		"lost 0, throttled 0, unknown 0\n");
+	free(out);
+}
+
+static void unwritable_output(void **state)
+{
+	struct fixture *fx = *state;
+
+	fx->o.out_path = "/nonexistent/dir/out";
+	assert_int_not_equal(hot_report(&fx->o, &fx->d, &fx->ks), 0);
+	fx->o.out_path = fx->path;
+}
+
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(table_by_pc),
+		T(table_by_function_and_top),
+		T(table_by_module),
+		T(folded_stacks),
+		T(json_document),
+		T(empty_profile),
+		T(unwritable_output),
+	};
+	return RUN(tests);
+}

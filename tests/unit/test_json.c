@@ -1,0 +1,81 @@
+/* Unit tests for lib/json: nesting, commas, escaping, invalid UTF-8. */
+#include "test.h"
+#include "lib/json.h"
+
+static void doc(FILE *f, void *arg)
+{
+	struct json j;
+
+	(void)arg;
+	json_init(&j, f, false);
+	json_obj_begin(&j);
+	json_key(&j, "a");
+	json_u64(&j, 18446744073709551615ull);
+	json_key(&j, "b");
+	json_arr_begin(&j);
+	json_i64(&j, -5);
+	json_double(&j, 1.5, 2);
+	json_bool(&j, true);
+	json_null(&j);
+	json_obj_begin(&j);
+	json_obj_end(&j);
+	json_arr_begin(&j);
+	json_arr_end(&j);
+	json_arr_end(&j);
+	json_key(&j, "s");
+	json_str(&j, "q\"b\\n\n\t\x01\x7f é \xff\xc3 \xed\xa0\x80 \xf0\x9f\x98\x80");
+	json_key(&j, "nul");
+	json_strn(&j, "a\0b", 3);
+	json_obj_end(&j);
+	json_end(&j);
+}
+
+static void compact_document(void **state)
+{
+	char *out = capture(doc, NULL);
+
+	(void)state;
+	assert_string_equal(out,
+		"{\"a\":18446744073709551615,\"b\":[-5,1.50,true,null,{},[]],"
+		"\"s\":\"q\\\"b\\\\n\\n\\t\\u0001\\u007f é \\ufffd\\ufffd "
+		"\\ufffd\\ufffd\\ufffd 😀\",\"nul\":\"a\\u0000b\"}\n");
+	free(out);
+}
+
+static void pretty(FILE *f, void *arg)
+{
+	struct json j;
+
+	(void)arg;
+	json_init(&j, f, true);
+	json_obj_begin(&j);
+	json_key(&j, "x");
+	json_arr_begin(&j);
+	json_u64(&j, 1);
+	json_u64(&j, 2);
+	json_arr_end(&j);
+	json_key(&j, "e");
+	json_arr_begin(&j);
+	json_arr_end(&j);
+	json_obj_end(&j);
+	json_end(&j);
+}
+
+static void pretty_document(void **state)
+{
+	char *out = capture(pretty, NULL);
+
+	(void)state;
+	assert_string_equal(out, "{\n  \"x\": [\n    1,\n    2\n  ],\n"
+				 "  \"e\": []\n}\n");
+	free(out);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(compact_document),
+		cmocka_unit_test(pretty_document),
+	};
+	return RUN(tests);
+}

@@ -1,0 +1,167 @@
+/* Unit tests for lib/util: durations, integers, CPU lists, string buffers,
+ * regions. */
+#include "test.h"
+#include "lib/util.h"
+
+#include <errno.h>
+
+static void duration_units(void **state)
+{
+	static const struct {
+		const char *in;
+		uint64_t ns;
+	} ok[] = {
+		{ "5s", 5000000000ull },	{ "500ms", 500000000ull },
+		{ "10s", 10000000000ull },	{ "1m", 60000000000ull },
+		{ "2h", 7200000000000ull },	{ "250us", 250000ull },
+		{ "7ns", 7 },			{ "1.5s", 1500000000ull },
+		{ "3", 3000000000ull },		{ "0.25", 250000000ull },
+		{ ".5s", 500000000ull },	{ "0s", 0 },
+	};
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(ok); i++) {
+		uint64_t ns = 1;
+
+		assert_int_equal(sd_parse_duration(ok[i].in, &ns), 0);
+		assert_int_equal(ns, ok[i].ns);
+	}
+}
+
+static void duration_rejects(void **state)
+{
+	static const char *bad[] = {
+		"", "s", "5x", "5 s", " 5s", "-1s", "+1s", "inf", "nan",
+		"0x10s", "5ss", "1e400s", "99999999999h", "5sm", "ms",
+	};
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		uint64_t ns = 42;
+
+		assert_int_equal(sd_parse_duration(bad[i], &ns), -EINVAL);
+		assert_int_equal(ns, 42);
+	}
+	assert_int_equal(sd_parse_duration(NULL, NULL), -EINVAL);
+}
+
+static void duration_format(void **state)
+{
+	char b[32];
+
+	(void)state;
+	assert_string_equal(sd_fmt_duration(5000000000ull, b, sizeof(b)),
+			    "5.00 s");
+	assert_string_equal(sd_fmt_duration(512000000ull, b, sizeof(b)),
+			    "512.0 ms");
+	assert_string_equal(sd_fmt_duration(12300, b, sizeof(b)), "12.3 us");
+	assert_string_equal(sd_fmt_duration(999, b, sizeof(b)), "999 ns");
+}
+
+static void u64_parse(void **state)
+{
+	uint64_t v;
+
+	(void)state;
+	assert_int_equal(sd_parse_u64("997", 1, 1000, &v), 0);
+	assert_int_equal(v, 997);
+	assert_int_equal(sd_parse_u64("0x10", 0, 100, &v), 0);
+	assert_int_equal(v, 16);
+	assert_int_equal(sd_parse_u64("1001", 1, 1000, &v), -EINVAL);
+	assert_int_equal(sd_parse_u64("0", 1, 1000, &v), -EINVAL);
+	assert_int_equal(sd_parse_u64("-1", 0, 1000, &v), -EINVAL);
+	assert_int_equal(sd_parse_u64("12abc", 0, 1000, &v), -EINVAL);
+	assert_int_equal(sd_parse_u64("", 0, 1000, &v), -EINVAL);
+	assert_int_equal(sd_parse_u64("99999999999999999999999", 0,
+				      UINT64_MAX, &v), -EINVAL);
+}
+
+static void cpulist(void **state)
+{
+	bool set[8];
+
+	(void)state;
+	memset(set, 0, sizeof(set));
+	assert_int_equal(sd_parse_cpulist("0,2-3,7", set, 8), 0);
+	assert_true(set[0] && !set[1] && set[2] && set[3] && !set[4] &&
+		    !set[5] && !set[6] && set[7]);
+	memset(set, 0, sizeof(set));
+	assert_int_equal(sd_parse_cpulist("0-1\n", set, 8), 0);
+	assert_true(set[0] && set[1] && !set[2]);
+	assert_int_equal(sd_parse_cpulist("8", set, 8), -ERANGE);
+	assert_int_equal(sd_parse_cpulist("3-1", set, 8), -EINVAL);
+	assert_int_equal(sd_parse_cpulist("1,", set, 8), -EINVAL);
+	assert_int_equal(sd_parse_cpulist("a", set, 8), -EINVAL);
+	assert_int_equal(sd_parse_cpulist("", set, 8), -EINVAL);
+	assert_int_equal(sd_parse_cpulist("1--2", set, 8), -EINVAL);
+}
+
+static void sbuf_ops(void **state)
+{
+	struct sbuf sb;
+	char *s;
+
+	(void)state;
+	sbuf_init(&sb);
+	for (int i = 0; i < 1000; i++)
+		sbuf_printf(&sb, "%d,", i);
+	assert_int_equal(sb.len, strlen(sb.buf));
+	assert_memory_equal(sb.buf, "0,1,2,", 6);
+	sbuf_reset(&sb);
+	sbuf_puts(&sb, "a");
+	sbuf_putc(&sb, 'b');
+	sbuf_put(&sb, "cdef", 2);
+	s = sbuf_steal(&sb);
+	assert_string_equal(s, "abcd");
+	assert_null(sb.buf);
+	free(s);
+}
+
+static void region_grows(void **state)
+{
+	struct region r;
+	size_t off = 0;
+
+	(void)state;
+	region_init(&r, 100);
+	for (int i = 0; i < 100000; i++) {
+		off = region_append(&r, sizeof(int));
+		memcpy(r.base + off, &i, sizeof(i));
+	}
+	assert_int_equal(off, 99999 * sizeof(int));
+	for (int i = 0; i < 100000; i += 997) {
+		int v;
+
+		memcpy(&v, r.base + i * sizeof(int), sizeof(v));
+		assert_int_equal(v, i);
+	}
+	region_free(&r);
+}
+
+static void read_file(void **state)
+{
+	size_t len;
+	char *s;
+
+	(void)state;
+	s = sd_read_file("/proc/self/stat", &len);
+	assert_non_null(s);
+	assert_int_equal(strlen(s), len);
+	free(s);
+	errno = 0;
+	assert_null(sd_read_file("/nonexistent/x", &len));
+	assert_int_equal(errno, ENOENT);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(duration_units),
+		cmocka_unit_test(duration_rejects),
+		cmocka_unit_test(duration_format),
+		cmocka_unit_test(u64_parse),
+		cmocka_unit_test(cpulist),
+		cmocka_unit_test(sbuf_ops),
+		cmocka_unit_test(region_grows),
+		cmocka_unit_test(read_file),
+	};
+	return RUN(tests);
+}
