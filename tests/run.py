@@ -24,7 +24,7 @@ def unit_tests(build):
     return json.loads(out)
 
 
-def run_unit(test, counts, verbose):
+def run_unit(test, counts, verbose, label="unit"):
     """Run one cmocka binary; every TAP line is one test."""
     env = dict(os.environ, CMOCKA_MESSAGE_OUTPUT="TAP")
     env.update(test.get("env") or {})
@@ -45,7 +45,7 @@ def run_unit(test, counts, verbose):
         if not m:
             continue
         seen += 1
-        name = f"{test['name']}:{m.group(4).strip()}"
+        name = f"{label}:{test['name']}:{m.group(4).strip()}"
         if m.group(3):
             counts["skipped"] += 1
             counts["skips"].append(name)
@@ -68,15 +68,17 @@ def run_unit(test, counts, verbose):
     for f in failed:
         counts["failures"].append(f)
     status = "FAIL" if failed else "ok"
-    print(f"unit  {test['name']:<22} {status} ({seen} tests)")
+    print(f"{label:<10} {test['name']:<22} {status} ({seen} tests)")
 
 
-def run_e2e(build, counts, extra):
+def run_e2e(build, counts, extra, asan=None):
     xml_path = os.path.join(build, "e2e-junit.xml")
     if os.path.exists(xml_path):
         os.unlink(xml_path)
     env = dict(os.environ, SONDE=os.path.join(os.path.abspath(build), "sonde"),
                SONDE_BUILD=os.path.abspath(build))
+    if asan:
+        env["SONDE_ASAN"] = os.path.join(os.path.abspath(asan), "sonde")
     cmd = ["/usr/bin/python3", "-m", "pytest", os.path.join(ROOT, "tests/e2e"),
            "-q", "-rfEs", "-p", "no:cacheprovider", f"--junitxml={xml_path}"]
     cmd += extra
@@ -101,6 +103,9 @@ def run_e2e(build, counts, extra):
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--asan-build",
+                    help="a -Db_sanitize=address,undefined build: its unit "
+                         "tests run too, and e2e smoke runs use its binary")
     ap.add_argument("--unit-only", action="store_true")
     ap.add_argument("--e2e-only", action="store_true")
     ap.add_argument("-v", "--verbose", action="store_true")
@@ -112,8 +117,11 @@ def main():
     if not a.e2e_only:
         for t in unit_tests(a.build):
             run_unit(t, counts, a.verbose)
+        if a.asan_build:
+            for t in unit_tests(a.asan_build):
+                run_unit(t, counts, a.verbose, label="unit-asan")
     if not a.unit_only:
-        run_e2e(a.build, counts, a.pytest_args)
+        run_e2e(a.build, counts, a.pytest_args, a.asan_build)
     if counts["skips"]:
         print("\nskipped:")
         for s in counts["skips"]:

@@ -177,17 +177,19 @@ struct report {
 	size_t nrows;
 	struct flame_stack *stacks;
 	size_t nstacks;
-	char **strings;		/* frame names owned by the report */
-	size_t nstrings, capstrings;
+	void **allocs;		/* frame names and arrays the stacks use */
+	size_t nallocs, capallocs;
 	uint64_t total, unknown;
 };
 
-static const char *keep(struct report *rep, char *s)
+/* Stacks point into these; flame_sort merges stacks, so the report owns
+ * every allocation rather than each stack its own. */
+static void *keep(struct report *rep, void *p)
 {
-	sd_grow(&rep->strings, &rep->capstrings, rep->nstrings + 1,
-		sizeof(*rep->strings));
-	rep->strings[rep->nstrings++] = s;
-	return s;
+	sd_grow(&rep->allocs, &rep->capallocs, rep->nallocs + 1,
+		sizeof(*rep->allocs));
+	rep->allocs[rep->nallocs++] = p;
+	return p;
 }
 
 static void build(struct resolver *r, struct report *rep)
@@ -239,7 +241,7 @@ static void build(struct resolver *r, struct report *rep)
 
 		st->n = c->n;
 		st->count = c->count;
-		st->frames = sd_calloc(c->n, sizeof(*st->frames));
+		st->frames = keep(rep, sd_calloc(c->n, sizeof(*st->frames)));
 		for (uint32_t k = 0; k < c->n; k++) {
 			struct frame fr = k ? resolve(r, c->f[k]) : leaf;
 
@@ -248,7 +250,8 @@ static void build(struct resolver *r, struct report *rep)
 			st->frames[c->n - 1 - k] = keep(rep, sd_strdup(sb.buf));
 		}
 	}
-	qsort(rep->rows, rep->nrows, sizeof(*rep->rows), row_cmp);
+	if (rep->nrows)
+		qsort(rep->rows, rep->nrows, sizeof(*rep->rows), row_cmp);
 	rep->nstacks = flame_sort(rep->stacks, rep->nstacks);
 	htab_free(&rows);
 	sbuf_free(&sb);
@@ -262,12 +265,10 @@ static void report_free(struct report *rep)
 		free(rep->rows[i]);
 	}
 	free(rep->rows);
-	for (size_t i = 0; i < rep->nstacks; i++)
-		free(rep->stacks[i].frames);
 	free(rep->stacks);
-	for (size_t i = 0; i < rep->nstrings; i++)
-		free(rep->strings[i]);
-	free(rep->strings);
+	for (size_t i = 0; i < rep->nallocs; i++)
+		free(rep->allocs[i]);
+	free(rep->allocs);
 }
 
 static double share(uint64_t calls, uint64_t total)

@@ -145,7 +145,8 @@ static void finish(struct elfsym *e)
 {
 	size_t w = 0;
 
-	qsort(e->syms, e->n, sizeof(*e->syms), cmp_sym);
+	if (e->n)
+		qsort(e->syms, e->n, sizeof(*e->syms), cmp_sym);
 	for (size_t r = 0; r < e->n; r++) {
 		if (w && e->syms[w - 1].addr == e->syms[r].addr)
 			continue;

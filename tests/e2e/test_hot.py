@@ -350,3 +350,26 @@ def test_pid_exit_ends_run(sonde, root):
     sleeper.wait()
     assert time.monotonic() - t0 < 5
     assert json.loads(p.stdout)["duration_ns"] < 5e9
+
+
+@pytest.mark.parametrize("args", [
+    ["--user", "--stacks", "--svg", "{tmp}/a.svg", "--format", "json",
+     "-o", "{tmp}/a.json"],
+    ["--user", "-f", "-n", "2"],
+    ["-m"],
+    ["--stacks", "--format", "folded"],
+    ["-p", "1", "--user"],
+    ["-C", "0", "--no-idle"],
+])
+def test_sanitizers_clean(sonde, root, dd_load, tmp_path, args):
+    """The AddressSanitizer/UBSan build of sonde hot runs clean on every
+    code path (make test builds it; skipped when run without it)."""
+    asan = os.environ.get("SONDE_ASAN")
+    if not asan or not os.access(asan, os.X_OK):
+        pytest.skip("no sanitizer build (SONDE_ASAN); make test provides one")
+    env = dict(os.environ, UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1",
+               ASAN_OPTIONS="detect_leaks=1")
+    args = [a.replace("{tmp}", str(tmp_path)) for a in args]
+    p = run([asan, "hot", "-d", "700ms"] + args, env=env)
+    assert p.returncode == 0, p.stderr
+    assert "runtime error" not in p.stderr and "Sanitizer" not in p.stderr
