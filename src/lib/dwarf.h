@@ -1,0 +1,52 @@
+/* dwarf — source locations through elfutils' libdwfl: for an address in
+ * one ELF file (an executable, a shared library, vmlinux, or a relocatable
+ * kernel module laid out offline), the function and offset from its ELF
+ * symbol, the file:line, and the chain of inlined functions, as
+ * `eu-addr2line -f -i` prints them. Separate debug files are found by
+ * build-id and debuglink (and DEBUGINFOD_URLS) through libdwfl. */
+#ifndef SONDE_DWARF_H
+#define SONDE_DWARF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct dsym;
+
+/* Open one file for lookups in its own address space (ELF virtual
+ * addresses; for ET_REL files, the offline layout of its sections, see
+ * dsym_section_addr). NULL with errno set, or with *why set to libdwfl's
+ * message when it is not usable ELF. */
+struct dsym *dsym_open(const char *path, const char **why);
+void dsym_close(struct dsym *d);
+
+/* Hex build-id, or "". */
+const char *dsym_build_id(const struct dsym *d);
+/* Whether DWARF line information was found (in the file or a debug file). */
+bool dsym_has_dwarf(struct dsym *d);
+/* Where a section (".text", ".init.text", ...) of an ET_REL file was laid
+ * out, so that section + offset becomes a lookup address; for other files
+ * the section's sh_addr. 0, or -ENOENT. */
+int dsym_section_addr(struct dsym *d, const char *section, uint64_t *addr);
+/* The address of a symbol by name (the first match), 0 or -ENOENT. */
+int dsym_symbol_addr(struct dsym *d, const char *name, uint64_t *addr);
+
+/* One level of an address's location. */
+struct dsym_loc {
+	const char *func;	/* NULL when unknown */
+	uint64_t func_off;	/* from the ELF symbol; only in the outermost */
+	const char *file;	/* NULL when there is no line information */
+	int line, col;
+	bool inlined;		/* this function was inlined into the next */
+};
+
+/* Fill locs[0..] for addr, innermost first: locs[0] is the function the
+ * address is really in (an inlined one if so) with the address's line;
+ * each next entry is the function it was inlined into, with the line of
+ * the call. The last entry is the real (out-of-line) function, whose
+ * func_off is the offset from its ELF symbol. Returns the number of
+ * entries (at most max; 0 when nothing is known). Strings live until
+ * dsym_close. */
+int dsym_lookup(struct dsym *d, uint64_t addr, struct dsym_loc *locs, int max);
+
+#endif
