@@ -29,6 +29,9 @@ if [ "$(id -u)" != 0 ]; then
 fi
 echo "scripts/deps.sh: installing$missing" >&2
 export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq
+# Wait for another apt or dpkg run instead of failing on its lock.
+lock="-o DPkg::Lock::Timeout=600"
 # shellcheck disable=SC2086
-apt-get install -y -qq --no-install-recommends $missing >/dev/null
+apt-get $lock update -qq
+# shellcheck disable=SC2086
+apt-get $lock install -y -qq --no-install-recommends $missing >/dev/null
