@@ -5,7 +5,7 @@
 set -eu
 
 PKGS="
-gcc make meson ninja-build pkg-config
+gcc make meson ninja-build pkg-config linux-libc-dev
 clang llvm libbpf-dev bpftool
 libelf-dev libdw-dev zlib1g-dev
 libprotobuf-c-dev protobuf-c-compiler
