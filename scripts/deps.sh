@@ -11,6 +11,7 @@ libelf-dev libdw-dev zlib1g-dev
 libprotobuf-c-dev protobuf-c-compiler
 libcmocka-dev python3 python3-pytest scdoc
 elfutils linux-perf bpftrace strace util-linux procps time
+golang-go libgoogle-perftools-dev
 "
 
 # One dpkg-query for all: packages it does not know are reported on stderr.

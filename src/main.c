@@ -12,6 +12,7 @@ static const struct command {
 	const char *summary;
 } commands[] = {
 	{ "hot", cmd_hot, "which kernel code is hot right now (sampling profiler)" },
+	{ "prof", cmd_prof, "CPU profile of a command, right per thread (pprof)" },
 };
 
 static void usage(FILE *f)

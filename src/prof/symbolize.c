@@ -1,0 +1,463 @@
+/* symbolize — libsonde-prof-write.so: turns the runtime's sample log
+ * (dump.h) into a pprof profile while the process still exists. Code
+ * addresses are resolved against /proc/self/maps to (file, offset), then
+ * through the file's program headers to ELF addresses, named with
+ * elfutils (lib/dwarf: function, file:line and the inline chain; lib/elfsym
+ * when there is no DWARF; the vDSO from its in-memory image) and kernel
+ * addresses with /proc/kallsyms (lib/ksym). Each location carries its
+ * inlined frames as pprof lines, each mapping its build-id, each sample the
+ * thread's id and name as labels, so viewers need no binary.
+ *
+ * Loaded by the runtime with dlopen only when it writes, so the profiled
+ * program carries no elfutils, zlib or protobuf-c while it runs. */
+#include "dump.h"
+#include "../lib/dwarf.h"
+#include "../lib/elfsym.h"
+#include "../lib/hash.h"
+#include "../lib/ksym.h"
+#include "../lib/pprof.h"
+#include "../lib/procmaps.h"
+#include "../lib/util.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define EXPORT __attribute__((visibility("default")))
+#define MAX_INLINE 32
+
+struct objfile {
+	char *path;
+	bool tried;
+	struct elfsym *syms;	/* program headers and symbols */
+	struct dsym *dwarf;	/* lines and inlines, when there is DWARF */
+	bool vdso;
+};
+
+struct map {
+	uint64_t start, end, pgoff;
+	struct objfile *obj;
+	uint64_t pprof_id;	/* 0 until a sample uses it */
+};
+
+struct sym {
+	struct pprof *p;
+	struct map *maps;
+	size_t nmaps, capmaps;
+	struct objfile **objs;
+	size_t nobjs, capobjs;
+	struct htab addr_index;	/* address -> location id */
+	struct ksym_table *ksyms;
+	bool ksyms_tried;
+	uint64_t kernel_map;
+	uint64_t unresolved;
+};
+
+struct addr_key {
+	uint64_t addr;
+	uint64_t loc;
+};
+
+static bool addr_eq(const void *val, const void *key)
+{
+	return ((const struct addr_key *)val)->addr == *(const uint64_t *)key;
+}
+
+static struct objfile *get_obj(struct sym *s, const char *path)
+{
+	struct objfile *o;
+
+	for (size_t i = 0; i < s->nobjs; i++)
+		if (!strcmp(s->objs[i]->path, path))
+			return s->objs[i];
+	o = sd_calloc(1, sizeof(*o));
+	o->path = sd_strdup(path);
+	o->vdso = !strcmp(path, "[vdso]");
+	sd_grow(&s->objs, &s->capobjs, s->nobjs + 1, sizeof(*s->objs));
+	s->objs[s->nobjs++] = o;
+	return o;
+}
+
+static void open_obj(struct objfile *o)
+{
+	if (o->tried)
+		return;
+	o->tried = true;
+	if (o->vdso) {
+		o->syms = elfsym_open_vdso();
+		return;
+	}
+	if (o->path[0] != '/')
+		return;
+	o->syms = elfsym_open(o->path);
+	if (o->syms)
+		o->dwarf = dsym_open(o->path, NULL);
+}
+
+static int load_maps(struct sym *s)
+{
+	char *buf = sd_read_file("/proc/self/maps", NULL), *line, *save = NULL;
+
+	if (!buf)
+		return -errno;
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		uint64_t start, end, pgoff;
+		const char *path;
+		char *del;
+
+		if (!procmaps_parse_line(line, &start, &end, &pgoff, &path))
+			continue;
+		del = strstr(line, " (deleted)");
+		if (del && del[10] == '\0')
+			*del = '\0';
+		sd_grow(&s->maps, &s->capmaps, s->nmaps + 1, sizeof(*s->maps));
+		s->maps[s->nmaps++] = (struct map){
+			start, end, pgoff, *path ? get_obj(s, path) : NULL, 0 };
+	}
+	free(buf);
+	return 0;
+}
+
+static struct map *find_map(struct sym *s, uint64_t addr)
+{
+	for (size_t i = 0; i < s->nmaps; i++)
+		if (addr >= s->maps[i].start && addr < s->maps[i].end)
+			return &s->maps[i];
+	return NULL;
+}
+
+static uint64_t map_id(struct sym *s, struct map *m)
+{
+	struct pprof_mapping pm;
+	const char *bid = "";
+
+	if (m->pprof_id)
+		return m->pprof_id;
+	if (m->obj) {
+		open_obj(m->obj);
+		if (m->obj->syms)
+			bid = elfsym_build_id(m->obj->syms);
+	}
+	memset(&pm, 0, sizeof(pm));
+	pm.start = m->start;
+	pm.limit = m->end;
+	pm.offset = m->pgoff;
+	pm.file = pprof_str(s->p, m->obj ? m->obj->path : "[anon]");
+	pm.build_id = pprof_str(s->p, bid);
+	pm.has_functions = m->obj && m->obj->syms;
+	pm.has_filenames = pm.has_lines = pm.has_inlines =
+		m->obj && m->obj->dwarf && dsym_has_dwarf(m->obj->dwarf);
+	m->pprof_id = pprof_add_mapping(s->p, &pm);
+	return m->pprof_id;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	return b ? b + 1 : path;
+}
+
+/* The pprof location of a user-space address. */
+static uint64_t user_location(struct sym *s, uint64_t addr)
+{
+	struct pprof_line lines[MAX_INLINE];
+	struct dsym_loc locs[MAX_INLINE];
+	struct map *m = find_map(s, addr);
+	struct objfile *o = m ? m->obj : NULL;
+	uint64_t elf_addr, delta;
+	const char *name;
+	int n = 0;
+
+	if (!m)
+		return pprof_location(s->p, 0, addr, NULL, 0);
+	if (o)
+		open_obj(o);
+	if (!o || !o->syms) {
+		s->unresolved++;
+		return pprof_location(s->p, map_id(s, m), addr, NULL, 0);
+	}
+	if (o->vdso) {
+		/* The vDSO image is mapped whole: offsets are ELF addresses
+		 * relative to its lowest one. */
+		elf_addr = addr - m->start + m->pgoff;
+		if (!elfsym_off_to_addr(o->syms, elf_addr, &elf_addr))
+			elf_addr = addr - m->start;
+	} else if (!elfsym_off_to_addr(o->syms, addr - m->start + m->pgoff,
+				       &elf_addr)) {
+		s->unresolved++;
+		return pprof_location(s->p, map_id(s, m), addr, NULL, 0);
+	}
+	if (o->dwarf)
+		n = dsym_lookup(o->dwarf, elf_addr, locs, MAX_INLINE);
+	for (int i = 0; i < n; i++) {
+		const char *fn = locs[i].func ? locs[i].func : "??";
+
+		lines[i].function = pprof_function(s->p, fn, fn,
+						   locs[i].file ? locs[i].file : "",
+						   0);
+		lines[i].line = locs[i].line;
+		lines[i].column = 0;
+	}
+	if (n == 0 && (name = elfsym_lookup(o->syms, elf_addr, &delta))) {
+		lines[0].function = pprof_function(s->p, name, name, "", 0);
+		lines[0].line = 0;
+		lines[0].column = 0;
+		n = 1;
+	}
+	if (n == 0) {
+		/* No symbol: name it by the file and offset so reports still
+		 * tell where it was. */
+		char buf[512];
+
+		snprintf(buf, sizeof(buf), "%s+0x%" PRIx64, base_name(o->path),
+			 addr - m->start + m->pgoff);
+		lines[0].function = pprof_function(s->p, buf, buf, "", 0);
+		lines[0].line = 0;
+		lines[0].column = 0;
+		n = 1;
+		s->unresolved++;
+	}
+	return pprof_location(s->p, map_id(s, m), addr, lines, (size_t)n);
+}
+
+static uint64_t kernel_location(struct sym *s, uint64_t addr)
+{
+	struct pprof_line line = { 0, 0, 0 };
+	struct ksym k;
+
+	if (!s->ksyms_tried) {
+		struct pprof_mapping pm;
+
+		s->ksyms_tried = true;
+		s->ksyms = ksym_load("/proc/kallsyms");
+		memset(&pm, 0, sizeof(pm));
+		pm.start = 0;
+		pm.limit = UINT64_MAX;
+		pm.file = pprof_str(s->p, "[kernel.kallsyms]");
+		pm.build_id = pprof_str(s->p, "");
+		pm.has_functions = s->ksyms && !s->ksyms->hidden;
+		s->kernel_map = pprof_add_mapping(s->p, &pm);
+	}
+	if (s->ksyms && !s->ksyms->hidden && ksym_lookup(s->ksyms, addr, &k)) {
+		char buf[256];
+
+		if (k.module == KSYM_KERNEL)
+			snprintf(buf, sizeof(buf), "%s", k.name);
+		else
+			snprintf(buf, sizeof(buf), "%s [%s]", k.name, k.module);
+		line.function = pprof_function(s->p, buf, buf, "", 0);
+		return pprof_location(s->p, s->kernel_map, addr, &line, 1);
+	}
+	s->unresolved++;
+	return pprof_location(s->p, s->kernel_map, addr, NULL, 0);
+}
+
+static uint64_t location(struct sym *s, uint64_t addr, bool kernel)
+{
+	struct addr_key *k;
+	uint64_t h = hash_u64(addr ^ (kernel ? 1ull << 63 : 0));
+
+	/* Kernel and user addresses never collide on x86_64. */
+	if ((k = htab_get(&s->addr_index, h, addr_eq, &addr)))
+		return k->loc;
+	k = sd_malloc(sizeof(*k));
+	k->addr = addr;
+	k->loc = kernel ? kernel_location(s, addr) : user_location(s, addr);
+	htab_put(&s->addr_index, h, k);
+	return k->loc;
+}
+
+/* The process's start time (jiffies since boot, /proc/self/stat field 22),
+ * which an exec keeps: the identity of the process across its images. */
+static unsigned long long proc_start(void)
+{
+	char *buf = sd_read_file("/proc/self/stat", NULL), *p;
+	unsigned long long t = 0;
+
+	if (!buf)
+		return 0;
+	p = strrchr(buf, ')');
+	if (p) {
+		p += 2;
+		/* field 3 is at p; field 22 is 19 fields on */
+		for (int i = 0; i < 19 && p; i++) {
+			p = strchr(p, ' ');
+			if (p)
+				p++;
+		}
+		if (p)
+			t = strtoull(p, NULL, 10);
+	}
+	free(buf);
+	return t;
+}
+
+static bool has_comment(const struct pprof *p, const char *text)
+{
+	for (size_t i = 0; i < p->ncomments; i++)
+		if (!strcmp(pprof_string(p, p->comments[i]), text))
+			return true;
+	return false;
+}
+
+static int add_samples(struct sym *s, const struct sprof_run *run,
+		       uint64_t *totals)
+{
+	const char *p = run->log, *end = p + run->log_len;
+	uint64_t locs[256];
+	int64_t key_thread = pprof_str(s->p, "thread");
+	int64_t key_tid = pprof_str(s->p, "tid");
+
+	while (p < end) {
+		struct sprof_thread t;
+		struct pprof_label labels[2];
+		char name[17];
+
+		if ((size_t)(end - p) < sizeof(t))
+			return -EPROTO;
+		memcpy(&t, p, sizeof(t));
+		p += sizeof(t);
+		memcpy(name, t.name, 16);
+		name[16] = '\0';
+		labels[0] = (struct pprof_label){ key_thread,
+			pprof_str(s->p, name[0] ? name : "?"), 0, 0 };
+		labels[1] = (struct pprof_label){ key_tid, 0, t.tid, 0 };
+		totals[0] += t.signals;
+		totals[1] += t.dropped;
+		totals[2] += t.truncated;
+		for (uint32_t i = 0; i < t.nstacks; i++) {
+			struct sprof_stack k;
+			size_t n;
+			int64_t vals[2];
+
+			if ((size_t)(end - p) < sizeof(k))
+				return -EPROTO;
+			memcpy(&k, p, sizeof(k));
+			n = (size_t)k.nkernel + k.nuser;
+			if ((size_t)(end - p) < sizeof(k) + n * 8 ||
+			    n > ARRAY_SIZE(locs))
+				return -EPROTO;
+			for (size_t j = 0; j < n; j++) {
+				uint64_t a;
+
+				memcpy(&a, p + sizeof(k) + j * 8, 8);
+				locs[j] = location(s, a, j < k.nkernel);
+			}
+			p += sizeof(k) + n * 8;
+			vals[0] = (int64_t)k.count;
+			vals[1] = (int64_t)k.ns;
+			pprof_add_sample(s->p, locs, n, vals, labels, 2);
+		}
+	}
+	return 0;
+}
+
+static void sym_free(struct sym *s)
+{
+	for (size_t i = 0; i < s->nobjs; i++) {
+		elfsym_close(s->objs[i]->syms);
+		dsym_close(s->objs[i]->dwarf);
+		free(s->objs[i]->path);
+		free(s->objs[i]);
+	}
+	free(s->objs);
+	free(s->maps);
+	for (size_t i = 0; i < s->addr_index.cap; i++)
+		free(s->addr_index.slots[i].val);
+	htab_free(&s->addr_index);
+	ksym_free(s->ksyms);
+}
+
+EXPORT int sonde_prof_write(const struct sprof_run *run, char *err,
+			    size_t errlen);
+
+int sonde_prof_write(const struct sprof_run *run, char *err, size_t errlen)
+{
+	struct pprof p;
+	struct sym s;
+	char ident[128], buf[512];
+	uint64_t totals[3] = { 0, 0, 0 };
+	bool merged = false;
+	int ret;
+
+	if (run->version != SPROF_VERSION) {
+		snprintf(err, errlen, "runtime and writer versions differ");
+		return -EINVAL;
+	}
+	sd_set_prog("sonde prof");
+	pprof_init(&p);
+	memset(&s, 0, sizeof(s));
+	s.p = &p;
+
+	/* An earlier image of this process (before an exec) wrote its part:
+	 * the comment naming the process says so. */
+	snprintf(ident, sizeof(ident), "sonde-prof: pid %d, started at %llu",
+		 (int)run->pid, proc_start());
+	if (access(run->out_path, F_OK) == 0) {
+		struct pprof old;
+
+		pprof_init(&old);
+		if (pprof_read(&old, run->out_path) == 0 &&
+		    has_comment(&old, ident)) {
+			pprof_free(&old);
+			ret = pprof_read(&p, run->out_path);
+			merged = ret == 0;
+			if (!merged) {
+				pprof_free(&p);
+				pprof_init(&p);
+			}
+		} else {
+			pprof_free(&old);
+		}
+	}
+	if (!merged) {
+		pprof_add_type(&p, "samples", "count");
+		pprof_add_type(&p, "cpu", "nanoseconds");
+		pprof_set_period(&p, "cpu", "nanoseconds",
+				 (int64_t)run->period_ns);
+		p.default_type = pprof_str(&p, "cpu");
+		p.time_ns = (int64_t)run->start_ns;
+		pprof_add_comment(&p, ident);
+	}
+	p.duration_ns += (int64_t)run->duration_ns;
+
+	ret = load_maps(&s);
+	if (!ret)
+		ret = add_samples(&s, run, totals);
+	if (ret) {
+		snprintf(err, errlen, "bad sample log: %s", strerror(-ret));
+		goto out;
+	}
+	snprintf(buf, sizeof(buf),
+		 "sonde-prof: %s at %u Hz; %" PRIu64 " signals, %" PRIu64
+		 " samples dropped, %" PRIu64 " stacks truncated, %" PRIu64
+		 " addresses unresolved, %" PRIu64 " foreign SIGPROF",
+		 run->mode == SPROF_PERF ? "perf task-clock" : "thread CPU timers",
+		 run->hz, totals[0], totals[1], totals[2], s.unresolved,
+		 run->foreign);
+	pprof_add_comment(&p, buf);
+	if (run->notes) {
+		const char *n = run->notes;
+
+		while (*n) {
+			const char *nl = strchr(n, '\n');
+			size_t len = nl ? (size_t)(nl - n) : strlen(n);
+
+			snprintf(buf, sizeof(buf), "sonde-prof: %.*s", (int)len, n);
+			pprof_add_comment(&p, buf);
+			n += len + (nl ? 1 : 0);
+		}
+	}
+	ret = pprof_write(&p, run->out_path);
+	if (ret)
+		snprintf(err, errlen, "%s", strerror(-ret));
+out:
+	sym_free(&s);
+	pprof_free(&p);
+	return ret;
+}

@@ -1,0 +1,112 @@
+/* The accuracy fixture of sonde prof's tests: threads that burn CPU in
+ * distinct functions in a known ratio, plus a mostly sleeping thread, each
+ * measuring its own CLOCK_THREAD_CPUTIME_ID around its work; the process's
+ * getrusage at the end. The truth goes to the file named by argv[1] as
+ * "name nanoseconds" lines; stdout and stderr carry fixed text, which the
+ * tests compare with an unprofiled run.
+ *
+ *   accuracy OUT [A_MS [B_MS [C_MS]]]   (CPU milliseconds; 2100 700 90) */
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+static uint64_t cpu_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static volatile uint64_t sink;
+
+/* Burn until this thread has used ns more CPU time. */
+static __attribute__((noinline)) void spin(uint64_t ns)
+{
+	uint64_t end = cpu_now() + ns, x = sink;
+
+	while (cpu_now() < end)
+		for (int i = 0; i < 2000; i++)
+			x = x * 6364136223846793005ull + 1442695040888963407ull;
+	sink = x;
+}
+
+__attribute__((noinline)) void work_a(uint64_t ns) { spin(ns); sink++; }
+__attribute__((noinline)) void work_b(uint64_t ns) { spin(ns); sink++; }
+
+/* Mostly asleep: 2 ms of CPU every 20 ms. */
+__attribute__((noinline)) void work_c(uint64_t ns)
+{
+	uint64_t start = cpu_now();
+	struct timespec nap = { 0, 20 * 1000000 };
+
+	while (cpu_now() - start < ns) {
+		spin(2000000);
+		nanosleep(&nap, NULL);
+	}
+	sink++;
+}
+
+struct job {
+	const char *name;
+	void (*fn)(uint64_t);
+	uint64_t ns, used;
+};
+
+static void *run(void *p)
+{
+	struct job *j = p;
+	uint64_t t0 = cpu_now();
+
+	j->fn(j->ns);
+	j->used = cpu_now() - t0;
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	struct job jobs[3] = {
+		{ "work_a", work_a, 2100, 0 },
+		{ "work_b", work_b, 700, 0 },
+		{ "work_c", work_c, 90, 0 },
+	};
+	pthread_t t[3];
+	struct rusage ru;
+	FILE *f;
+
+	if (argc < 2) {
+		fprintf(stderr, "usage: accuracy OUT [A_MS [B_MS [C_MS]]]\n");
+		return 2;
+	}
+	for (int i = 0; i < 3; i++) {
+		if (argc > 2 + i)
+			jobs[i].ns = strtoull(argv[2 + i], NULL, 10);
+		jobs[i].ns *= 1000000ull;
+	}
+	printf("accuracy: starting\n");
+	fflush(stdout);
+	for (int i = 0; i < 3; i++)
+		pthread_create(&t[i], NULL, run, &jobs[i]);
+	for (int i = 0; i < 3; i++)
+		pthread_join(t[i], NULL);
+	getrusage(RUSAGE_SELF, &ru);
+	f = fopen(argv[1], "w");
+	if (!f)
+		return 1;
+	for (int i = 0; i < 3; i++)
+		fprintf(f, "%s %llu\n", jobs[i].name,
+			(unsigned long long)jobs[i].used);
+	fprintf(f, "rusage %llu\n",
+		(unsigned long long)((ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) *
+				     1000000000ull +
+				     (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) *
+				     1000ull));
+	fclose(f);
+	printf("accuracy: done\n");
+	fprintf(stderr, "accuracy: stderr line\n");
+	return 3;
+}
