@@ -80,6 +80,7 @@ struct slot {
 	uint64_t *arena;
 	size_t arena_cap, arena_used;	/* words */
 	uint64_t signals, periods, ns, dropped, truncated;
+	char name[16];		/* comm when armed from outside the thread */
 	struct slot *next_free;
 };
 
@@ -642,6 +643,7 @@ static struct slot *new_slot(pid_t tid)
 	if (s->tab)
 		memset(s->tab, 0, s->cap * sizeof(*s->tab));
 	s->signals = s->periods = s->ns = s->dropped = s->truncated = 0;
+	s->name[0] = '\0';
 	atomic_store(&s->closed, 0);
 	s->state = SLOT_LIVE;
 	return s;
@@ -838,6 +840,8 @@ static void register_others(void)
 			continue;
 		spin_lock();
 		s = new_slot(tid);
+		if (s)
+			read_comm(tid, s->name);
 		if (s && (err = arm(s))) {
 			note("cannot arm a profiling timer for thread %d: %s",
 			     (int)tid, strerror(-err));
@@ -897,8 +901,9 @@ static void stop_all(void)
 			continue;
 		disarm(s);
 		close_slot(s);
+		/* The name now if the thread lives, else the one it had. */
 		read_comm(s->tid, name);
-		retire(s, name, 0);
+		retire(s, name[0] ? name : s->name, 0);
 	}
 }
 

@@ -162,6 +162,20 @@ static const char *base_name(const char *path)
 	return b ? b + 1 : path;
 }
 
+/* A function named by its symbol: the name without the symbol version
+ * (clock_gettime@@GLIBC_2.17 -> clock_gettime), which stays the system
+ * name. */
+static uint64_t named_function(struct sym *s, const char *sym, const char *file)
+{
+	const char *at = strchr(sym, '@');
+	char buf[512];
+
+	if (!at || at == sym)
+		return pprof_function(s->p, sym, sym, file, 0);
+	snprintf(buf, sizeof(buf), "%.*s", (int)(at - sym), sym);
+	return pprof_function(s->p, buf, sym, file, 0);
+}
+
 /* The pprof location of a user-space address. */
 static uint64_t user_location(struct sym *s, uint64_t addr)
 {
@@ -197,14 +211,13 @@ static uint64_t user_location(struct sym *s, uint64_t addr)
 	for (int i = 0; i < n; i++) {
 		const char *fn = locs[i].func ? locs[i].func : "??";
 
-		lines[i].function = pprof_function(s->p, fn, fn,
-						   locs[i].file ? locs[i].file : "",
-						   0);
+		lines[i].function = named_function(s, fn,
+						   locs[i].file ? locs[i].file : "");
 		lines[i].line = locs[i].line;
 		lines[i].column = 0;
 	}
 	if (n == 0 && (name = elfsym_lookup(o->syms, elf_addr, &delta))) {
-		lines[0].function = pprof_function(s->p, name, name, "", 0);
+		lines[0].function = named_function(s, name, "");
 		lines[0].line = 0;
 		lines[0].column = 0;
 		n = 1;
@@ -427,8 +440,23 @@ int sonde_prof_write(const struct sprof_run *run, char *err, size_t errlen)
 	p.duration_ns += (int64_t)run->duration_ns;
 
 	ret = load_maps(&s);
-	if (!ret)
+	if (!ret) {
+		/* pprof takes the first mapping for the main binary. */
+		char exe[4096];
+		ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+		if (n > 0) {
+			exe[n] = '\0';
+			for (size_t i = 0; i < s.nmaps; i++) {
+				if (s.maps[i].obj &&
+				    !strcmp(s.maps[i].obj->path, exe)) {
+					map_id(&s, &s.maps[i]);
+					break;
+				}
+			}
+		}
 		ret = add_samples(&s, run, totals);
+	}
 	if (ret) {
 		snprintf(err, errlen, "bad sample log: %s", strerror(-ret));
 		goto out;
