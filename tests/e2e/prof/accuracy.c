@@ -2,11 +2,13 @@
  * distinct functions in a known ratio, plus a mostly sleeping thread, each
  * measuring its own CLOCK_THREAD_CPUTIME_ID around its work; the process's
  * getrusage at the end. The truth goes to the file named by argv[1] as
- * "name nanoseconds" lines; stdout and stderr carry fixed text, which the
+ * "function nanoseconds tid thread-name" lines and "rusage nanoseconds"; stdout and stderr carry fixed text, which the
  * tests compare with an unprofiled run.
  *
  *   accuracy OUT [A_MS [B_MS [C_MS]]]   (CPU milliseconds; 2100 700 90) */
+#define _GNU_SOURCE
 #include <pthread.h>
+#include <sys/syscall.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,15 +54,20 @@ __attribute__((noinline)) void work_c(uint64_t ns)
 }
 
 struct job {
-	const char *name;
+	const char *name, *thread;
 	void (*fn)(uint64_t);
 	uint64_t ns, used;
+	long tid;
 };
 
 static void *run(void *p)
 {
 	struct job *j = p;
-	uint64_t t0 = cpu_now();
+	uint64_t t0;
+
+	j->tid = syscall(SYS_gettid);
+	pthread_setname_np(pthread_self(), j->thread);
+	t0 = cpu_now();
 
 	j->fn(j->ns);
 	j->used = cpu_now() - t0;
@@ -70,9 +77,9 @@ static void *run(void *p)
 int main(int argc, char **argv)
 {
 	struct job jobs[3] = {
-		{ "work_a", work_a, 2100, 0 },
-		{ "work_b", work_b, 700, 0 },
-		{ "work_c", work_c, 90, 0 },
+		{ "work_a", "acc-a", work_a, 2100, 0, 0 },
+		{ "work_b", "acc-b", work_b, 700, 0, 0 },
+		{ "work_c", "acc-sleepy", work_c, 90, 0, 0 },
 	};
 	pthread_t t[3];
 	struct rusage ru;
@@ -98,8 +105,9 @@ int main(int argc, char **argv)
 	if (!f)
 		return 1;
 	for (int i = 0; i < 3; i++)
-		fprintf(f, "%s %llu\n", jobs[i].name,
-			(unsigned long long)jobs[i].used);
+		fprintf(f, "%s %llu %ld %s\n", jobs[i].name,
+			(unsigned long long)jobs[i].used, jobs[i].tid,
+			jobs[i].thread);
 	fprintf(f, "rusage %llu\n",
 		(unsigned long long)((ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) *
 				     1000000000ull +

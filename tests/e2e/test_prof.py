@@ -1,0 +1,417 @@
+"""`sonde prof` against real threads: per-function shares against each
+thread's own CLOCK_THREAD_CPUTIME_ID, totals against getrusage, the pprof
+file read by `go tool pprof` (the oracle for the format and its content),
+symbolization against eu-addr2line and readelf, and the process cases:
+threads that predate the library, short threads, fork, exec, a program
+with its own SIGPROF, and --kernel against /proc/kallsyms."""
+import os
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from conftest import SONDE, run
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FIXTURES = os.path.join(HERE, "prof")
+
+
+def libdir():
+    build = os.environ.get("SONDE_BUILD") or os.path.dirname(SONDE)
+    return os.path.join(build, "src", "prof")
+
+
+@pytest.fixture(scope="session")
+def bins(tmp_path_factory):
+    """The fixtures, built without frame pointers (-O2 omits them), so the
+    stacks come from the CFI unwinder."""
+    d = tmp_path_factory.mktemp("prof-bin")
+    out = {}
+    for name in ("accuracy", "scenarios"):
+        exe = str(d / name)
+        p = run(["gcc", "-O2", "-g", "-pthread", "-o", exe,
+                 os.path.join(FIXTURES, name + ".c"), "-ldl"])
+        assert p.returncode == 0, p.stderr
+        out[name] = exe
+    return out
+
+
+@pytest.fixture(scope="session")
+def go_pprof():
+    if not shutil.which("go"):
+        pytest.skip("go tool pprof (golang-go) is not installed")
+    return ["go", "tool", "pprof"]
+
+
+def pprof_run(go_pprof, *args):
+    p = run(go_pprof + list(args), timeout=120)
+    assert p.returncode == 0, p.stderr
+    return p.stdout
+
+
+UNITS = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9, "": 1}
+
+
+def value(cell):
+    m = re.fullmatch(r"([\d.]+)(ns|us|ms|s|)", cell)
+    assert m, cell
+    return float(m.group(1)) * UNITS[m.group(2)]
+
+
+def top(go_pprof, path, index="cpu"):
+    """go tool pprof -top: {function: (flat, cum)} and the total, in ns for
+    cpu and in samples for samples."""
+    out = pprof_run(go_pprof, "-top", "-nodecount=100000",
+                    "-sample_index=" + index, path)
+    rows, total = {}, None
+    for line in out.splitlines():
+        m = re.search(r"Total samples = (\S+)", line)
+        if m:
+            total = value(m.group(1))
+        m = re.match(r"\s*(\S+)\s+\S+%\s+\S+%\s+(\S+)\s+\S+%\s+(.+?)"
+                     r"( \(inline\))?$", line)
+        if m and m.group(1)[0].isdigit():
+            rows[m.group(3)] = (value(m.group(1)), value(m.group(2)))
+    assert total is not None, out
+    return rows, total
+
+
+def truth(path):
+    funcs, rusage = {}, None
+    for line in open(path):
+        f = line.split()
+        if f[0] == "rusage":
+            rusage = int(f[1])
+        else:
+            funcs[f[0]] = {"ns": int(f[1]), "tid": int(f[2]), "thread": f[3]}
+    return funcs, rusage
+
+
+def prof(*args, timeout=120, **kw):
+    return run([SONDE, "prof"] + list(args), timeout=timeout, **kw)
+
+
+@pytest.mark.parametrize("hz", [100, 1000])
+def test_accuracy(bins, go_pprof, tmp_path, hz):
+    """Two threads burning 3:1 in work_a and work_b, a mostly sleeping one
+    in work_c: each function's share of the profile within 2 points of its
+    thread's share of the process CPU, by the threads' own clocks; the total
+    sampled CPU within 5 % of getrusage; the program's exit status, stdout
+    and stderr untouched."""
+    plain = run([bins["accuracy"], str(tmp_path / "plain.txt"), "50", "20",
+                 "10"])
+    out, tf = str(tmp_path / "acc.pb.gz"), str(tmp_path / "truth.txt")
+    p = prof("-F", str(hz), "-o", out, "--", bins["accuracy"], tf)
+    assert p.returncode == 3 == plain.returncode
+    assert p.stdout == plain.stdout
+    assert p.stderr == plain.stderr
+    funcs, rusage = truth(tf)
+    rows, total = top(go_pprof, out)
+    print(f"{hz} Hz: sampled {total / 1e6:.0f} ms, rusage {rusage / 1e6:.0f} ms")
+    for fn, t in funcs.items():
+        share = 100.0 * rows[fn][1] / total
+        want = 100.0 * t["ns"] / rusage
+        print(f"  {fn}: profile {share:.2f} %, thread clock {want:.2f} %")
+        assert abs(share - want) <= 2.0, (fn, share, want)
+    assert abs(total - rusage) <= 0.05 * rusage, (total, rusage)
+    # Each thread, by its tid label, carries its own CPU time.
+    tags = pprof_run(go_pprof, "-tags", out)
+    for fn, t in funcs.items():
+        m = re.search(r"^\s*(\S+) \(\s*[\d.]+%\): " + str(t["tid"]) + "$",
+                      tags, re.M)
+        assert m, (t, tags)
+        assert abs(value(m.group(1)) - t["ns"]) <= max(0.05 * t["ns"],
+                                                     3 * 1e9 / hz), (fn, t)
+        assert re.search(r"^\s*\S+ \(\s*[\d.]+%\): " + t["thread"] + "$",
+                         tags, re.M), (t["thread"], tags)
+
+
+def folded_from_traces(text):
+    """go tool pprof -traces (leaf first, labels first) as folded stacks."""
+    stacks = {}
+    for block in text.split("-----------+")[1:]:
+        frames, count = [], None
+        for line in block.splitlines()[1:]:
+            if re.match(r"^\s+\w+:\s", line):
+                continue        # a label line
+            m = re.match(r"^\s+(\d+)\s+(.+)$", line)
+            if m and count is None:
+                count = int(m.group(1))
+                frames.append(m.group(2))
+            elif line.strip():
+                frames.append(line.strip())
+        if count is None:
+            continue
+        frames = [re.sub(r" \(inline\)$", "", f) for f in frames]
+        key = ";".join(reversed(frames))
+        stacks[key] = stacks.get(key, 0) + count
+    return stacks
+
+
+def test_pprof_readers_agree(bins, go_pprof, tmp_path):
+    """go tool pprof names the hot functions of the file; its stacks, folded,
+    are exactly sonde's folded output of the same file; the table's threads
+    are the profile's."""
+    out = str(tmp_path / "p.pb.gz")
+    p = prof("-o", out, "--", bins["accuracy"], str(tmp_path / "t"),
+             "400", "150", "30")
+    assert p.returncode == 3, p.stderr
+    rows, total = top(go_pprof, out, "samples")
+    for fn in ("work_a", "work_b", "work_c", "spin", "run", "start_thread"):
+        assert fn in rows, (fn, rows)
+    traces = pprof_run(go_pprof, "-traces", "-sample_index=samples", out)
+    mine = {}
+    f = prof("-i", out, "--format", "folded")
+    assert f.returncode == 0, f.stderr
+    for line in f.stdout.splitlines():
+        stack, n = line.rsplit(" ", 1)
+        mine[stack] = int(n)
+    assert mine == folded_from_traces(traces)
+    assert sum(mine.values()) == total
+    t = prof("-i", out)
+    assert t.returncode == 0, t.stderr
+    assert re.search(r"^work_a\s+\| accuracy\.c\s+\|", t.stdout, re.M), t.stdout
+    assert re.search(r"^# " + str(int(total)) + " samples, ", t.stdout,
+                     re.M), t.stdout
+
+
+def elf_loads(path):
+    """PT_LOAD (offset, vaddr, filesz) of an ELF file, from readelf."""
+    out = run(["readelf", "-lW", path]).stdout
+    loads = []
+    for line in out.splitlines():
+        f = line.split()
+        if f and f[0] == "LOAD":
+            loads.append((int(f[1], 16), int(f[2], 16), int(f[4], 16)))
+    return loads
+
+
+def build_id(path):
+    m = re.search(r"Build ID: ([0-9a-f]+)", run(["readelf", "-n", path]).stdout)
+    return m.group(1) if m else ""
+
+
+def raw_profile(go_pprof, path):
+    """Locations (id -> address, mapping, [(func, file, line)]) and mappings
+    (id -> start, limit, offset, file, build-id) from go tool pprof -raw."""
+    out = pprof_run(go_pprof, "-raw", path)
+    locs, maps, cur, section = {}, {}, None, None
+    for line in out.splitlines():
+        if line in ("Locations", "Mappings"):
+            section = line
+            continue
+        if section == "Locations":
+            m = re.match(r"^\s*(\d+): 0x([0-9a-f]+) M=(\d+) (\S+) (\S*):(\d+)",
+                         line)
+            if m:
+                cur = int(m.group(1))
+                locs[cur] = {"addr": int(m.group(2), 16),
+                             "map": int(m.group(3)),
+                             "lines": [(m.group(4), m.group(5),
+                                        int(m.group(6)))]}
+                continue
+            m = re.match(r"^\s+(\S+) (\S*):(\d+)", line)
+            if m and cur:
+                locs[cur]["lines"].append((m.group(1), m.group(2),
+                                           int(m.group(3))))
+        elif section == "Mappings":
+            m = re.match(r"^(\d+): 0x([0-9a-f]+)/0x([0-9a-f]+)/0x([0-9a-f]+) "
+                         r"(\S+) ?([0-9a-f]*)", line)
+            if m:
+                maps[int(m.group(1))] = (int(m.group(2), 16),
+                                         int(m.group(3), 16),
+                                         int(m.group(4), 16), m.group(5),
+                                         m.group(6))
+    return locs, maps
+
+
+def test_symbols_match_eu_addr2line(bins, go_pprof, tmp_path):
+    """Every location in the program's own binary has the function, file:line
+    and inline chain eu-addr2line -f -i gives for its address; the mapping
+    carries the binary's build-id; the inlined hot loop is named."""
+    out = str(tmp_path / "i.pb.gz")
+    exe = bins["scenarios"]
+    p = prof("-o", out, "--", exe, "inline", str(tmp_path / "t"))
+    assert p.returncode == 0, p.stderr
+    locs, maps = raw_profile(go_pprof, out)
+    mine = [m for m, v in maps.items() if v[3] == exe]
+    assert mine, maps
+    assert maps[mine[0]][4] == build_id(exe)
+    loads = elf_loads(exe)
+    checked = 0
+    for loc in locs.values():
+        if loc["map"] != mine[0]:
+            continue
+        start, _, off, _, _ = maps[loc["map"]]
+        foff = loc["addr"] - start + off
+        vaddr = next(foff - o + v for o, v, sz in loads if o <= foff < o + sz)
+        a2l = run(["eu-addr2line", "-f", "-i", "-e", exe, hex(vaddr)]).stdout
+        lines = a2l.strip().split("\n")
+        # "f inlined at file:line:col in g": the function is the first word.
+        want = [(lines[i].split()[0], lines[i + 1])
+                for i in range(0, len(lines), 2)]
+        got = [(fn, f"{f}:{ln}") for fn, f, ln in loc["lines"]]
+        # eu-addr2line prints "func" and "file:line[:col]"; no column here.
+        want = [(fn, re.sub(r":\d+:\d+$", lambda m: ":" + m.group(0).split(":")[1],
+                            fl)) for fn, fl in want]
+        assert got == want, (hex(vaddr), got, want)
+        checked += 1
+    assert checked >= 3
+    rows, _ = top(go_pprof, out)
+    assert "inlined_mix" in rows and "inline_caller" in rows, rows
+    assert rows["inlined_mix"][1] >= 0.5 * rows["inline_caller"][1]
+
+
+def tids_of(go_pprof, path):
+    tags = pprof_run(go_pprof, "-tags", path)
+    part = tags.split(" tid:")[1] if " tid:" in tags else ""
+    return {int(m.group(2)): value(m.group(1)) for m in
+            re.finditer(r"^\s*(\S+) \(\s*[\d.]+%\): (\d+)$", part, re.M)}
+
+
+def test_threads_before_the_library(bins, go_pprof, tmp_path):
+    """Threads already running when libsonde-prof.so initializes (here it
+    is dlopen'ed late) get their own timers: both show, with their time."""
+    out = str(tmp_path / "e.pb.gz")
+    env = dict(os.environ, SONDE_PROF=out)
+    p = run([bins["scenarios"], "preexisting", str(tmp_path / "t"),
+             os.path.join(libdir(), "libsonde-prof.so")], env=env)
+    assert p.returncode == 0, p.stderr
+    rows, total = top(go_pprof, out)
+    assert rows["early_thread_work"][1] >= 100e6, rows
+    tids = tids_of(go_pprof, out)
+    assert len(tids) == 3, tids     # main and the two early threads
+
+
+def test_short_threads(bins, go_pprof, tmp_path):
+    """60 threads of 15 ms CPU each, one after the other, at 100 Hz: shorter
+    than two periods each, yet with the first expiry random within the
+    first period their sum is sampled near its true 900 ms."""
+    out = str(tmp_path / "s.pb.gz")
+    p = prof("-o", out, "--", bins["scenarios"], "short", str(tmp_path / "t"),
+             "60", "15")
+    assert p.returncode == 0, p.stderr
+    rows, total = top(go_pprof, out)
+    sampled = rows["short_thread_work"][1]
+    # The kernel checks CPU timers at its tick (HZ=250 here): an expiry in
+    # a thread's last tick is lost with the thread, so allow 20 %.
+    assert 0.8 * 900e6 <= sampled <= 1.1 * 900e6, sampled
+    assert len(tids_of(go_pprof, out)) >= 30
+
+
+def test_fork_writes_a_file_per_process(bins, go_pprof, tmp_path):
+    out = str(tmp_path / "f.pb.gz")
+    tf = str(tmp_path / "t")
+    p = prof("-o", out, "--", bins["scenarios"], "fork", tf)
+    assert p.returncode == 0, p.stderr
+    child = int(open(tf).read().split()[1])
+    child_out = str(tmp_path / f"f.{child}.pb.gz")
+    assert os.path.exists(child_out), os.listdir(tmp_path)
+    parent, _ = top(go_pprof, out)
+    kid, _ = top(go_pprof, child_out)
+    assert "parent_work" in parent and "child_work" not in parent, parent
+    assert "child_work" in kid and "parent_work" not in kid, kid
+    assert abs(kid["child_work"][1] - 300e6) <= 30e6, kid
+    assert abs(parent["parent_work"][1] - 300e6) <= 30e6, parent
+
+
+def test_exec_keeps_both_images(bins, go_pprof, tmp_path):
+    """The image before an exec writes its samples; the image after merges
+    them into the same file."""
+    out = str(tmp_path / "x.pb.gz")
+    p = prof("-o", out, "--", bins["scenarios"], "exec", str(tmp_path / "t"))
+    assert p.returncode == 0, p.stderr
+    assert p.stdout == "exec2: done\n"
+    rows, total = top(go_pprof, out)
+    assert abs(rows["pre_exec_work"][1] - 200e6) <= 30e6, rows
+    assert abs(rows["post_exec_work"][1] - 300e6) <= 30e6, rows
+
+
+def test_program_with_its_own_sigprof(bins, go_pprof, tmp_path):
+    """The program installs a SIGPROF handler and arms ITIMER_PROF: sonde
+    steps aside and says so; the program's handler gets its signals; the
+    profile covers the time before."""
+    out = str(tmp_path / "g.pb.gz")
+    tf = str(tmp_path / "t")
+    p = prof("-o", out, "--", bins["scenarios"], "sigprof", tf)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout == "sigprof: done\n"
+    assert re.fullmatch(r"sonde prof: the program installed its own SIGPROF "
+                        r"handler after [\d.]+ s: .*\n", p.stderr), p.stderr
+    own = int(open(tf).read().split()[1])
+    assert own >= 15, own           # ITIMER_PROF at 100 Hz over 300 ms
+    rows, _ = top(go_pprof, out)
+    assert abs(rows["before_handler_work"][1] - 300e6) <= 30e6, rows
+    assert "after_handler_work" not in rows, rows
+
+
+def test_kernel_frames(bins, go_pprof, tmp_path):
+    """--kernel: per-thread perf events with kernel call chains; the kernel
+    functions are /proc/kallsyms names and sit above the user frames."""
+    if os.geteuid() != 0:
+        pytest.skip("--kernel needs root")
+    src = tmp_path / "rw.c"
+    src.write_text("#include <fcntl.h>\n#include <unistd.h>\n"
+                   "int main(void) { char b[1]; int z = open(\"/dev/zero\", "
+                   "O_RDONLY), n = open(\"/dev/null\", O_WRONLY);\n"
+                   "for (long i = 0; i < 400000; i++) { if (read(z, b, 1) < 0"
+                   " || write(n, b, 1) < 0) return 1; }\nreturn 0; }\n")
+    exe = str(tmp_path / "rw")
+    assert run(["gcc", "-O2", "-g", "-o", exe, str(src)]).returncode == 0
+    out = str(tmp_path / "k.pb.gz")
+    p = prof("--kernel", "-o", out, "--", exe)
+    if "cannot open a task-clock perf event" in p.stderr:
+        pytest.skip(p.stderr.strip())
+    assert p.returncode == 0, p.stderr
+    rows, total = top(go_pprof, out)
+    names = set()
+    for line in open("/proc/kallsyms"):
+        names.add(line.split()[2])
+    kernel = [fn for fn in rows if fn in names and fn not in ("read", "write")]
+    assert any(re.match(r"(ksys|vfs)_(read|write)$", fn) for fn in kernel), rows
+    folded = prof("-i", out, "--format", "folded").stdout
+    # A kernel function is called from the user-space read/write.
+    assert re.search(r";(__)?(read|write|__libc_read|__libc_write)(;[^; ]+)*"
+                     r";(ksys|vfs)_(read|write)", folded), folded[:2000]
+
+
+def test_cli_errors(bins, tmp_path):
+    p = prof()
+    assert p.returncode == 2 and "no command to profile" in p.stderr
+    p = prof("-F", "0", "--", "true")
+    assert p.returncode == 2 and "bad frequency" in p.stderr
+    p = prof("--format", "svg", "--", "true")
+    assert p.returncode == 2 and "unknown format" in p.stderr
+    p = prof("--", str(tmp_path / "no-such-program"))
+    assert p.returncode == 127
+    assert p.stderr.startswith("sonde prof: cannot run "), p.stderr
+    bad = tmp_path / "bad.pb.gz"
+    bad.write_bytes(b"\x01\x02not a profile")
+    p = prof("-i", str(bad))
+    assert p.returncode == 1 and "not a pprof profile" in p.stderr, p.stderr
+
+
+def test_exit_by_signal_passes_through(tmp_path):
+    """A command killed by a signal kills sonde prof the same way (no
+    profile: its exit handlers never ran, and sonde says so)."""
+    p = prof("-o", str(tmp_path / "k.pb.gz"), "--", "sh", "-c",
+             "kill -TERM $$")
+    assert p.returncode == -15
+    assert "no profile was written" in p.stderr
+
+
+def test_table_and_folded_to_stdout(bins, tmp_path):
+    p = prof("--format", "table", "-n", "5", "--", bins["accuracy"],
+             str(tmp_path / "t"), "200", "100", "10")
+    assert p.returncode == 3
+    lines = p.stdout.split("\n")
+    assert lines[:2] == ["accuracy: starting", "accuracy: done"]
+    assert lines[2].startswith("Function ") and "Self share" in lines[2]
+    assert len([l for l in lines if re.match(r"^\S.*\| .*%$", l)]) >= 5
+    p = prof("--format", "folded", "--", bins["accuracy"], str(tmp_path / "t"),
+             "200", "100", "10")
+    assert p.returncode == 3
+    stacks = [l for l in p.stdout.split("\n")[2:] if l]
+    assert stacks and all(re.fullmatch(r"\S.* \d+", l) for l in stacks)
+    assert any(";work_a;spin" in l for l in stacks), stacks
