@@ -249,7 +249,8 @@ def test_symbols_match_eu_addr2line(bins, go_pprof, tmp_path):
         a2l = run(["eu-addr2line", "-f", "-i", "-e", exe, hex(vaddr)]).stdout
         lines = a2l.strip().split("\n")
         # "f inlined at file:line:col in g": the function is the first word.
-        want = [(lines[i].split()[0], lines[i + 1])
+        # No line information: eu-addr2line says ??:0, pprof :0.
+        want = [(lines[i].split()[0], re.sub(r"^\?\?:0$", ":0", lines[i + 1]))
                 for i in range(0, len(lines), 2)]
         got = [(fn, f"{f}:{ln}") for fn, f, ln in loc["lines"]]
         # eu-addr2line prints "func" and "file:line[:col]"; no column here.
