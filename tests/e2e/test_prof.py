@@ -121,7 +121,10 @@ def test_accuracy(bins, go_pprof, tmp_path, hz):
         m = re.search(r"^\s*(\S+) \(\s*[\d.]+%\): " + str(t["tid"]) + "$",
                       tags, re.M)
         assert m, (t, tags)
-        assert abs(value(m.group(1)) - t["ns"]) <= max(0.05 * t["ns"],
+        # The kernel checks CPU timers at its tick: what a thread ran after
+        # the last tick that found it running is lost with the thread. For
+        # the sleepy thread (2 ms bursts, a 4 ms tick) that is some ms.
+        assert abs(value(m.group(1)) - t["ns"]) <= max(0.05 * t["ns"], 12e6,
                                                      3 * 1e9 / hz), (fn, t)
         assert re.search(r"^\s*\S+ \(\s*[\d.]+%\): " + t["thread"] + "$",
                          tags, re.M), (t["thread"], tags)
