@@ -603,12 +603,12 @@ int pprof_read(struct pprof *p, const char *path)
 		if (n > 0)
 			len += (size_t)n;
 	} while (n > 0);
-	if (n < 0) {
-		gzclose(gz);
+	/* gzclose says Z_BUF_ERROR when the stream ended early: a truncated
+	 * file, which must not pass for a smaller profile. */
+	if (gzclose(gz) != Z_OK || n < 0) {
 		free(buf);
 		return -EPROTO;
 	}
-	gzclose(gz);
 	err = pprof_merge_bytes(p, buf, len);
 	free(buf);
 	return err;

@@ -979,6 +979,11 @@ static void write_profile(void)
 	sprof_write_fn fn;
 	int err;
 
+	/* A process other than the one the user started writes a file only
+	 * when it has samples: a build's hundreds of short helpers would
+	 * otherwise leave as many empty profiles. */
+	if (!is_root && !log_len)
+		return;
 	out_name(path, sizeof(path));
 	memset(&run, 0, sizeof(run));
 	run.version = SPROF_VERSION;

@@ -419,3 +419,21 @@ def test_table_and_folded_to_stdout(bins, tmp_path):
     stacks = [l for l in p.stdout.split("\n")[2:] if l]
     assert stacks and all(re.fullmatch(r"\S.* \d+", l) for l in stacks)
     assert any(";work_a;spin" in l for l in stacks), stacks
+
+
+def test_reports_under_asan(bins, tmp_path):
+    """The pprof reader and the reports, in the ASan/UBSan build."""
+    asan = os.environ.get("SONDE_ASAN")
+    if not asan or not os.access(asan, os.X_OK):
+        pytest.skip("no ASan build (SONDE_ASAN; make test sets it)")
+    out = str(tmp_path / "a.pb.gz")
+    p = prof("-o", out, "--", bins["scenarios"], "inline", str(tmp_path / "t"))
+    assert p.returncode == 0, p.stderr
+    for fmt in ("table", "folded"):
+        a = run([asan, "prof", "-i", out, "--format", fmt])
+        assert a.returncode == 0 and a.stderr == "", a.stderr
+        assert "inline_caller" in a.stdout
+    bad = tmp_path / "cut.pb.gz"
+    bad.write_bytes(open(out, "rb").read()[:-40])
+    a = run([asan, "prof", "-i", str(bad)])
+    assert a.returncode == 1 and "AddressSanitizer" not in a.stderr, a.stderr
