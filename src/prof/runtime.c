@@ -119,6 +119,11 @@ static int (*real_sigaction)(int, const struct sigaction *, struct sigaction *);
 
 /* ---- small helpers ---- */
 
+static void *next_sym(const char *name)
+{
+	return dlsym(RTLD_NEXT, name);
+}
+
 static void spin_lock(void)
 {
 	while (atomic_flag_test_and_set_explicit(&lock, memory_order_acquire))
@@ -1045,6 +1050,24 @@ __attribute__((destructor)) static void prof_fini(void)
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
+/* Programs that end with _exit (shells do) skip the destructor above: the
+ * profile is written on the way out all the same. */
+EXPORT _Noreturn void _exit(int status)
+{
+	void (*f)(int) = next_sym("_exit");
+
+	prof_fini();
+	if (f)
+		f(status);
+	syscall(SYS_exit_group, status);
+	__builtin_unreachable();
+}
+
+EXPORT _Noreturn void _Exit(int status)
+{
+	_exit(status);
+}
+
 /* ---- fork and exec ---- */
 
 static void atfork_prepare(void)
@@ -1139,10 +1162,6 @@ typedef int (*execve_fn)(const char *, char *const[], char *const[]);
 typedef int (*execv_fn)(const char *, char *const[]);
 typedef int (*fexecve_fn)(int, char *const[], char *const[]);
 
-static void *next_sym(const char *name)
-{
-	return dlsym(RTLD_NEXT, name);
-}
 
 EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
