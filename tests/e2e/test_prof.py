@@ -92,42 +92,68 @@ def prof(*args, timeout=120, **kw):
     return run([SONDE, "prof"] + list(args), timeout=timeout, **kw)
 
 
-@pytest.mark.parametrize("hz", [100, 1000])
-def test_accuracy(bins, go_pprof, tmp_path, hz):
+def kernel_mode_or_skip():
+    if os.geteuid() != 0:
+        pytest.skip("--kernel needs root")
+
+
+@pytest.mark.parametrize("mode,hz", [("timer", 100), ("timer", 1000),
+                                     ("kernel", 1000)])
+def test_accuracy(bins, go_pprof, tmp_path, mode, hz):
     """Two threads burning 3:1 in work_a and work_b, a mostly sleeping one
     in work_c: each function's share of the profile within 2 points of its
     thread's share of the process CPU, by the threads' own clocks; the total
     sampled CPU within 5 % of getrusage; the program's exit status, stdout
     and stderr untouched."""
+    if mode == "kernel":
+        kernel_mode_or_skip()
     plain = run([bins["accuracy"], str(tmp_path / "plain.txt"), "50", "20",
                  "10"])
     out, tf = str(tmp_path / "acc.pb.gz"), str(tmp_path / "truth.txt")
-    p = prof("-F", str(hz), "-o", out, "--", bins["accuracy"], tf)
+    args = ["-F", str(hz), "-o", out] + (["--kernel"] if mode == "kernel"
+                                         else [])
+    # The kernel checks POSIX CPU timers at its tick (4 ms at HZ=250). On a
+    # loaded machine a woken thread often starts right after a tick (when
+    # the running task is preempted); one that then runs less than a tick
+    # and sleeps again is never seen by a tick, and its timer never fires:
+    # with 2 ms bursts, runs here at load 3 on 2 CPUs sampled 0 of the
+    # sleepy thread's 90 ms. That is the kernel's timer, not sonde, so with
+    # timers the sleepy thread's bursts are longer than a tick (6 ms every
+    # 30 ms); --kernel (high-resolution perf timers) takes 2 ms bursts.
+    burst = ["6", "30"] if mode == "timer" else ["2", "20"]
+    p = prof(*args, "--", bins["accuracy"], tf, "2100", "700", "90", *burst)
+    if mode == "kernel" and "cannot open a task-clock perf event" in p.stderr:
+        pytest.skip(p.stderr.strip())
     assert p.returncode == 3 == plain.returncode
     assert p.stdout == plain.stdout
     assert p.stderr == plain.stderr
     funcs, rusage = truth(tf)
     rows, total = top(go_pprof, out)
-    print(f"{hz} Hz: sampled {total / 1e6:.0f} ms, rusage {rusage / 1e6:.0f} ms")
+    print(f"{mode} {hz} Hz: sampled {total / 1e6:.0f} ms, "
+          f"rusage {rusage / 1e6:.0f} ms")
     for fn, t in funcs.items():
         share = 100.0 * rows[fn][1] / total
         want = 100.0 * t["ns"] / rusage
         print(f"  {fn}: profile {share:.2f} %, thread clock {want:.2f} %")
         assert abs(share - want) <= 2.0, (fn, share, want)
     assert abs(total - rusage) <= 0.05 * rusage, (total, rusage)
-    # Each thread, by its tid label, carries its own CPU time.
+    # Each thread, by its tid label, carries its own CPU time (within 5 %
+    # or two periods), and its name.
     tags = pprof_run(go_pprof, "-tags", out)
     for fn, t in funcs.items():
         m = re.search(r"^\s*(\S+) \(\s*[\d.]+%\): " + str(t["tid"]) + "$",
                       tags, re.M)
         assert m, (t, tags)
-        # The kernel checks CPU timers at its tick: what a thread ran after
-        # the last tick that found it running is lost with the thread. For
-        # the sleepy thread (2 ms bursts, a 4 ms tick) that is some ms.
-        assert abs(value(m.group(1)) - t["ns"]) <= max(0.05 * t["ns"], 12e6,
-                                                     3 * 1e9 / hz), (fn, t)
         assert re.search(r"^\s*\S+ \(\s*[\d.]+%\): " + t["thread"] + "$",
                          tags, re.M), (t["thread"], tags)
+        # With timers, the sleepy thread's own total is not checked: even
+        # 6 ms bursts lost up to a third of its samples to the tick at load
+        # 3 here (its share stays within the 2 points asserted above).
+        if mode == "timer" and fn == "work_c":
+            continue
+        slack = 2e9 / hz
+        assert abs(value(m.group(1)) - t["ns"]) <= max(0.05 * t["ns"],
+                                                     slack), (fn, t)
 
 
 def folded_from_traces(text):
@@ -353,8 +379,7 @@ def test_program_with_its_own_sigprof(bins, go_pprof, tmp_path):
 def test_kernel_frames(bins, go_pprof, tmp_path):
     """--kernel: per-thread perf events with kernel call chains; the kernel
     functions are /proc/kallsyms names and sit above the user frames."""
-    if os.geteuid() != 0:
-        pytest.skip("--kernel needs root")
+    kernel_mode_or_skip()
     src = tmp_path / "rw.c"
     src.write_text("#include <fcntl.h>\n#include <unistd.h>\n"
                    "int main(void) { char b[1]; int z = open(\"/dev/zero\", "

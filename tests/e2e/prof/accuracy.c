@@ -2,10 +2,14 @@
  * distinct functions in a known ratio, plus a mostly sleeping thread, each
  * measuring its own CLOCK_THREAD_CPUTIME_ID around its work; the process's
  * getrusage at the end. The truth goes to the file named by argv[1] as
- * "function nanoseconds tid thread-name" lines and "rusage nanoseconds"; stdout and stderr carry fixed text, which the
- * tests compare with an unprofiled run.
+ * "function nanoseconds tid thread-name" lines and "rusage nanoseconds";
+ * stdout and stderr carry fixed text, which the tests compare with an
+ * unprofiled run.
  *
- *   accuracy OUT [A_MS [B_MS [C_MS]]]   (CPU milliseconds; 2100 700 90) */
+ *   accuracy OUT [A_MS [B_MS [C_MS [BURST_MS [SLEEP_MS]]]]]
+ *
+ * A_MS, B_MS, C_MS: CPU milliseconds of each thread (2100 700 90); the
+ * sleepy one runs BURST_MS (2) then sleeps SLEEP_MS (20), repeatedly. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <sys/syscall.h>
@@ -40,14 +44,17 @@ static __attribute__((noinline)) void spin(uint64_t ns)
 __attribute__((noinline)) void work_a(uint64_t ns) { spin(ns); sink++; }
 __attribute__((noinline)) void work_b(uint64_t ns) { spin(ns); sink++; }
 
-/* Mostly asleep: 2 ms of CPU every 20 ms. */
+static uint64_t burst_ns = 2000000, sleep_ns = 20000000;
+
+/* Mostly asleep: a burst of CPU, then a nap, until ns of CPU. */
 __attribute__((noinline)) void work_c(uint64_t ns)
 {
 	uint64_t start = cpu_now();
-	struct timespec nap = { 0, 20 * 1000000 };
+	struct timespec nap = { (time_t)(sleep_ns / 1000000000ull),
+				(long)(sleep_ns % 1000000000ull) };
 
 	while (cpu_now() - start < ns) {
-		spin(2000000);
+		spin(burst_ns);
 		nanosleep(&nap, NULL);
 	}
 	sink++;
@@ -86,7 +93,8 @@ int main(int argc, char **argv)
 	FILE *f;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: accuracy OUT [A_MS [B_MS [C_MS]]]\n");
+		fprintf(stderr, "usage: accuracy OUT [A_MS [B_MS [C_MS [BURST_MS "
+			"[SLEEP_MS]]]]]\n");
 		return 2;
 	}
 	for (int i = 0; i < 3; i++) {
@@ -94,6 +102,10 @@ int main(int argc, char **argv)
 			jobs[i].ns = strtoull(argv[2 + i], NULL, 10);
 		jobs[i].ns *= 1000000ull;
 	}
+	if (argc > 5)
+		burst_ns = strtoull(argv[5], NULL, 10) * 1000000ull;
+	if (argc > 6)
+		sleep_ns = strtoull(argv[6], NULL, 10) * 1000000ull;
 	printf("accuracy: starting\n");
 	fflush(stdout);
 	for (int i = 0; i < 3; i++)
