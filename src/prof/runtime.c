@@ -97,6 +97,7 @@ static uint64_t start_ns, start_mono;
 static char out_base[4096];	/* SONDE_PROF */
 static bool is_root;		/* this process writes FILE, not FILE.PID */
 static _Atomic uint64_t foreign;
+static _Atomic uint32_t blocked_threads;	/* ended with SIGPROF blocked */
 static pthread_key_t slot_key;
 
 static struct slot **slots;	/* MAX_SLOTS pointers, populated lazily */
@@ -777,15 +778,19 @@ static void register_self(void)
 	sigset_t all, old;
 	int err;
 
+	struct slot bounds = { .stack_lo = 0 };
+
 	if (!active || handed_over || atomic_load(&stopping))
 		return;
+	set_stack_of_self(&bounds);	/* may read /proc: not under the lock */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
 	spin_lock();
 	s = new_slot(gettid_raw());
 	if (s) {
 		s->hooked = true;
-		set_stack_of_self(s);
+		s->stack_lo = bounds.stack_lo;
+		s->stack_hi = bounds.stack_hi;
 		err = arm(s);
 		if (err) {
 			note("cannot arm a profiling %s for thread %d: %s",
@@ -815,6 +820,8 @@ static void on_thread_end(void *p)
 		return;
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
+	if (sigismember(&old, SIGPROF))
+		atomic_fetch_add(&blocked_threads, 1);
 	prctl(PR_GET_NAME, name);
 	name[15] = '\0';
 	spin_lock();
@@ -893,10 +900,34 @@ EXPORT int pthread_create(pthread_t *t, const pthread_attr_t *attr,
 
 /* ---- stopping, dumping, resuming ---- */
 
+/* Whether a thread blocks SIGPROF now (SigBlk in its status). */
+static bool sigprof_blocked(pid_t tid)
+{
+	char path[64], buf[2048], *p;
+	unsigned long long mask;
+	int fd;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/status", (int)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	p = strstr(buf, "\nSigBlk:");
+	if (!p || sscanf(p + 8, "%llx", &mask) != 1)
+		return false;
+	return mask >> (SIGPROF - 1) & 1;
+}
+
 /* Stop sampling and move every live thread's samples to the log. */
 static void stop_all(void)
 {
 	uint32_t n = atomic_load(&nslots);
+	pid_t me = gettid_raw();	/* its mask is ours now: not checked */
 	char name[16];
 
 	for (uint32_t i = 0; i < n; i++) {
@@ -908,6 +939,8 @@ static void stop_all(void)
 		close_slot(s);
 		/* The name now if the thread lives, else the one it had. */
 		read_comm(s->tid, name);
+		if (s->tid != me && sigprof_blocked(s->tid))
+			atomic_fetch_add(&blocked_threads, 1);
 		retire(s, name[0] ? name : s->name, 0);
 	}
 }
@@ -1044,6 +1077,10 @@ __attribute__((destructor)) static void prof_fini(void)
 	spin_lock();
 	stop_all();
 	spin_unlock();
+	if (atomic_load(&blocked_threads))
+		note("%u thread(s) had SIGPROF blocked when they ended: a thread "
+		     "is not sampled while it blocks SIGPROF",
+		     (unsigned)atomic_load(&blocked_threads));
 	write_profile();
 	report_notes();
 	active = false;

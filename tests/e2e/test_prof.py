@@ -376,6 +376,18 @@ def test_program_with_its_own_sigprof(bins, go_pprof, tmp_path):
     assert "after_handler_work" not in rows, rows
 
 
+def test_thread_blocking_sigprof_is_reported(bins, tmp_path):
+    """A thread that blocks SIGPROF cannot be sampled: sonde says so rather
+    than showing a profile that silently lacks it."""
+    out = str(tmp_path / "b.pb.gz")
+    p = prof("-o", out, "--", bins["scenarios"], "blocked", str(tmp_path / "t"))
+    assert p.returncode == 0
+    assert p.stdout == "blocked: done\n"
+    assert p.stderr == ("sonde prof: 1 thread(s) had SIGPROF blocked when they "
+                        "ended: a thread is not sampled while it blocks "
+                        "SIGPROF\n"), p.stderr
+
+
 def test_kernel_frames(bins, go_pprof, tmp_path):
     """--kernel: per-thread perf events with kernel call chains; the kernel
     functions are /proc/kallsyms names and sit above the user frames."""

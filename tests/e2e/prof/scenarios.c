@@ -9,7 +9,8 @@
  *   exec2 OUT
  *   sigprof OUT          burn, install a SIGPROF handler + ITIMER_PROF,
  *                        burn more; reports how many signals it got
- *   inline OUT           time in an inlined function (for file:line) */
+ *   inline OUT           time in an inlined function (for file:line)
+ *   blocked OUT          a thread that runs with SIGPROF blocked */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <signal.h>
@@ -54,6 +55,14 @@ BURNER(pre_exec_work)
 BURNER(post_exec_work)
 BURNER(before_handler_work)
 BURNER(after_handler_work)
+BURNER(blocked_work)
+
+static void *blocked_thread(void *p)
+{
+	(void)p;
+	blocked_work(200000000);
+	return NULL;
+}
 
 static volatile int stop_early;
 
@@ -169,6 +178,15 @@ int main(int argc, char **argv)
 		memset(&it, 0, sizeof(it));
 		setitimer(ITIMER_PROF, &it, NULL);
 		fprintf(out, "own_signals %d\n", (int)own_signals);
+	} else if (!strcmp(mode, "blocked")) {
+		sigset_t set;
+		pthread_t t;
+
+		sigemptyset(&set);
+		sigaddset(&set, SIGPROF);
+		pthread_sigmask(SIG_BLOCK, &set, NULL);	/* inherited */
+		pthread_create(&t, NULL, blocked_thread, NULL);
+		pthread_join(t, NULL);
 	} else if (!strcmp(mode, "inline")) {
 		inline_caller(500000000);
 	} else {
