@@ -199,8 +199,8 @@ void procmaps_fork(struct procmaps *pm, pid_t ppid, pid_t pid, uint64_t t)
 		c->maps[i].t_from = 0;
 }
 
-bool procmaps_find(struct procmaps *pm, pid_t pid, uint64_t addr, uint64_t t,
-		   uint32_t *file, uint64_t *off)
+static const struct pm_map *find_map(struct procmaps *pm, pid_t pid,
+				     uint64_t addr, uint64_t t)
 {
 	struct pm_proc *p = get_proc(pm, pid, false);
 	const struct pm_map *best = NULL;
@@ -218,9 +218,28 @@ bool procmaps_find(struct procmaps *pm, pid_t pid, uint64_t addr, uint64_t t,
 		if (!best || m->t_from >= best->t_from)
 			best = m;
 	}
+	return best;
+}
+
+bool procmaps_find(struct procmaps *pm, pid_t pid, uint64_t addr, uint64_t t,
+		   uint32_t *file, uint64_t *off)
+{
+	const struct pm_map *best = find_map(pm, pid, addr, t);
+
 	*file = best ? best->file : PROCMAPS_ANON;
 	*off = best ? addr - best->start + best->pgoff : 0;
 	return best && best->file != PROCMAPS_ANON;
+}
+
+bool procmaps_lookup(struct procmaps *pm, pid_t pid, uint64_t addr,
+		     uint64_t t, struct procmaps_map *out)
+{
+	const struct pm_map *m = find_map(pm, pid, addr, t);
+
+	if (!m)
+		return false;
+	*out = (struct procmaps_map){ m->start, m->end, m->pgoff, m->file };
+	return true;
 }
 
 const char *procmaps_file(const struct procmaps *pm, uint32_t file)

@@ -48,4 +48,13 @@ bool procmaps_find(struct procmaps *pm, pid_t pid, uint64_t addr, uint64_t t,
 		   uint32_t *file, uint64_t *off);
 const char *procmaps_file(const struct procmaps *pm, uint32_t file);
 
+/* The mapping that covers addr in pid at time t, as procmaps_find resolves
+ * it, with its bounds: for writers that describe mappings (pprof). */
+struct procmaps_map {
+	uint64_t start, end, pgoff;
+	uint32_t file;
+};
+bool procmaps_lookup(struct procmaps *pm, pid_t pid, uint64_t addr,
+		     uint64_t t, struct procmaps_map *out);
+
 #endif

@@ -24,31 +24,31 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <unistd.h>
 
 #define EXPORT __attribute__((visibility("default")))
 #define MAX_INLINE 32
 
 struct objfile {
-	char *path;
 	bool tried;
 	struct elfsym *syms;	/* program headers and symbols */
 	struct dsym *dwarf;	/* lines and inlines, when there is DWARF */
-	bool vdso;
 };
 
-struct map {
-	uint64_t start, end, pgoff;
-	struct objfile *obj;
-	uint64_t pprof_id;	/* 0 until a sample uses it */
+/* A mapping written to the profile, found by its start address. */
+struct map_id {
+	uint64_t start;
+	uint64_t id;
 };
 
 struct sym {
 	struct pprof *p;
-	struct map *maps;
-	size_t nmaps, capmaps;
-	struct objfile **objs;
-	size_t nobjs, capobjs;
+	struct procmaps pm;	/* this process's mappings (lib/procmaps) */
+	pid_t pid;
+	struct objfile *objs;	/* by procmaps file index */
+	size_t nobjs;
+	struct htab map_index;	/* start -> struct map_id */
 	struct htab addr_index;	/* address -> location id */
 	struct ksym_table *ksyms;
 	bool ksyms_tried;
@@ -66,93 +66,67 @@ static bool addr_eq(const void *val, const void *key)
 	return ((const struct addr_key *)val)->addr == *(const uint64_t *)key;
 }
 
-static struct objfile *get_obj(struct sym *s, const char *path)
+static bool map_eq(const void *val, const void *key)
+{
+	return ((const struct map_id *)val)->start == *(const uint64_t *)key;
+}
+
+static bool is_vdso(const struct sym *s, uint32_t file)
+{
+	return !strcmp(procmaps_file(&s->pm, file), "[vdso]");
+}
+
+/* The symbols of a procmaps file, opened on first use. */
+static struct objfile *get_obj(struct sym *s, uint32_t file)
 {
 	struct objfile *o;
+	const char *path = procmaps_file(&s->pm, file);
 
-	for (size_t i = 0; i < s->nobjs; i++)
-		if (!strcmp(s->objs[i]->path, path))
-			return s->objs[i];
-	o = sd_calloc(1, sizeof(*o));
-	o->path = sd_strdup(path);
-	o->vdso = !strcmp(path, "[vdso]");
-	sd_grow(&s->objs, &s->capobjs, s->nobjs + 1, sizeof(*s->objs));
-	s->objs[s->nobjs++] = o;
+	if (file == PROCMAPS_ANON)
+		return NULL;
+	if (file >= s->nobjs) {
+		s->objs = sd_realloc(s->objs, (file + 1) * sizeof(*s->objs));
+		memset(s->objs + s->nobjs, 0,
+		       (file + 1 - s->nobjs) * sizeof(*s->objs));
+		s->nobjs = file + 1;
+	}
+	o = &s->objs[file];
+	if (o->tried)
+		return o;
+	o->tried = true;
+	if (is_vdso(s, file)) {
+		o->syms = elfsym_open_vdso();
+	} else if (path[0] == '/') {
+		o->syms = elfsym_open(path);
+		if (o->syms)
+			o->dwarf = dsym_open(path, NULL);
+	}
 	return o;
 }
 
-static void open_obj(struct objfile *o)
-{
-	if (o->tried)
-		return;
-	o->tried = true;
-	if (o->vdso) {
-		o->syms = elfsym_open_vdso();
-		return;
-	}
-	if (o->path[0] != '/')
-		return;
-	o->syms = elfsym_open(o->path);
-	if (o->syms)
-		o->dwarf = dsym_open(o->path, NULL);
-}
-
-static int load_maps(struct sym *s)
-{
-	char *buf = sd_read_file("/proc/self/maps", NULL), *line, *save = NULL;
-
-	if (!buf)
-		return -errno;
-	for (line = strtok_r(buf, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		uint64_t start, end, pgoff;
-		const char *path;
-		char *del;
-
-		if (!procmaps_parse_line(line, &start, &end, &pgoff, &path))
-			continue;
-		del = strstr(line, " (deleted)");
-		if (del && del[10] == '\0')
-			*del = '\0';
-		sd_grow(&s->maps, &s->capmaps, s->nmaps + 1, sizeof(*s->maps));
-		s->maps[s->nmaps++] = (struct map){
-			start, end, pgoff, *path ? get_obj(s, path) : NULL, 0 };
-	}
-	free(buf);
-	return 0;
-}
-
-static struct map *find_map(struct sym *s, uint64_t addr)
-{
-	for (size_t i = 0; i < s->nmaps; i++)
-		if (addr >= s->maps[i].start && addr < s->maps[i].end)
-			return &s->maps[i];
-	return NULL;
-}
-
-static uint64_t map_id(struct sym *s, struct map *m)
+static uint64_t map_id(struct sym *s, const struct procmaps_map *m)
 {
 	struct pprof_mapping pm;
-	const char *bid = "";
+	struct objfile *o = get_obj(s, m->file);
+	uint64_t h = hash_u64(m->start);
+	struct map_id *k = htab_get(&s->map_index, h, map_eq, &m->start);
 
-	if (m->pprof_id)
-		return m->pprof_id;
-	if (m->obj) {
-		open_obj(m->obj);
-		if (m->obj->syms)
-			bid = elfsym_build_id(m->obj->syms);
-	}
+	if (k)
+		return k->id;
 	memset(&pm, 0, sizeof(pm));
 	pm.start = m->start;
 	pm.limit = m->end;
 	pm.offset = m->pgoff;
-	pm.file = pprof_str(s->p, m->obj ? m->obj->path : "[anon]");
-	pm.build_id = pprof_str(s->p, bid);
-	pm.has_functions = m->obj && m->obj->syms;
+	pm.file = pprof_str(s->p, procmaps_file(&s->pm, m->file));
+	pm.build_id = pprof_str(s->p, o && o->syms ? elfsym_build_id(o->syms) : "");
+	pm.has_functions = o && o->syms;
 	pm.has_filenames = pm.has_lines = pm.has_inlines =
-		m->obj && m->obj->dwarf && dsym_has_dwarf(m->obj->dwarf);
-	m->pprof_id = pprof_add_mapping(s->p, &pm);
-	return m->pprof_id;
+		o && o->dwarf && dsym_has_dwarf(o->dwarf);
+	k = sd_malloc(sizeof(*k));
+	k->start = m->start;
+	k->id = pprof_add_mapping(s->p, &pm);
+	htab_put(&s->map_index, h, k);
+	return k->id;
 }
 
 static const char *base_name(const char *path)
@@ -181,30 +155,28 @@ static uint64_t user_location(struct sym *s, uint64_t addr)
 {
 	struct pprof_line lines[MAX_INLINE];
 	struct dsym_loc locs[MAX_INLINE];
-	struct map *m = find_map(s, addr);
-	struct objfile *o = m ? m->obj : NULL;
-	uint64_t elf_addr, delta;
+	struct procmaps_map m;
+	struct objfile *o;
+	uint64_t elf_addr, delta, off;
 	const char *name;
 	int n = 0;
 
-	if (!m)
+	if (!procmaps_lookup(&s->pm, s->pid, addr, 0, &m)) {
+		s->unresolved++;
 		return pprof_location(s->p, 0, addr, NULL, 0);
-	if (o)
-		open_obj(o);
+	}
+	o = get_obj(s, m.file);
 	if (!o || !o->syms) {
 		s->unresolved++;
-		return pprof_location(s->p, map_id(s, m), addr, NULL, 0);
+		return pprof_location(s->p, map_id(s, &m), addr, NULL, 0);
 	}
-	if (o->vdso) {
-		/* The vDSO image is mapped whole: offsets are ELF addresses
-		 * relative to its lowest one. */
-		elf_addr = addr - m->start + m->pgoff;
-		if (!elfsym_off_to_addr(o->syms, elf_addr, &elf_addr))
-			elf_addr = addr - m->start;
-	} else if (!elfsym_off_to_addr(o->syms, addr - m->start + m->pgoff,
-				       &elf_addr)) {
-		s->unresolved++;
-		return pprof_location(s->p, map_id(s, m), addr, NULL, 0);
+	off = addr - m.start + m.pgoff;
+	if (!elfsym_off_to_addr(o->syms, off, &elf_addr)) {
+		if (!is_vdso(s, m.file)) {
+			s->unresolved++;
+			return pprof_location(s->p, map_id(s, &m), addr, NULL, 0);
+		}
+		elf_addr = addr - m.start;	/* the vDSO image is mapped whole */
 	}
 	if (o->dwarf)
 		n = dsym_lookup(o->dwarf, elf_addr, locs, MAX_INLINE);
@@ -227,15 +199,15 @@ static uint64_t user_location(struct sym *s, uint64_t addr)
 		 * tell where it was. */
 		char buf[512];
 
-		snprintf(buf, sizeof(buf), "%s+0x%" PRIx64, base_name(o->path),
-			 addr - m->start + m->pgoff);
+		snprintf(buf, sizeof(buf), "%s+0x%" PRIx64,
+			 base_name(procmaps_file(&s->pm, m.file)), off);
 		lines[0].function = pprof_function(s->p, buf, buf, "", 0);
 		lines[0].line = 0;
 		lines[0].column = 0;
 		n = 1;
 		s->unresolved++;
 	}
-	return pprof_location(s->p, map_id(s, m), addr, lines, (size_t)n);
+	return pprof_location(s->p, map_id(s, &m), addr, lines, (size_t)n);
 }
 
 static uint64_t kernel_location(struct sym *s, uint64_t addr)
@@ -373,16 +345,17 @@ static int add_samples(struct sym *s, const struct sprof_run *run,
 static void sym_free(struct sym *s)
 {
 	for (size_t i = 0; i < s->nobjs; i++) {
-		elfsym_close(s->objs[i]->syms);
-		dsym_close(s->objs[i]->dwarf);
-		free(s->objs[i]->path);
-		free(s->objs[i]);
+		elfsym_close(s->objs[i].syms);
+		dsym_close(s->objs[i].dwarf);
 	}
 	free(s->objs);
-	free(s->maps);
+	for (size_t i = 0; i < s->map_index.cap; i++)
+		free(s->map_index.slots[i].val);
+	htab_free(&s->map_index);
 	for (size_t i = 0; i < s->addr_index.cap; i++)
 		free(s->addr_index.slots[i].val);
 	htab_free(&s->addr_index);
+	procmaps_free(&s->pm);
 	ksym_free(s->ksyms);
 }
 
@@ -439,22 +412,16 @@ int sonde_prof_write(const struct sprof_run *run, char *err, size_t errlen)
 	}
 	p.duration_ns += (int64_t)run->duration_ns;
 
-	ret = load_maps(&s);
+	procmaps_init(&s.pm);
+	s.pid = getpid();
+	ret = procmaps_load(&s.pm, s.pid);
 	if (!ret) {
-		/* pprof takes the first mapping for the main binary. */
-		char exe[4096];
-		ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+		/* pprof takes the first mapping for the main binary: the
+		 * one holding the program's entry point. */
+		struct procmaps_map m;
 
-		if (n > 0) {
-			exe[n] = '\0';
-			for (size_t i = 0; i < s.nmaps; i++) {
-				if (s.maps[i].obj &&
-				    !strcmp(s.maps[i].obj->path, exe)) {
-					map_id(&s, &s.maps[i]);
-					break;
-				}
-			}
-		}
+		if (procmaps_lookup(&s.pm, s.pid, getauxval(AT_ENTRY), 0, &m))
+			map_id(&s, &m);
 		ret = add_samples(&s, run, totals);
 	}
 	if (ret) {

@@ -45,6 +45,17 @@ static void versions_in_time(void **state)
 	assert_true(procmaps_find(&pm, pid, 0x1010, 150, &file, &off));
 	assert_string_equal(procmaps_file(&pm, file), "/bin/old");
 	assert_int_equal(off, 0x3010);
+	{
+		struct procmaps_map m;
+
+		/* The same mapping with its bounds. */
+		assert_true(procmaps_lookup(&pm, pid, 0x1fff, 150, &m));
+		assert_int_equal(m.start, 0x1000);
+		assert_int_equal(m.end, 0x2000);
+		assert_int_equal(m.pgoff, 0x3000);
+		assert_int_equal(m.file, file);
+		assert_false(procmaps_lookup(&pm, pid, 0x2000, 150, &m));
+	}
 	/* Before the mmap happened, nothing was there. */
 	assert_false(procmaps_find(&pm, pid, 0x1010, 50, &file, &off));
 
