@@ -131,17 +131,12 @@ bool procmaps_parse_line(const char *line, uint64_t *start, uint64_t *end,
 	return true;
 }
 
-int procmaps_load(struct procmaps *pm, pid_t pid)
+int procmaps_load_text(struct procmaps *pm, pid_t pid, char *text)
 {
-	char fname[64], *buf, *line, *save = NULL;
-	struct pm_proc *p;
+	char *line, *save = NULL;
+	struct pm_proc *p = get_proc(pm, pid, true);
 
-	snprintf(fname, sizeof(fname), "/proc/%d/maps", (int)pid);
-	buf = sd_read_file(fname, NULL);
-	p = get_proc(pm, pid, true);	/* remember the pid even if gone */
-	if (!buf)
-		return -errno;
-	for (line = strtok_r(buf, "\n", &save); line;
+	for (line = strtok_r(text, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
 		uint64_t start, end, pgoff;
 		const char *path;
@@ -154,6 +149,19 @@ int procmaps_load(struct procmaps *pm, pid_t pid)
 			*del = '\0';
 		add_map(p, start, end, pgoff, intern_file(pm, path), 0);
 	}
+	return 0;
+}
+
+int procmaps_load(struct procmaps *pm, pid_t pid)
+{
+	char fname[64], *buf;
+
+	snprintf(fname, sizeof(fname), "/proc/%d/maps", (int)pid);
+	buf = sd_read_file(fname, NULL);
+	get_proc(pm, pid, true);	/* remember the pid even if gone */
+	if (!buf)
+		return -errno;
+	procmaps_load_text(pm, pid, buf);
 	free(buf);
 	return 0;
 }

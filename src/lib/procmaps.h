@@ -30,6 +30,9 @@ void procmaps_free(struct procmaps *pm);
 /* Read /proc/PID/maps (executable mappings) as valid from time 0. Returns
  * 0, or -errno if the process is gone. */
 int procmaps_load(struct procmaps *pm, pid_t pid);
+/* The same from the text of a maps file saved earlier (modified in
+ * place). */
+int procmaps_load_text(struct procmaps *pm, pid_t pid, char *text);
 /* Parse one line of a maps file; false if it is not an executable mapping.
  * Exposed for tests. */
 bool procmaps_parse_line(const char *line, uint64_t *start, uint64_t *end,

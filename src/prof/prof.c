@@ -146,9 +146,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 					   argv[optind]);
 		if (!o->format_set)
 			o->format = FMT_TABLE;
-		if (o->format == FMT_PPROF)
-			return usage_error("-i shows a profile as %s or folded",
-					   "table");
+		if (o->format == FMT_PPROF && (!o->out || !strcmp(o->out, "-")))
+			return usage_error("-i with --format pprof writes to a "
+					   "file: give -o%s", "");
 		return -1;
 	}
 	if (optind >= argc)
@@ -228,7 +228,34 @@ static char *default_pprof_name(pid_t pid)
 	return sd_strdup(buf);
 }
 
-/* Read path and, for a directory, every *.pb.gz in it, into p. */
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && !strcmp(s + n - m, suffix);
+}
+
+/* A raw dump (left by a program killed by a signal) read as a profile:
+ * symbolized into a temporary file first. */
+static int read_raw(struct pprof *p, const char *path)
+{
+	char tmp[] = "/tmp/sonde-prof-raw.XXXXXX", why[256];
+	int fd = mkstemp(tmp), sig, err;
+
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	err = sprof_convert_raw(path, tmp, &sig, why, sizeof(why));
+	if (err)
+		sd_warn("cannot symbolize %s: %s", path, why);
+	else
+		err = pprof_read(p, tmp);
+	unlink(tmp);
+	return err;
+}
+
+/* Read path and, for a directory, every *.pb.gz (and raw dump) in it,
+ * into p. */
 static int read_profiles(struct pprof *p, const char *path, int *nread)
 {
 	struct stat st;
@@ -239,7 +266,8 @@ static int read_profiles(struct pprof *p, const char *path, int *nread)
 	if (stat(path, &st))
 		return -errno;
 	if (!S_ISDIR(st.st_mode)) {
-		err = pprof_read(p, path);
+		err = ends_with(path, ".raw") ? read_raw(p, path)
+					      : pprof_read(p, path);
 		*nread += !err;
 		return err;
 	}
@@ -250,11 +278,12 @@ static int read_profiles(struct pprof *p, const char *path, int *nread)
 		size_t n = strlen(de->d_name);
 		char *f;
 
-		if (n < 7 || strcmp(de->d_name + n - 6, ".pb.gz"))
+		if (!ends_with(de->d_name, ".pb.gz") &&
+		    !ends_with(de->d_name, ".raw"))
 			continue;
 		f = sd_malloc(strlen(path) + n + 2);
 		sprintf(f, "%s/%s", path, de->d_name);
-		err = pprof_read(p, f);
+		err = ends_with(f, ".raw") ? read_raw(p, f) : pprof_read(p, f);
 		if (err)
 			sd_warn("cannot read %s: %s", f, strerror(-err));
 		else
@@ -275,6 +304,16 @@ static int render(const struct opts *o, struct pprof *p)
 			sd_err("cannot write %s: %s", o->out, strerror(errno));
 			return SD_EXIT_FAIL;
 		}
+	}
+	if (o->format == FMT_PPROF) {
+		int err = pprof_write(p, o->out);
+
+		fclose(f);
+		if (err) {
+			sd_err("cannot write %s: %s", o->out, strerror(-err));
+			return SD_EXIT_FAIL;
+		}
+		return 0;
 	}
 	if (o->format == FMT_FOLDED)
 		prof_write_folded(p, f);
@@ -308,6 +347,45 @@ static int show_input(const struct opts *o)
 	ret = render(o, &p);
 	pprof_free(&p);
 	return ret;
+}
+
+/* Processes killed by SIGINT, SIGTERM or SIGHUP left raw dumps next to
+ * their profile's name (NAME.raw, or NAME with a pid inserted + .raw):
+ * symbolize each into the profile it stands for. */
+static void convert_raws(const char *name)
+{
+	char *dir = sd_strdup(name), *slash = strrchr(dir, '/'), *prefix;
+	const char *base = slash ? slash + 1 : name;
+	size_t plen;
+	DIR *d;
+	struct dirent *de;
+
+	if (slash)
+		*slash = '\0';
+	prefix = sd_strdup(base);
+	if (ends_with(prefix, ".pb.gz"))
+		prefix[strlen(prefix) - 6] = '\0';
+	plen = strlen(prefix);
+	d = opendir(slash ? (*dir ? dir : "/") : ".");
+	while (d && (de = readdir(d))) {
+		char raw[PATH_MAX], prof[PATH_MAX], why[256];
+		int sig, err;
+
+		if (strncmp(de->d_name, prefix, plen) ||
+		    !ends_with(de->d_name, ".raw"))
+			continue;
+		snprintf(raw, sizeof(raw), "%s/%s", slash ? dir : ".", de->d_name);
+		snprintf(prof, sizeof(prof), "%.*s", (int)(strlen(raw) - 4), raw);
+		err = sprof_convert_raw(raw, prof, &sig, why, sizeof(why));
+		if (err)
+			sd_warn("cannot symbolize %s: %s", raw, why);
+		else
+			unlink(raw);
+	}
+	if (d)
+		closedir(d);
+	free(prefix);
+	free(dir);
 }
 
 static void prepend_env(const char *name, const char *val, char sep)
@@ -442,6 +520,7 @@ static int run_command(struct opts *o)
 	if (o->format == FMT_PPROF) {
 		char *name = out ? out : default_pprof_name(pid);
 
+		convert_raws(name);
 		if (!file_exists(name))
 			sd_warn("no profile was written to %s (%s)", name,
 				WIFSIGNALED(status) ?
@@ -457,6 +536,7 @@ static int run_command(struct opts *o)
 		int n = 0, err;
 
 		pprof_init(&p);
+		convert_raws(out);
 		err = read_profiles(&p, tmpdir, &n);
 		if (err || n == 0) {
 			sd_warn("no profile was written (%s)",

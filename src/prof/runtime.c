@@ -38,6 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -676,13 +677,33 @@ static void *log_reserve(size_t n)
 	return logbuf + log_len;
 }
 
+/* "/proc/self/task/TID/comm" without stdio: also used from the handler of
+ * a fatal signal. */
+static void task_path(char *buf, pid_t tid, const char *leaf)
+{
+	char digits[16];
+	int n = 0;
+	unsigned v = (unsigned)tid;
+
+	strcpy(buf, "/proc/self/task/");
+	do {
+		digits[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	buf += strlen(buf);
+	while (n)
+		*buf++ = digits[--n];
+	*buf++ = '/';
+	strcpy(buf, leaf);
+}
+
 static void read_comm(pid_t tid, char *name)
 {
 	char path[64];
 	int fd;
 	ssize_t n;
 
-	snprintf(path, sizeof(path), "/proc/self/task/%d/comm", (int)tid);
+	task_path(path, tid, "comm");
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	n = fd >= 0 ? read(fd, name, 15) : -1;
 	if (fd >= 0)
@@ -923,8 +944,9 @@ static bool sigprof_blocked(pid_t tid)
 	return mask >> (SIGPROF - 1) & 1;
 }
 
-/* Stop sampling and move every live thread's samples to the log. */
-static void stop_all(void)
+/* Stop sampling and move every live thread's samples to the log. In a
+ * signal handler (in_handler) only async-signal-safe calls are made. */
+static void stop_all(bool in_handler)
 {
 	uint32_t n = atomic_load(&nslots);
 	pid_t me = gettid_raw();	/* its mask is ours now: not checked */
@@ -939,7 +961,7 @@ static void stop_all(void)
 		close_slot(s);
 		/* The name now if the thread lives, else the one it had. */
 		read_comm(s->tid, name);
-		if (s->tid != me && sigprof_blocked(s->tid))
+		if (!in_handler && s->tid != me && sigprof_blocked(s->tid))
 			atomic_fetch_add(&blocked_threads, 1);
 		retire(s, name[0] ? name : s->name, 0);
 	}
@@ -1075,7 +1097,7 @@ __attribute__((destructor)) static void prof_fini(void)
 	pthread_sigmask(SIG_BLOCK, &all, &old);
 	atomic_store(&stopping, 1);
 	spin_lock();
-	stop_all();
+	stop_all(false);
 	spin_unlock();
 	if (atomic_load(&blocked_threads))
 		note("%u thread(s) had SIGPROF blocked when they ended: a thread "
@@ -1085,6 +1107,163 @@ __attribute__((destructor)) static void prof_fini(void)
 	report_notes();
 	active = false;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+/* ---- death by signal ---- */
+
+/* SIGINT, SIGTERM and SIGHUP, when the program leaves them at their
+ * default (death), are caught: the handler stops sampling, writes a raw
+ * dump (dump.h) with write(2) alone, and lets the signal kill the process
+ * as it would have. `sonde prof` turns the dump into the profile. */
+static const int fatal_sigs[] = { SIGINT, SIGTERM, SIGHUP };
+static bool fatal_ours[NSIG];
+static struct sigaction prog_fatal[NSIG];	/* the program's view */
+static _Atomic int dumping;		/* 1: in progress, 2: done */
+
+static bool is_fatal_ours(int sig)
+{
+	return sig > 0 && sig < NSIG && fatal_ours[sig];
+}
+
+static bool write_all(int fd, const void *p, size_t n)
+{
+	const char *c = p;
+
+	while (n) {
+		ssize_t w = write(fd, c, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return false;
+		c += w;
+		n -= (size_t)w;
+	}
+	return true;
+}
+
+static bool write_pad(int fd, size_t n)
+{
+	static const char zero[8];
+
+	return write_all(fd, zero, (8 - n % 8) % 8);
+}
+
+/* /proc/self/stat field 22, without stdio. */
+static uint64_t start_time_raw(void)
+{
+	char buf[1024];
+	int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+	char *p;
+	uint64_t v = 0;
+
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	for (int field = 2; p && *p && field < 22; p++)
+		if (*p == ' ')
+			field++;
+	while (p && *p >= '0' && *p <= '9')
+		v = v * 10 + (uint64_t)(*p++ - '0');
+	return v;
+}
+
+static void dump_raw(int sig)
+{
+	struct sprof_raw h;
+	char path[4200], buf[4096];
+	int fd, mfd;
+
+	out_name(path, sizeof(path) - 8);
+	strcat(path, ".raw");
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return;
+	memset(&h, 0, sizeof(h));
+	memcpy(h.magic, SPROF_RAW_MAGIC, 8);
+	h.version = SPROF_VERSION;
+	h.mode = mode;
+	h.pid = (int32_t)self_pid;
+	h.hz = hz;
+	h.period_ns = period_ns;
+	h.start_ns = start_ns;
+	h.duration_ns = now_ns(CLOCK_MONOTONIC) - start_mono;
+	h.foreign = atomic_load(&foreign);
+	h.starttime = start_time_raw();
+	h.entry = getauxval(AT_ENTRY);
+	h.notes_len = notes_len;
+	h.log_len = log_len;
+	h.signal = sig;
+	if (!write_all(fd, &h, sizeof(h)) || !write_all(fd, notes, notes_len) ||
+	    !write_pad(fd, notes_len))
+		goto out;
+	mfd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	for (ssize_t n; mfd >= 0 && (n = read(mfd, buf, sizeof(buf))) > 0;) {
+		if (!write_all(fd, buf, (size_t)n))
+			break;
+		h.maps_len += (size_t)n;
+	}
+	if (mfd >= 0)
+		close(mfd);
+	if (write_pad(fd, h.maps_len) && write_all(fd, logbuf, log_len))
+		pwrite(fd, &h, sizeof(h), 0);
+out:
+	close(fd);
+}
+
+static void on_fatal(int sig, siginfo_t *si, void *uc)
+{
+	struct sigaction dfl;
+	sigset_t set;
+	int expected = 0;
+
+	(void)si;
+	(void)uc;
+	if (active && getpid() == self_pid &&
+	    atomic_compare_exchange_strong(&dumping, &expected, 1)) {
+		atomic_store(&stopping, 1);
+		spin_lock();
+		stop_all(true);
+		spin_unlock();
+		dump_raw(sig);
+		active = false;
+		atomic_store(&dumping, 2);
+	} else {
+		/* Another thread dumps: let it finish before dying. */
+		while (atomic_load(&dumping) == 1)
+			sched_yield();
+	}
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	real_sigaction(sig, &dfl, NULL);
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+	syscall(SYS_tgkill, getpid(), gettid_raw(), sig);
+}
+
+static void catch_fatal(void)
+{
+	struct sigaction act, cur;
+
+	memset(&act, 0, sizeof(act));
+	act.sa_sigaction = on_fatal;
+	act.sa_flags = SA_SIGINFO;
+	sigfillset(&act.sa_mask);
+	for (size_t i = 0; i < sizeof(fatal_sigs) / sizeof(fatal_sigs[0]); i++) {
+		int sig = fatal_sigs[i];
+
+		if (real_sigaction(sig, NULL, &cur) || cur.sa_handler != SIG_DFL ||
+		    (cur.sa_flags & SA_SIGINFO))
+			continue;
+		prog_fatal[sig] = cur;
+		if (!real_sigaction(sig, &act, NULL))
+			fatal_ours[sig] = true;
+	}
 }
 
 /* Programs that end with _exit (shells do) skip the destructor above: the
@@ -1166,7 +1345,7 @@ static void before_exec(void)
 	pthread_sigmask(SIG_BLOCK, &all, &old);
 	atomic_store(&stopping, 1);
 	spin_lock();
-	stop_all();
+	stop_all(false);
 	spin_unlock();
 	if (log_len)
 		write_profile();
@@ -1365,6 +1544,21 @@ EXPORT int sigaction(int sig, const struct sigaction *act,
 {
 	if (!real_sigaction)
 		real_sigaction = dlsym(RTLD_NEXT, "sigaction");
+	if (is_fatal_ours(sig)) {
+		/* The program sees the default it left. Setting the default
+		 * again (shells do) changes nothing; a handler or SIG_IGN gives
+		 * the signal back to it. */
+		if (old)
+			*old = prog_fatal[sig];
+		if (!act)
+			return 0;
+		if (act->sa_handler == SIG_DFL && !(act->sa_flags & SA_SIGINFO)) {
+			prog_fatal[sig] = *act;
+			return 0;
+		}
+		fatal_ours[sig] = false;
+		return real_sigaction(sig, act, NULL);
+	}
 	if (sig != SIGPROF || !active || handed_over)
 		return real_sigaction(sig, act, old);
 	/* While sonde samples, the program sees and sets its own idea of
@@ -1396,7 +1590,7 @@ static sighandler_t set_handler(int sig, sighandler_t h, int flags)
 
 EXPORT sighandler_t signal(int sig, sighandler_t h)
 {
-	if (sig != SIGPROF || !active || handed_over) {
+	if ((sig != SIGPROF || !active || handed_over) && !is_fatal_ours(sig)) {
 		sighandler_t (*f)(int, sighandler_t) = next_sym("signal");
 
 		return f(sig, h);
@@ -1406,7 +1600,7 @@ EXPORT sighandler_t signal(int sig, sighandler_t h)
 
 EXPORT sighandler_t sysv_signal(int sig, sighandler_t h)
 {
-	if (sig != SIGPROF || !active || handed_over) {
+	if ((sig != SIGPROF || !active || handed_over) && !is_fatal_ours(sig)) {
 		sighandler_t (*f)(int, sighandler_t) = next_sym("sysv_signal");
 
 		return f(sig, h);
@@ -1529,6 +1723,7 @@ __attribute__((constructor)) static void prof_init(void)
 		return;
 	}
 	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+	catch_fatal();
 	active = true;
 	register_self();
 	register_others();

@@ -383,7 +383,8 @@ int sonde_prof_write(const struct sprof_run *run, char *err, size_t errlen)
 	/* An earlier image of this process (before an exec) wrote its part:
 	 * the comment naming the process says so. */
 	snprintf(ident, sizeof(ident), "sonde-prof: pid %d, started at %llu",
-		 (int)run->pid, proc_start());
+		 (int)run->pid, run->maps ? (unsigned long long)run->starttime :
+		 proc_start());
 	if (access(run->out_path, F_OK) == 0) {
 		struct pprof old;
 
@@ -413,14 +414,16 @@ int sonde_prof_write(const struct sprof_run *run, char *err, size_t errlen)
 	p.duration_ns += (int64_t)run->duration_ns;
 
 	procmaps_init(&s.pm);
-	s.pid = getpid();
-	ret = procmaps_load(&s.pm, s.pid);
+	s.pid = run->maps ? run->pid : getpid();
+	ret = run->maps ? procmaps_load_text(&s.pm, s.pid, run->maps)
+			: procmaps_load(&s.pm, s.pid);
 	if (!ret) {
 		/* pprof takes the first mapping for the main binary: the
 		 * one holding the program's entry point. */
 		struct procmaps_map m;
 
-		if (procmaps_lookup(&s.pm, s.pid, getauxval(AT_ENTRY), 0, &m))
+		if (procmaps_lookup(&s.pm, s.pid, run->maps ? run->entry :
+				    getauxval(AT_ENTRY), 0, &m))
 			map_id(&s, &m);
 		ret = add_samples(&s, run, totals);
 	}
@@ -454,5 +457,68 @@ int sonde_prof_write(const struct sprof_run *run, char *err, size_t errlen)
 out:
 	sym_free(&s);
 	pprof_free(&p);
+	return ret;
+}
+
+/* ---- raw dumps ---- */
+
+static size_t pad8(size_t n)
+{
+	return (n + 7) & ~(size_t)7;
+}
+
+int sprof_convert_raw(const char *raw, const char *out, int *sig, char *err,
+		      size_t errlen)
+{
+	size_t len, off;
+	char *buf = sd_read_file(raw, &len), *notes = NULL;
+	struct sprof_raw h;
+	struct sprof_run run;
+	int ret;
+
+	*sig = 0;
+	if (!buf) {
+		snprintf(err, errlen, "%s", strerror(errno));
+		return -errno;
+	}
+	memcpy(&h, buf, len < sizeof(h) ? len : sizeof(h));
+	if (len < sizeof(h) || memcmp(h.magic, SPROF_RAW_MAGIC, 8) ||
+	    h.version != SPROF_VERSION) {
+		snprintf(err, errlen, "not a sonde prof raw dump (or of another "
+			 "version)");
+		free(buf);
+		return -EINVAL;
+	}
+	off = sizeof(h);
+	if (h.notes_len > len || h.maps_len > len || h.log_len > len ||
+	    off + pad8(h.notes_len) + pad8(h.maps_len) + pad8(h.log_len) > len) {
+		snprintf(err, errlen, "truncated raw dump");
+		free(buf);
+		return -EPROTO;
+	}
+	*sig = h.signal;
+	memset(&run, 0, sizeof(run));
+	run.version = SPROF_VERSION;
+	run.mode = (enum sprof_mode)h.mode;
+	run.pid = h.pid;
+	run.hz = h.hz;
+	run.period_ns = h.period_ns;
+	run.start_ns = h.start_ns;
+	run.duration_ns = h.duration_ns;
+	run.foreign = h.foreign;
+	notes = sd_strndup(buf + off, h.notes_len);
+	off += pad8(h.notes_len);
+	run.maps = sd_strndup(buf + off, h.maps_len);
+	off += pad8(h.maps_len);
+	run.log = buf + off;
+	run.log_len = h.log_len;
+	run.notes = notes;
+	run.out_path = out;
+	run.starttime = h.starttime;
+	run.entry = h.entry;
+	ret = sonde_prof_write(&run, err, errlen);
+	free(run.maps);
+	free(notes);
+	free(buf);
 	return ret;
 }

@@ -7,7 +7,9 @@ with its own SIGPROF, and --kernel against /proc/kallsyms."""
 import os
 import re
 import shutil
+import signal
 import subprocess
+import time
 
 import pytest
 
@@ -434,12 +436,59 @@ def test_cli_errors(bins, tmp_path):
 
 
 def test_exit_by_signal_passes_through(tmp_path):
-    """A command killed by a signal kills sonde prof the same way (no
-    profile: its exit handlers never ran, and sonde says so)."""
-    p = prof("-o", str(tmp_path / "k.pb.gz"), "--", "sh", "-c",
-             "kill -TERM $$")
+    """A command killed by a signal kills sonde prof the same way, and its
+    profile is still written (from the raw dump its handler left)."""
+    out = str(tmp_path / "k.pb.gz")
+    p = prof("-o", out, "--", "sh", "-c", "kill -TERM $$")
     assert p.returncode == -15
+    assert p.stderr == ""
+    assert os.path.exists(out) and not os.path.exists(out + ".raw")
+    p = prof("-o", str(tmp_path / "k9.pb.gz"), "--", "sh", "-c",
+             "kill -KILL $$")
+    assert p.returncode == -9
     assert "no profile was written" in p.stderr
+
+
+FOREVER = """
+#include <stdint.h>
+static volatile uint64_t s;
+__attribute__((noinline)) void forever_work(void) { for (;;) s++; }
+int main(void) { forever_work(); return 0; }
+"""
+
+
+def test_ctrl_c_still_writes(go_pprof, tmp_path):
+    """Ctrl-C (SIGINT to the whole process group, as a terminal sends it):
+    the program dies by SIGINT as it would, sonde prof too, and the profile
+    holds the time until then."""
+    src = tmp_path / "forever.c"
+    src.write_text(FOREVER)
+    exe = str(tmp_path / "forever")
+    assert run(["gcc", "-O2", "-g", "-o", exe, str(src)]).returncode == 0
+    out = str(tmp_path / "c.pb.gz")
+    p = subprocess.Popen([SONDE, "prof", "-o", out, "--", exe],
+                         start_new_session=True, stderr=subprocess.PIPE,
+                         text=True)
+    time.sleep(0.8)
+    os.killpg(p.pid, signal.SIGINT)
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == -signal.SIGINT
+    assert err == ""
+    rows, total = top(go_pprof, out)
+    assert rows["forever_work"][1] >= 0.9 * total and total >= 300e6, rows
+
+    # Without the launcher the raw dump stays, and sonde prof -i reads it.
+    out2 = str(tmp_path / "d.pb.gz")
+    env = dict(os.environ, SONDE_PROF=out2,
+               LD_PRELOAD=os.path.join(libdir(), "libsonde-prof.so"))
+    q = subprocess.Popen([exe], env=env)
+    time.sleep(0.5)
+    q.send_signal(signal.SIGTERM)
+    assert q.wait(timeout=60) == -signal.SIGTERM
+    assert os.path.exists(out2 + ".raw") and not os.path.exists(out2)
+    t = prof("-i", out2 + ".raw", "--format", "folded")
+    assert t.returncode == 0, t.stderr
+    assert "forever_work" in t.stdout
 
 
 def test_table_and_folded_to_stdout(bins, tmp_path):
