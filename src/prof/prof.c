@@ -28,7 +28,7 @@
 static const char usage_text[] =
 "usage: sonde prof [-F HZ] [-o FILE] [--format pprof|folded|table] [--kernel]\n"
 "                  [-n TOP] [-v] -- COMMAND [ARGS...]\n"
-"       sonde prof -i PROFILE [--format table|folded] [-n TOP] [-o FILE]\n"
+"       sonde prof -i PROFILE [--format table|folded|pprof] [-n TOP] [-o FILE]\n"
 "\n"
 "Profile the CPU time of COMMAND, every thread on its own CPU clock.\n"
 "\n"
@@ -40,7 +40,8 @@ static const char usage_text[] =
 "                       table\n"
 "      --kernel         sample with perf events and include kernel frames\n"
 "                       (needs root or CAP_PERFMON)\n"
-"  -i, --input FILE     show a profile written before (pprof format)\n"
+"  -i, --input FILE     show a profile written before (pprof, a raw dump,\n"
+"                       or a directory of them, merged)\n"
 "  -n, --top N          rows in the table (default 25; 0 for all)\n"
 "  -v, --verbose        say what was written on stderr\n"
 "  -h, --help           this help\n"
