@@ -346,6 +346,14 @@ def test_fork_writes_a_file_per_process(bins, go_pprof, tmp_path):
     assert "child_work" in kid and "parent_work" not in kid, kid
     assert abs(kid["child_work"][1] - 300e6) <= 30e6, kid
     assert abs(parent["parent_work"][1] - 300e6) <= 30e6, parent
+    # The directory merged into one profile holds both processes.
+    merged = str(tmp_path / "merged.pprof")
+    p = prof("-i", str(tmp_path), "--format", "pprof", "-o", merged)
+    assert p.returncode == 0, p.stderr
+    both, total = top(go_pprof, merged)
+    assert "parent_work" in both and "child_work" in both, both
+    assert total == pytest.approx(top(go_pprof, out)[1] +
+                                  top(go_pprof, child_out)[1])
 
 
 def test_exec_keeps_both_images(bins, go_pprof, tmp_path):
