@@ -22,6 +22,7 @@
  * writes the pprof file. See dump.h. */
 #include "dump.h"
 #include "unwind.h"
+#include "../lib/hash.h"	/* hash_u64 alone: inline, no link */
 
 #include <dirent.h>
 #include <dlfcn.h>
@@ -178,16 +179,6 @@ static void note(const char *fmt, ...)
 	notes[notes_len] = '\0';
 }
 
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ull;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebull;
-	x ^= x >> 31;
-	return x;
-}
-
 /* ---- per-thread stack tables (signal handler side) ---- */
 
 static uint64_t hash_frames(const uint64_t *f, size_t n)
@@ -195,7 +186,7 @@ static uint64_t hash_frames(const uint64_t *f, size_t n)
 	uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
 
 	for (size_t i = 0; i < n; i++)
-		h = mix64(h ^ f[i]);
+		h = hash_u64(h ^ f[i]);
 	return h | 1;	/* 0 never is a hash: count 0 marks empty slots */
 }
 
@@ -528,7 +519,7 @@ static uint64_t next_rand(void)
 	/* Racy on purpose: any value will do. */
 	uint64_t x = rand_state += 0x9e3779b97f4a7c15ull;
 
-	return mix64(x);
+	return hash_u64(x);
 }
 
 static int arm_timer(struct slot *s)
@@ -1442,64 +1433,57 @@ static char **collect_args(const char *arg0, va_list ap, char ***envp)
 	return v;
 }
 
-EXPORT int execl(const char *path, const char *arg, ...)
+enum exec_kind { EXEC_V, EXEC_VP, EXEC_VE };
+
+/* Run the exec an execl* call stands for with its collected arguments. */
+static int exec_list(enum exec_kind kind, const char *path, char **v,
+		     char **envp)
 {
-	va_list ap;
-	char **v;
 	int r, e;
 
-	va_start(ap, arg);
-	v = collect_args(arg, ap, NULL);
-	va_end(ap);
 	if (!v) {
 		errno = ENOMEM;
 		return -1;
 	}
-	r = execv(path, v);
+	r = kind == EXEC_VP ? execvp(path, v) :
+	    kind == EXEC_VE ? execve(path, v, envp) : execv(path, v);
 	e = errno;
 	free(v);
 	errno = e;
 	return r;
+}
+
+EXPORT int execl(const char *path, const char *arg, ...)
+{
+	va_list ap;
+	char **v;
+
+	va_start(ap, arg);
+	v = collect_args(arg, ap, NULL);
+	va_end(ap);
+	return exec_list(EXEC_V, path, v, NULL);
 }
 
 EXPORT int execlp(const char *file, const char *arg, ...)
 {
 	va_list ap;
 	char **v;
-	int r, e;
 
 	va_start(ap, arg);
 	v = collect_args(arg, ap, NULL);
 	va_end(ap);
-	if (!v) {
-		errno = ENOMEM;
-		return -1;
-	}
-	r = execvp(file, v);
-	e = errno;
-	free(v);
-	errno = e;
-	return r;
+	return exec_list(EXEC_VP, file, v, NULL);
 }
 
 EXPORT int execle(const char *path, const char *arg, ...)
 {
 	va_list ap;
 	char **v, **envp = NULL;
-	int r, e;
 
 	va_start(ap, arg);
 	v = collect_args(arg, ap, &envp);
 	va_end(ap);
-	if (!v) {
-		errno = ENOMEM;
-		return -1;
-	}
-	r = execve(path, v, envp);
-	e = errno;
-	free(v);
-	errno = e;
-	return r;
+	return exec_list(EXEC_VE, path, v, envp);
 }
 
 /* ---- SIGPROF conflicts ---- */
