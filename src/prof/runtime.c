@@ -77,6 +77,7 @@ struct slot {
 	int perf_fd;
 	struct perf_event_mmap_page *ring;
 	uintptr_t stack_lo, stack_hi;	/* 0: unknown yet */
+	uintptr_t other_lo, other_hi;	/* the last other stack seen */
 	struct ent *tab;
 	uint32_t cap, used;
 	uint64_t *arena;
@@ -122,9 +123,33 @@ static int (*real_sigaction)(int, const struct sigaction *, struct sigaction *);
 
 /* ---- small helpers ---- */
 
-static void *next_sym(const char *name)
+/* The functions this library interposes on, resolved once when it starts:
+ * dlsym must not run later in a vfork child or after fork in a threaded
+ * program (it takes the loader's lock), and _exit and the exec calls are
+ * made exactly there. Before the library starts (another library's
+ * constructor), they are looked up on the spot. */
+enum {
+	REAL_EXIT, REAL_EXECVE, REAL_EXECVPE, REAL_EXECV, REAL_EXECVP,
+	REAL_FEXECVE, REAL_SIGNAL, REAL_SYSV_SIGNAL, REAL_SETITIMER,
+	REAL_TIMER_CREATE, NREAL,
+};
+static const char *const real_names[NREAL] = {
+	"_exit", "execve", "execvpe", "execv", "execvp", "fexecve", "signal",
+	"sysv_signal", "setitimer", "timer_create",
+};
+static void *real_fns[NREAL];
+
+static void *next_sym(int which)
 {
-	return dlsym(RTLD_NEXT, name);
+	if (!real_fns[which])
+		real_fns[which] = dlsym(RTLD_NEXT, real_names[which]);
+	return real_fns[which];
+}
+
+static void resolve_all(void)
+{
+	for (int i = 0; i < NREAL; i++)
+		next_sym(i);
 }
 
 static void spin_lock(void)
@@ -353,13 +378,12 @@ static void stack_bounds(struct slot *s, uintptr_t sp, struct unw_stack *st)
 		return;
 	}
 	/* A stack we did not know about (a coroutine, a stack switched by the
-	 * program): its own mapping bounds the walk. */
-	{
-		uintptr_t lo, hi;
-
-		if (mapping_of(sp, &lo, &hi))
-			st[0] = (struct unw_stack){ sp, hi };
-	}
+	 * program): its own mapping bounds the walk; the last one is kept,
+	 * as a coroutine tends to be sampled again. */
+	if (!(sp >= s->other_lo && sp < s->other_hi) &&
+	    !mapping_of(sp, &s->other_lo, &s->other_hi))
+		return;
+	st[0] = (struct unw_stack){ sp, s->other_hi };
 }
 
 /* ---- perf events (--kernel) ---- */
@@ -636,6 +660,7 @@ static struct slot *new_slot(pid_t tid)
 	s->has_timer = false;
 	s->perf_fd = -1;
 	s->stack_lo = s->stack_hi = 0;
+	s->other_lo = s->other_hi = 0;
 	s->used = 0;
 	s->arena_used = 0;
 	if (s->tab)
@@ -1261,7 +1286,7 @@ static void catch_fatal(void)
  * profile is written on the way out all the same. */
 EXPORT _Noreturn void _exit(int status)
 {
-	void (*f)(int) = next_sym("_exit");
+	void (*f)(int) = next_sym(REAL_EXIT);
 
 	prof_fini();
 	if (f)
@@ -1372,118 +1397,107 @@ typedef int (*fexecve_fn)(int, char *const[], char *const[]);
 
 EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
-	execve_fn f = (execve_fn)next_sym("execve");
+	execve_fn f = (execve_fn)next_sym(REAL_EXECVE);
 
 	EXEC_WRAP(f(path, argv, envp));
 }
 
 EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
-	execve_fn f = (execve_fn)next_sym("execvpe");
+	execve_fn f = (execve_fn)next_sym(REAL_EXECVPE);
 
 	EXEC_WRAP(f(file, argv, envp));
 }
 
 EXPORT int execv(const char *path, char *const argv[])
 {
-	execv_fn f = (execv_fn)next_sym("execv");
+	execv_fn f = (execv_fn)next_sym(REAL_EXECV);
 
 	EXEC_WRAP(f(path, argv));
 }
 
 EXPORT int execvp(const char *file, char *const argv[])
 {
-	execv_fn f = (execv_fn)next_sym("execvp");
+	execv_fn f = (execv_fn)next_sym(REAL_EXECVP);
 
 	EXEC_WRAP(f(file, argv));
 }
 
 EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 {
-	fexecve_fn f = (fexecve_fn)next_sym("fexecve");
+	fexecve_fn f = (fexecve_fn)next_sym(REAL_FEXECVE);
 
 	EXEC_WRAP(f(fd, argv, envp));
 }
 
-/* execl, execlp, execle: collect the variadic arguments. */
-static char **collect_args(const char *arg0, va_list ap, char ***envp)
-{
-	size_t n = 1, cap = 16;
-	char **v = malloc(cap * sizeof(*v));
-	const char *a;
-
-	if (!v)
-		return NULL;
-	v[0] = (char *)arg0;
-	while (arg0 && (a = va_arg(ap, const char *))) {
-		if (n + 1 >= cap) {
-			char **nv = realloc(v, (cap *= 2) * sizeof(*v));
-
-			if (!nv) {
-				free(v);
-				return NULL;
-			}
-			v = nv;
-		}
-		v[n++] = (char *)a;
-	}
-	v[arg0 ? n : 0] = NULL;
-	if (envp)
-		*envp = va_arg(ap, char **);
-	return v;
-}
+/* execl, execlp, execle: the variadic arguments as an array on the stack
+ * (no malloc: these run in vfork children too), as glibc's own do. */
+#define MAX_LIST_ARGS 4096
 
 enum exec_kind { EXEC_V, EXEC_VP, EXEC_VE };
 
-/* Run the exec an execl* call stands for with its collected arguments. */
-static int exec_list(enum exec_kind kind, const char *path, char **v,
-		     char **envp)
+static int exec_list(enum exec_kind kind, const char *path, const char *arg0,
+		     va_list ap)
 {
-	int r, e;
+	va_list count;
+	size_t n = 1;
+	char **envp = NULL;
 
-	if (!v) {
-		errno = ENOMEM;
+	va_copy(count, ap);
+	while (arg0 && va_arg(count, const char *))
+		n++;
+	va_end(count);
+	if (n >= MAX_LIST_ARGS) {
+		errno = E2BIG;
 		return -1;
 	}
-	r = kind == EXEC_VP ? execvp(path, v) :
-	    kind == EXEC_VE ? execve(path, v, envp) : execv(path, v);
-	e = errno;
-	free(v);
-	errno = e;
-	return r;
+	{
+		char *v[n + 1];
+
+		v[0] = (char *)arg0;
+		for (size_t i = 1; i < n; i++)
+			v[i] = va_arg(ap, char *);
+		v[arg0 ? n : 0] = NULL;
+		if (kind == EXEC_VE) {
+			(void)va_arg(ap, char *);	/* the NULL */
+			envp = va_arg(ap, char **);
+		}
+		return kind == EXEC_VP ? execvp(path, v) :
+		       kind == EXEC_VE ? execve(path, v, envp) : execv(path, v);
+	}
 }
 
 EXPORT int execl(const char *path, const char *arg, ...)
 {
 	va_list ap;
-	char **v;
+	int r;
 
 	va_start(ap, arg);
-	v = collect_args(arg, ap, NULL);
+	r = exec_list(EXEC_V, path, arg, ap);
 	va_end(ap);
-	return exec_list(EXEC_V, path, v, NULL);
+	return r;
 }
 
 EXPORT int execlp(const char *file, const char *arg, ...)
 {
 	va_list ap;
-	char **v;
+	int r;
 
 	va_start(ap, arg);
-	v = collect_args(arg, ap, NULL);
+	r = exec_list(EXEC_VP, file, arg, ap);
 	va_end(ap);
-	return exec_list(EXEC_VP, file, v, NULL);
+	return r;
 }
 
 EXPORT int execle(const char *path, const char *arg, ...)
 {
 	va_list ap;
-	char **v, **envp = NULL;
+	int r;
 
 	va_start(ap, arg);
-	v = collect_args(arg, ap, &envp);
+	r = exec_list(EXEC_VE, path, arg, ap);
 	va_end(ap);
-	return exec_list(EXEC_VE, path, v, envp);
+	return r;
 }
 
 /* ---- SIGPROF conflicts ---- */
@@ -1575,7 +1589,7 @@ static sighandler_t set_handler(int sig, sighandler_t h, int flags)
 EXPORT sighandler_t signal(int sig, sighandler_t h)
 {
 	if ((sig != SIGPROF || !active || handed_over) && !is_fatal_ours(sig)) {
-		sighandler_t (*f)(int, sighandler_t) = next_sym("signal");
+		sighandler_t (*f)(int, sighandler_t) = next_sym(REAL_SIGNAL);
 
 		return f(sig, h);
 	}
@@ -1585,7 +1599,7 @@ EXPORT sighandler_t signal(int sig, sighandler_t h)
 EXPORT sighandler_t sysv_signal(int sig, sighandler_t h)
 {
 	if ((sig != SIGPROF || !active || handed_over) && !is_fatal_ours(sig)) {
-		sighandler_t (*f)(int, sighandler_t) = next_sym("sysv_signal");
+		sighandler_t (*f)(int, sighandler_t) = next_sym(REAL_SYSV_SIGNAL);
 
 		return f(sig, h);
 	}
@@ -1603,7 +1617,7 @@ EXPORT int setitimer(__itimer_which_t which, const struct itimerval *nv,
 		     struct itimerval *ov)
 {
 	int (*f)(__itimer_which_t, const struct itimerval *,
-		 struct itimerval *) = next_sym("setitimer");
+		 struct itimerval *) = next_sym(REAL_SETITIMER);
 
 	if (which == ITIMER_PROF && active && !handed_over && nv &&
 	    (nv->it_value.tv_sec || nv->it_value.tv_usec))
@@ -1616,7 +1630,7 @@ EXPORT int setitimer(__itimer_which_t which, const struct itimerval *nv,
 EXPORT int timer_create(clockid_t clk, struct sigevent *sev, timer_t *id)
 {
 	int (*f)(clockid_t, struct sigevent *, timer_t *) =
-		next_sym("timer_create");
+		next_sym(REAL_TIMER_CREATE);
 
 	if (active && !handed_over && sev && sev->sigev_signo == SIGPROF &&
 	    (sev->sigev_notify == SIGEV_SIGNAL ||
@@ -1645,6 +1659,7 @@ __attribute__((constructor)) static void prof_init(void)
 
 	real_sigaction = dlsym(RTLD_NEXT, "sigaction");
 	real_pthread_create = dlsym(RTLD_NEXT, "pthread_create");
+	resolve_all();
 	if (!out || !*out || !real_sigaction || !real_pthread_create)
 		return;
 	snprintf(out_base, sizeof(out_base), "%s", out);
