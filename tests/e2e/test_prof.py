@@ -368,6 +368,19 @@ def test_exec_keeps_both_images(bins, go_pprof, tmp_path):
     assert abs(rows["post_exec_work"][1] - 300e6) <= 30e6, rows
 
 
+def test_vfork_children(bins, go_pprof, tmp_path):
+    """vfork children share the parent's memory until they exec: the
+    library must leave the parent's samples alone there (the exec'd
+    /bin/true writes nothing: no samples)."""
+    out = str(tmp_path / "v.pb.gz")
+    p = prof("-o", out, "--", bins["scenarios"], "vfork", str(tmp_path / "t"))
+    assert p.returncode == 0, p.stderr
+    assert p.stdout == "vfork: done\n"
+    rows, _ = top(go_pprof, out)
+    assert abs(rows["vfork_parent_work"][1] - 200e6) <= 30e6, rows
+    assert sorted(os.listdir(tmp_path)) == ["t", "v.pb.gz"]
+
+
 def test_program_with_its_own_sigprof(bins, go_pprof, tmp_path):
     """The program installs a SIGPROF handler and arms ITIMER_PROF: sonde
     steps aside and says so; the program's handler gets its signals; the

@@ -10,7 +10,8 @@
  *   sigprof OUT          burn, install a SIGPROF handler + ITIMER_PROF,
  *                        burn more; reports how many signals it got
  *   inline OUT           time in an inlined function (for file:line)
- *   blocked OUT          a thread that runs with SIGPROF blocked */
+ *   blocked OUT          a thread that runs with SIGPROF blocked
+ *   vfork OUT            vfork + execl /bin/true, 20 times, while burning */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <signal.h>
@@ -56,6 +57,7 @@ BURNER(post_exec_work)
 BURNER(before_handler_work)
 BURNER(after_handler_work)
 BURNER(blocked_work)
+BURNER(vfork_parent_work)
 
 static void *blocked_thread(void *p)
 {
@@ -187,6 +189,20 @@ int main(int argc, char **argv)
 		pthread_sigmask(SIG_BLOCK, &set, NULL);	/* inherited */
 		pthread_create(&t, NULL, blocked_thread, NULL);
 		pthread_join(t, NULL);
+	} else if (!strcmp(mode, "vfork")) {
+		for (int i = 0; i < 20; i++) {
+			int status;
+			pid_t pid = vfork();
+
+			if (pid == 0) {
+				execl("/bin/true", "true", "x", (char *)NULL);
+				_exit(127);
+			}
+			waitpid(pid, &status, 0);
+			if (status)
+				return 1;
+			vfork_parent_work(10000000);
+		}
 	} else if (!strcmp(mode, "inline")) {
 		inline_caller(500000000);
 	} else {
