@@ -17,9 +17,12 @@
  * kernel call chains) instead of a timer; its overflow signal is SIGPROF
  * too, and the handler adds the kernel frames from the event's ring.
  *
- * At exit (and before an exec) sampling stops and the log goes to the
- * writer, libsonde-prof-write.so, loaded only then, which symbolizes it and
- * writes the pprof file. See dump.h. */
+ * At exit (exit, return from main, _exit) and before an exec, sampling
+ * stops and the log goes to the writer, libsonde-prof-write.so, loaded only
+ * then, which symbolizes it and writes the pprof file. Killed by SIGINT,
+ * SIGTERM or SIGHUP, the process writes the log as a raw dump from the
+ * signal handler instead, for `sonde prof` to symbolize. See dump.h and
+ * docs/prof.md. */
 #include "dump.h"
 #include "unwind.h"
 #include "../lib/hash.h"	/* hash_u64 alone: inline, no link */
@@ -892,7 +895,8 @@ static void register_others(void)
 		if (s)
 			read_comm(tid, s->name);
 		if (s && (err = arm(s))) {
-			note("cannot arm a profiling timer for thread %d: %s",
+			note("cannot arm a profiling %s for thread %d: %s",
+			     mode == SPROF_TIMER ? "timer" : "perf event",
 			     (int)tid, strerror(-err));
 			s->state = SLOT_FREE;
 			s->next_free = free_slots;
