@@ -435,6 +435,11 @@ static int run_command(struct opts *o)
 	int status, pipefd[2];
 	pid_t pid;
 
+#if !defined(__x86_64__)
+	sd_err("profiling a command needs libsonde-prof.so, which supports "
+	       "x86_64 only (sonde prof -i still reads profiles here)");
+	return SD_EXIT_FAIL;
+#endif
 	lib = sd_malloc(strlen(libdir) + 32);
 	sprintf(lib, "%s/libsonde-prof.so", libdir);
 	if (!file_exists(lib)) {
