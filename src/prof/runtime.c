@@ -488,11 +488,16 @@ static void on_sigprof(int sig, siginfo_t *si, void *uc)
 	if (si->si_code == SI_TIMER && mode == SPROF_TIMER) {
 		s = slot_of_sival((uint64_t)(uintptr_t)si->si_value.sival_ptr,
 				  &ours);
-	} else if (si->si_code == POLL_IN && mode == SPROF_PERF) {
+	} else if (si->si_code >= POLL_IN && si->si_code <= POLL_HUP &&
+		   mode == SPROF_PERF) {
+		/* From an fd whose owner set F_SETSIG to SIGPROF: only ours
+		 * do. Without a live slot it is a late one of a thread that
+		 * ended (the kernel wakes an event's owner when its task
+		 * exits). */
 		s = cur_slot;
 		if (!s || s->perf_fd != si->si_fd || s->state != SLOT_LIVE)
 			s = slot_of_fd(si->si_fd);
-		ours = s != NULL;
+		ours = true;
 	}
 	if (!s) {
 		if (!ours)

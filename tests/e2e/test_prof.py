@@ -153,7 +153,10 @@ def test_accuracy(bins, go_pprof, tmp_path, mode, hz):
         # 3 here (its share stays within the 2 points asserted above).
         if mode == "timer" and fn == "work_c":
             continue
-        slack = 2e9 / hz
+        # With perf events: the hrtimer behind the task clock skips the
+        # periods it fires late by (hrtimer_forward), which on this loaded
+        # VM cost the sleepy thread up to 4.9 ms of 92 in 1 run of 8.
+        slack = (2 if mode == "timer" else 6) * 1e9 / hz
         assert abs(value(m.group(1)) - t["ns"]) <= max(0.05 * t["ns"],
                                                      slack), (fn, t)
 
