@@ -55,10 +55,23 @@ def test_dd_load_shows_syscall_path(sonde, root, dd_load):
     assert p.stderr == ""
 
 
+def cpu0_idle_ticks():
+    with open("/proc/stat") as f:
+        for line in f:
+            if line.startswith("cpu0 "):
+                v = [int(x) for x in line.split()[1:]]
+                return v[3] + v[4], sum(v)   # idle + iowait, total
+    return 0, 0
+
+
 def test_idle_is_included_by_default(sonde, root, dd_load):
     if last_cpu() == 0:
         pytest.skip("one CPU: no CPU is left idle beside the load")
+    i0, t0 = cpu0_idle_ticks()
     p = hot(sonde, "-d", "1s", "-f")
+    i1, t1 = cpu0_idle_ticks()
+    if t1 - t0 and (i1 - i0) / (t1 - t0) < 0.3:
+        pytest.skip("CPU 0 was busy with other work: no idle time to see")
     _, rows, foot = parse_table(p.stdout)
     assert foot["idle"] == 0
     # One CPU runs dd, the other idles: the idle loop shows.
@@ -90,12 +103,18 @@ def test_function_and_module_aggregation(sonde, root, dd_load):
     for r in fn_rows[:5]:
         if share(r[3]) >= 5:
             assert abs(by_fn.get(r[1], 0) - share(r[3])) < 6, (r, by_fn)
-    # -m: one row per module; this kernel has no loadable modules, so all
-    # kernel samples are in "kernel" (and "bpf" for BPF programs).
+    # -m: one row per module, each the core kernel, a module the kernel has
+    # loaded (/proc/modules), or BPF programs (others' tracing programs run
+    # inside dd's syscalls).
     assert header == ["Module", "Calls", "Share"]
     mods = {r[0]: int(r[1]) for r in mod_rows}
+    assert len(mods) == len(mod_rows)
     assert sum(mods.values()) == mod_foot["samples"]
-    assert mods.get("kernel", 0) >= 0.95 * mod_foot["samples"]
+    loaded = set()
+    if os.path.exists("/proc/modules"):
+        loaded = {l.split()[0] for l in open("/proc/modules")}
+    assert set(mods) <= {"kernel", "bpf"} | loaded, mods
+    assert mods.get("kernel", 0) >= 0.5 * mod_foot["samples"]
 
 
 def perf_available():
