@@ -91,3 +91,30 @@ def parse_table(text):
 def share(cell):
     assert cell.endswith(" %"), cell
     return float(cell[:-2])
+
+
+def _cpu_ticks():
+    with open("/proc/stat") as f:
+        v = [int(x) for x in f.readline().split()[1:]]
+    return v[3] + v[4], sum(v)          # idle + iowait, all
+
+
+class Busy:
+    """Measures how much of the machine was idle while a block ran. Tests
+    that compare profiles need the only load to be their own: with the
+    dd load on one CPU, about half the machine stays idle."""
+
+    def __enter__(self):
+        self.i0, self.t0 = _cpu_ticks()
+        return self
+
+    def __exit__(self, *exc):
+        i1, t1 = _cpu_ticks()
+        self.idle = (i1 - self.i0) / max(t1 - self.t0, 1)
+        return False
+
+    def skip_if_busy(self, least=0.3):
+        if self.idle < least:
+            pytest.skip(f"the machine was busy with other work (idle "
+                        f"{100 * self.idle:.0f} %, need {100 * least:.0f} %): "
+                        f"a profile comparison needs a steady load")

@@ -12,7 +12,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from conftest import LOAD_COMM, last_cpu, parse_table, run, share
+from conftest import LOAD_COMM, Busy, last_cpu, parse_table, run, share
 
 # Functions of the read/write syscall path that dd bs=1 spends its kernel
 # time in (entry, dispatch, VFS, the /dev/zero and /dev/null drivers).
@@ -32,11 +32,11 @@ def hot(sonde, *args, timeout=60):
 
 
 def test_dd_load_shows_syscall_path(sonde, root, dd_load):
-    p = hot(sonde, "-d", "2s", "--no-idle")
+    with Busy() as busy:
+        p = hot(sonde, "-d", "2s", "--no-idle")
     header, rows, foot = parse_table(p.stdout)
     assert header == ["Module", "Method", "Calls", "Share"]
     assert foot["samples"] > 300
-    assert foot["idle"] > 0
     # Every row is printed; Calls add up to the sample total and Shares
     # to 100 %.
     assert sum(int(r[2]) for r in rows) == foot["samples"]
@@ -48,10 +48,13 @@ def test_dd_load_shows_syscall_path(sonde, root, dd_load):
     # PC rows are function+0xoffset.
     assert all(re.fullmatch(r"[\w.$]+\+0x[0-9a-f]+|0x[0-9a-f]+", r[1])
                for r in rows), rows
-    # The read/write path is among the top rows; the idle loop is not.
+    assert not any(IDLE_ONLY.search(r[1]) for r in rows), rows
+    # The read/write path is among the top rows (unless other work
+    # crowded the machine).
+    busy.skip_if_busy()
+    assert foot["idle"] > 0     # CPU 0 idled: --no-idle dropped it
     top = rows[:10]
     assert sum(1 for r in top if RW_PATH.match(r[1])) >= 2, top
-    assert not any(IDLE_ONLY.search(r[1]) for r in rows), rows
     assert p.stderr == ""
 
 
@@ -143,11 +146,13 @@ def test_agrees_with_perf(sonde, root, dd_load, tmp_path):
         pytest.skip("perf (Debian linux-perf) is not installed")
     data = tmp_path / "perf.data"
     # 3997 Hz: ~6000 samples of dd a side keep sampling noise near 1 point.
-    rec = run(["perf", "record", "-q", "-a", "-e", "cpu-clock:k", "-F", "3997",
-               "-o", str(data), "--", "sleep", "3"])
-    assert rec.returncode == 0, rec.stderr
-    p = hot(sonde, "-d", "3s", "-F", "3997", "-f", "-p", str(dd_load.pid),
-            "--format", "json")
+    with Busy() as busy:
+        rec = run(["perf", "record", "-q", "-a", "-e", "cpu-clock:k", "-F",
+                   "3997", "-o", str(data), "--", "sleep", "3"])
+        assert rec.returncode == 0, rec.stderr
+        p = hot(sonde, "-d", "3s", "-F", "3997", "-f", "-p", str(dd_load.pid),
+                "--format", "json")
+    busy.skip_if_busy()
     rep = run(["perf", "report", "-i", str(data), "--stdio", "--sort", "sym",
                "--no-children", "--comms", LOAD_COMM, "--percentage", "relative",
                "--percent-limit", "0"])
@@ -235,7 +240,8 @@ def test_user_mode_and_pid(sonde, root, dd_load):
     p = hot(sonde, "-d", "2s", "--user", "-p", str(dd_load.pid), "-f")
     _, rows, foot = parse_table(p.stdout)
     mods = {r[0] for r in rows}
-    assert mods <= {"kernel", "dd", "libc.so.6", "ld-linux-x86-64.so.2",
+    # bpf: other tools' BPF programs run inside dd's syscalls.
+    assert mods <= {"kernel", "bpf", "dd", "libc.so.6", "ld-linux-x86-64.so.2",
                     "[vdso]", "[anon]"}, mods
     assert "kernel" in mods
     # dd's user time is in libc's read and write wrappers.
