@@ -4,5 +4,6 @@
 #define SONDE_COMMANDS_H
 
 int cmd_hot(int argc, char **argv);
+int cmd_dtrace(int argc, char **argv);
 
 #endif

@@ -12,6 +12,7 @@ static const struct command {
 	const char *summary;
 } commands[] = {
 	{ "hot", cmd_hot, "which kernel code is hot right now (sampling profiler)" },
+	{ "dtrace", cmd_dtrace, "D programs compiled to BPF, as dtrace(1)" },
 };
 
 static void usage(FILE *f)
