@@ -257,36 +257,60 @@ void dt_cg_strcpy(struct dt_cg *g, int dst, int dst_size, int src,
 		dt_emit(g, I_ST(BPF_B, dst, dn - 1, 0));
 }
 
-/* The first difference of two strings (a[i] - b[i]), 0 when equal. */
+/* The first difference of two strings (a[i] - b[i]), 0 when equal. Both
+ * are canonical (zero-padded to a multiple of 8 bytes), so the loop steps
+ * a word at a time: equal words with a NUL in them end it; a word that
+ * differs is searched byte by byte. Few iterations keep the verifier's
+ * work small even for long strsize. */
 static int cg_strcmp(struct dt_cg *g, int a, int asz, int b, int bsz)
 {
-	int n = asz < bsz ? asz : bsz;
-	int i = dt_reg(g), c1 = dt_reg(g), c2 = dt_reg(g);
+	int an = (asz + 7) & ~7, bn = (bsz + 7) & ~7, n = an < bn ? an : bn;
+	int i = dt_reg(g), wa = dt_reg(g), wb = dt_reg(g), t = dt_reg(g);
 	int loop = dt_label(g), diff = dt_label(g), eq = dt_label(g),
 	    done = dt_label(g);
 
 	dt_emit(g, I_MOV_IMM(i, 0));
 	dt_place(g, loop);
 	dt_jmp_imm(g, BPF_JGE, i, n, eq);
-	dt_emit(g, I_MOV(c1, a));
-	dt_emit(g, I_ALU64_REG(BPF_ADD, c1, i));
-	dt_emit(g, I_LDX(BPF_B, c1, c1, 0));
-	dt_emit(g, I_MOV(c2, b));
-	dt_emit(g, I_ALU64_REG(BPF_ADD, c2, i));
-	dt_emit(g, I_LDX(BPF_B, c2, c2, 0));
-	dt_jmp_reg(g, BPF_JNE, c1, c2, diff);
-	dt_jmp_imm(g, BPF_JEQ, c1, 0, eq);
-	dt_emit(g, I_ALU64_IMM(BPF_ADD, i, 1));
+	dt_emit(g, I_MOV(wa, a));
+	dt_emit(g, I_ALU64_REG(BPF_ADD, wa, i));
+	dt_emit(g, I_LDX(BPF_DW, wa, wa, 0));
+	dt_emit(g, I_MOV(wb, b));
+	dt_emit(g, I_ALU64_REG(BPF_ADD, wb, i));
+	dt_emit(g, I_LDX(BPF_DW, wb, wb, 0));
+	dt_jmp_reg(g, BPF_JNE, wa, wb, diff);
+	/* (w - 0x01..01) & ~w & 0x80..80: nonzero when a byte is zero */
+	dt_emit(g, I_MOV(t, wa));
+	dt_emit(g, I_ALU64_IMM(BPF_XOR, t, -1));
+	dt_ld_imm64(g, wb, 0x0101010101010101ull);
+	dt_emit(g, I_ALU64_REG(BPF_SUB, wa, wb));
+	dt_emit(g, I_ALU64_REG(BPF_AND, wa, t));
+	dt_ld_imm64(g, wb, 0x8080808080808080ull);
+	dt_emit(g, I_ALU64_REG(BPF_AND, wa, wb));
+	dt_jmp_imm(g, BPF_JNE, wa, 0, eq);
+	dt_emit(g, I_ALU64_IMM(BPF_ADD, i, 8));
 	dt_jmp(g, loop);
+	/* The words differ: the first differing byte, or a NUL first. */
 	dt_place(g, diff);
-	dt_emit(g, I_ALU64_REG(BPF_SUB, c1, c2));
-	dt_jmp(g, done);
+	for (int k = 0; k < 8; k++) {
+		dt_emit(g, I_MOV(i, wa));
+		dt_emit(g, I_ALU64_IMM(BPF_AND, i, 0xff));
+		dt_emit(g, I_MOV(t, wb));
+		dt_emit(g, I_ALU64_IMM(BPF_AND, t, 0xff));
+		dt_emit(g, I_ALU64_REG(BPF_SUB, i, t));
+		dt_jmp_imm(g, BPF_JNE, i, 0, done);
+		dt_jmp_imm(g, BPF_JEQ, t, 0, done);	/* both NUL: i == 0 */
+		dt_emit(g, I_ALU64_IMM(BPF_RSH, wa, 8));
+		dt_emit(g, I_ALU64_IMM(BPF_RSH, wb, 8));
+	}
 	dt_place(g, eq);
-	dt_emit(g, I_MOV_IMM(c1, 0));
+	dt_emit(g, I_MOV_IMM(i, 0));
 	dt_place(g, done);
-	dt_reg_free(g, c2);
-	dt_reg_free(g, i);
-	return c1;
+	dt_reg_free(g, t);
+	dt_reg_free(g, wb);
+	dt_reg_free(g, wa);
+	/* the result is in i, allocated first: keep it */
+	return i;
 }
 
 /* ---- maps ---- */
@@ -1143,6 +1167,9 @@ void dt_cg_agg(struct dt_cg *g, struct dt_node *s)
 
 static void cg_stmts(struct dt_cg *g, struct dt_node *s);
 
+/* SONDE_DTRACE_TEST_REJECT=LINE (tests only): see cg_stmt. */
+static int inject_line;
+
 static void cg_stmt(struct dt_cg *g, struct dt_node *s)
 {
 	int r;
@@ -1150,6 +1177,11 @@ static void cg_stmt(struct dt_cg *g, struct dt_node *s)
 	g->stmt = s;
 	g->loc = s->loc;
 	g->temp_top = g->temp_base;
+	if (inject_line && s->loc.line == inject_line) {
+		/* Test hook: an instruction the verifier refuses (a read
+		 * above the frame), to check rejections name the line. */
+		dt_emit(g, I_LDX(BPF_DW, BPF_REG_0, BPF_REG_10, 8));
+	}
 	switch (s->kind) {
 	case S_EXPR:
 		r = dt_cg_expr(g, s->a);
@@ -1188,19 +1220,6 @@ static void cg_stmts(struct dt_cg *g, struct dt_node *s)
 		cg_stmt(g, s);
 }
 
-static bool clause_covers_unit(struct dt_clause *cl, struct dt_unit *u)
-{
-	for (int i = 0; i < u->nprobes; i++) {
-		bool found = false;
-
-		for (int j = 0; j < cl->nprobes && !found; j++)
-			found = cl->probes[j] == u->probes[i];
-		if (!found)
-			return false;
-	}
-	return true;
-}
-
 static bool uses_self(struct dt_node *n)
 {
 	for (; n; n = n->next) {
@@ -1225,7 +1244,9 @@ static void cg_clause(struct dt_cg *g, struct dt_clause *cl)
 	g->loc = cl->loc;
 	g->temp_top = g->temp_base;
 	dt_regs_reset(g);
-	if (g->u->nprobes > 1 && !clause_covers_unit(cl, g->u))
+	/* A unit of many probes, or a kernel event shared with probes no
+	 * clause enables: the provider tells them apart. */
+	if (g->u->prov->cg_guard)
 		g->u->prov->cg_guard(g, cl, g->skip);
 	if (cl->pred) {
 		g->loc = cl->pred->loc;
@@ -1286,6 +1307,9 @@ void dt_cg_unit(struct dt_cg *g, struct dt_unit *u)
 	int out = dt_label(g), r;
 	bool self = false;
 
+	const char *inj = getenv("SONDE_DTRACE_TEST_REJECT");
+
+	inject_line = inj ? atoi(inj) : 0;
 	g->u = u;
 	g->n = 0;
 	g->nfix = 0;

@@ -65,10 +65,9 @@ static void no_match(struct dt_session *s, struct dt_pdesc *pd)
 	};
 	const char *prov = pd->prov;
 
-	if (!strcmp(prov, "fbt") && !sbpf_has(SBPF_KPROBES) &&
-	    !sbpf_has(SBPF_FENTRY))
+	if (!strcmp(prov, "fbt") && !sbpf_has(SBPF_KPROBES))
 		dt_error(&s->cc, &pd->loc, "probe description %s: the fbt "
-			 "provider needs kprobes or fentry, and %s", pd->text,
+			 "provider needs kprobes: %s", pd->text,
 			 sbpf_feature_missing(SBPF_KPROBES));
 	if (!strcmp(prov, "fbt"))
 		dt_error(&s->cc, &pd->loc, "not supported: the fbt provider "

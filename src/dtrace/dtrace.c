@@ -244,11 +244,11 @@ static int run(struct dt_session *s, struct child *child, pid_t watch,
 	release_child(child);
 	pfd[0].fd = ring_buffer__epoll_fd(s->rb);
 	pfd[0].events = POLLIN;
-	pfd[1].fd = child->pid > 0 ? child->pidfd : -1;
+	pfd[1].fd = child->pidfd;	/* readable when the target exits */
 	pfd[1].events = POLLIN;
 	while (!s->done && !interrupted) {
-		int timeout = watch > 0 || (child->pid > 0 &&
-					    child->pidfd < 0) ? 100 : 1000;
+		int timeout = (watch > 0 || child->pid > 0) && child->pidfd < 0 ?
+			      100 : 1000;
 		int n = poll(pfd, 2, timeout);
 
 		if (n < 0 && errno != EINTR) {
@@ -257,7 +257,8 @@ static int run(struct dt_session *s, struct child *child, pid_t watch,
 		}
 		if (n > 0 && (pfd[0].revents & POLLIN))
 			dt_consume(s, 0);
-		if (target_gone(child, watch, &wstatus)) {
+		if (target_gone(child, watch, &wstatus) ||
+		    (watch > 0 && n > 0 && (pfd[1].revents & POLLIN))) {
 			dt_consume(s, 0);
 			if (!s->prog.opt.quiet)
 				fprintf(stderr, "dtrace: pid %d has exited\n",
@@ -296,6 +297,12 @@ int cmd_dtrace(int argc, char **argv)
 	opterr = 0;
 	optind = 1;
 	for (;;) {
+		/* A negative number is a macro argument, not an option. */
+		if (optind < argc && argv[optind][0] == '-' &&
+		    argv[optind][1] >= '0' && argv[optind][1] <= '9') {
+			margs[nmargs++] = argv[optind++];
+			continue;
+		}
 		c = getopt(argc, argv, "+:n:s:P:m:f:lqc:p:o:x:SeZwhCFvV");
 		if (c == -1) {
 			if (optind >= argc)
@@ -376,7 +383,7 @@ int cmd_dtrace(int argc, char **argv)
 			printf("dtrace: Sun D 1.6.3 (sonde %s)\n", "dtrace");
 			goto out;
 		case ':':
-			status = usage_error("option '-%c' needs a value",
+			status = usage_error("option '-%s' needs a value",
 					     (char[]){ (char)optopt, 0 });
 			goto out;
 		default:
@@ -406,6 +413,7 @@ int cmd_dtrace(int argc, char **argv)
 			goto out;
 		}
 		s.macros.target = watch;
+		child.pidfd = (int)syscall(SYS_pidfd_open, watch, 0);
 	}
 	for (int i = 0; i < ncmds; i++) {
 		char *text;

@@ -194,7 +194,10 @@ void dt_fmt_print(FILE *f, const struct dt_fmt *fmt,
 		switch (c->conv) {
 		case 'd': case 'i':
 			strcpy(p, "lld");
-			fprintf(f, spec, (long long)(v->is_str ? 0 : sval(v)));
+			/* as C promotes: unsigned narrow types stay positive */
+			fprintf(f, spec, (long long)(v->is_str ? 0 :
+				v->sign || v->size >= 8 ? sval(v) :
+				(int64_t)uval(v)));
 			break;
 		case 'u': case 'o': case 'x': case 'X':
 			p[0] = 'l';

@@ -240,7 +240,7 @@ static int load_unit(struct dt_session *s, struct dt_unit *u, char **msg)
 			*c = '_';
 	fd = bpf_prog_load(u->prov->prog_type, name, "GPL", insns,
 			   (size_t)u->ninsns, NULL);
-	if (fd < 0 && (errno == EACCES || errno == EINVAL)) {
+	if (fd < 0 && errno != EPERM && errno != ENOMEM) {
 		/* Load again with the verifier's log to say why. */
 		size_t loglen = 4 << 20;
 		char *log = sd_malloc(loglen), why[512];

@@ -917,21 +917,27 @@ static void clause(struct parser *p)
 	cl->npds = n;
 	cl->pds = dt_alloc(ar, sizeof(*pds) * n);
 	memcpy(cl->pds, pds, sizeof(*pds) * n);
-	if (accept(p, T_SLASH)) {
+	/* The outer level is read character by character: no token may be
+	 * looked ahead past the clause, or the next probe description
+	 * would be lexed as D. */
+	int c = dt_lex_skip(&p->lx);
+
+	if (c == '/') {
+		next(p);
 		p->in_predicate = true;
 		cl->pred = expr(p);
 		p->in_predicate = false;
 		expect(p, T_SLASH);
+		c = dt_lex_skip(&p->lx);
 	}
-	if (accept(p, T_LBRACE)) {
+	if (c == '{') {
+		next(p);
 		cl->has_body = true;
 		cl->body = statements(p);
-	} else if (peek(p)->t != T_EOF && peek(p)->t != T_SEMI) {
-		/* "probe /pred/" may be followed by another clause only
-		 * after a body or at the end. */
-		syntax(p, "expected '{' to start the clause body");
+		c = dt_lex_skip(&p->lx);
 	}
-	accept(p, T_SEMI);
+	if (c == ';')
+		next(p);
 	p->have = false;
 
 	struct dt_prog *pg = p->prog;

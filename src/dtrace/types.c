@@ -349,6 +349,31 @@ static struct dt_type stored_type(struct dt_ck *k, struct dt_type t)
 	return t;
 }
 
+/* x++, self->n += 2 on a variable never seen: it is an int, as in
+ * DTrace, starting at zero. */
+static void implicit_int(struct dt_ck *k, struct dt_node *l)
+{
+	enum dt_scope s = l->kind == N_SELF ? DT_SELF : l->kind == N_THIS ?
+			  DT_THIS : l->kind == N_INDEX ? DT_ARRAY : DT_GLOBAL;
+	struct dt_var *v;
+
+	if (l->kind == N_VAR) {
+		for (size_t i = 0; i < ARRAY_SIZE(builtins); i++)
+			if (!strcmp(builtins[i].name, l->name))
+				return;
+		if (find_var(k->p, l->name, DT_ARRAY))
+			return;
+	}
+	v = find_var(k->p, l->name, s);
+	if (!v)
+		v = new_var(k, l->name, s, &l->loc);
+	if (!v->typed) {
+		v->type = dt_int;
+		v->typed = true;
+	}
+	v->assigned = true;
+}
+
 static struct dt_type check_assign(struct dt_ck *k, struct dt_node *n)
 {
 	struct dt_node *l = n->a;
@@ -357,6 +382,8 @@ static struct dt_type check_assign(struct dt_ck *k, struct dt_node *n)
 
 	need_lvalue(k, l, "assignment");
 	rt = check_expr(k, n->b);
+	if (n->op != T_ASSIGN)
+		implicit_int(k, l);
 	if (rt.kind == DT_TVOID)
 		dt_error(k->cc, &n->b->loc, "the right side of '=' has no "
 			 "value");
@@ -530,6 +557,7 @@ static struct dt_type check_expr(struct dt_ck *k, struct dt_node *n)
 		break;
 	case N_PREINC: case N_POSTINC:
 		need_lvalue(k, n->a, dt_tok_name(n->op));
+		implicit_int(k, n->a);
 		a = check_expr(k, n->a);
 		need_int(k, n, &a, dt_tok_name(n->op));
 		t = a;
