@@ -222,8 +222,6 @@ int dt_compile(struct dt_session *s)
 	}
 	for (int i = 0; i < s->nsrcs; i++)
 		dt_parse(&s->cc, p, &s->srcs[i]);
-	/* strsize in whole words keeps every string buffer canonical */
-	p->opt.strsize = (p->opt.strsize + 7) & ~7ull;
 	if (!p->nclauses)
 		dt_error(&s->cc, NULL, "no probe clauses to compile");
 	dt_check(&s->cc, p);

@@ -837,6 +837,9 @@ void dt_check(struct dt_cc *cc, struct dt_prog *p)
 	struct dt_ck k = { .cc = cc, .p = p };
 	int goff = 8;	/* the first 8 bytes: the exit flag */
 
+	/* strsize in whole words keeps every string buffer canonical */
+	p->opt.strsize = (p->opt.strsize + 7) & ~7ull;
+
 	/* Declared variables keep their declared types. */
 	for (struct dt_var *v = p->vars; v; v = v->next)
 		if (v->typed && v->type.kind == DT_TSTR)
