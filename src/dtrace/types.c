@@ -333,6 +333,11 @@ static struct dt_type check_index(struct dt_ck *k, struct dt_node *n)
 		if (find_var(k->p, n->name, DT_GLOBAL))
 			dt_error(k->cc, &n->loc, "%s is a scalar, not an "
 				 "associative array", n->name);
+		for (size_t i = 0; i < ARRAY_SIZE(later_vars); i++)
+			if (!strcmp(later_vars[i], n->name))
+				dt_error(k->cc, &n->loc, "not supported: "
+					 "built-in variable %s in this "
+					 "version", n->name);
 		dt_error(k->cc, &n->loc, "associative array %s is used before "
 			 "it is assigned", n->name);
 	}
