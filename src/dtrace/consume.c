@@ -182,7 +182,7 @@ static void add_entry(struct aggtab *t, const uint8_t *key, const int64_t *val)
 		}
 		sbuf_put(&sb, e.keys[i].s, strlen(e.keys[i].s) + 1);
 	}
-	e.ser = (uint8_t *)sb.buf;
+	e.ser = sb.buf ? (uint8_t *)sb.buf : sd_calloc(1, 1);
 	e.serlen = sb.len;
 	uint64_t h = hash_bytes(e.ser, e.serlen, 0);
 

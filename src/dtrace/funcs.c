@@ -30,23 +30,26 @@ static void check_printf(struct dt_ck *k, struct dt_node *n)
 			 "literal as its format");
 	if (dt_fmt_parse(n->args[0]->sval, &fmt, err, sizeof(err)))
 		dt_error(cc, &n->args[0]->loc, "%s", err);
+	/* The conversions move to the arena: errors below unwind. */
+	int nconv = fmt.n;
+	struct dt_conv *convs = dt_alloc(&cc->arena, sizeof(*convs) * nconv);
+
+	memcpy(convs, fmt.convs, sizeof(*convs) * nconv);
+	dt_fmt_free(&fmt);
 	a = dt_ck_action(k, ACT_PRINTF, n);
 	a->fmt = n->args[0]->sval;
-	for (int i = 0; i < fmt.n; i++) {
-		struct dt_conv *c = &fmt.convs[i];
+	for (int i = 0; i < nconv; i++) {
+		struct dt_conv *c = &convs[i];
 		int need = (c->width == -2) + (c->prec == -2) +
 			   (c->conv && !c->agg);
 
-		if (c->agg) {
-			dt_fmt_free(&fmt);
+		if (c->agg)
 			dt_error(cc, &n->args[0]->loc, "%%@ is for printa() "
 				 "formats");
-		}
 		for (int j = 0; j < need; j++, argi++) {
 			bool star = j < (c->width == -2) + (c->prec == -2);
 
 			if (argi >= n->nargs) {
-				dt_fmt_free(&fmt);
 				dt_error(cc, &n->loc, "printf() format \"%s\": "
 					 "conversion #%d (%%%c) has no "
 					 "argument", a->fmt, i + 1,
@@ -59,7 +62,6 @@ static void check_printf(struct dt_ck *k, struct dt_node *n)
 
 			if ((want == FMT_INT && !dt_type_is_int(&t)) ||
 			    (want == FMT_STR && t.kind != DT_TSTR)) {
-				dt_fmt_free(&fmt);
 				dt_error(cc, &e->loc, "printf() argument #%d "
 					 "is %s, which %%%c cannot print",
 					 argi + 1, dt_type_name(&t, b,
@@ -69,7 +71,6 @@ static void check_printf(struct dt_ck *k, struct dt_node *n)
 			dt_ck_recval(k, a, e);
 		}
 	}
-	dt_fmt_free(&fmt);
 	if (argi < n->nargs)
 		dt_error(cc, &n->args[argi]->loc, "printf() has more arguments "
 			 "than its format has conversions");
