@@ -112,6 +112,11 @@ static int create_maps(struct dt_session *s, char **msg)
 		rb <<= 1;
 	s->map_fds[DT_MAP_OUT] = map_create(BPF_MAP_TYPE_RINGBUF, "dt_out", 0,
 					    0, (uint32_t)rb, 0);
+	if (s->map_fds[DT_MAP_OUT] < 0 && errno != EPERM &&
+	    !sbpf_has(SBPF_RINGBUF)) {
+		*msg = msgf("%s", sbpf_feature_missing(SBPF_RINGBUF));
+		return -ENOTSUP;
+	}
 	if (s->map_fds[DT_MAP_OUT] < 0)
 		goto fail;
 	if (s->scratch_size > 32768) {
@@ -279,6 +284,19 @@ static int load_unit(struct dt_session *s, struct dt_unit *u, char **msg)
 	if (fd < 0) {
 		int err = errno;
 
+		for (int j = 0; j < 2; j++) {
+			int f = u->prov->needs[j];
+
+			if (f && err != EPERM &&
+			    !sbpf_has((enum sbpf_feature)(f - 1))) {
+				*msg = msgf("the %s provider needs %s: %s",
+					    u->prov->name,
+					    sbpf_feature_name(f - 1),
+					    sbpf_feature_missing(f - 1));
+				free(insns);
+				return -ENOTSUP;
+			}
+		}
 		*msg = msgf("cannot load the program for %s:::%s: %s\n",
 			    u->prov->name, u->key,
 			    sbpf_strerror(err, e, sizeof(e)));
@@ -298,22 +316,6 @@ int dt_load(struct dt_session *s, char **msg)
 	s->possible_cpus = libbpf_num_possible_cpus();
 	if (s->possible_cpus <= 0)
 		s->possible_cpus = 1;
-	for (int i = 0; i < s->nunits; i++)
-		for (int j = 0; j < 2; j++) {
-			int f = s->units[i]->prov->needs[j];
-
-			if (f && !sbpf_has((enum sbpf_feature)(f - 1))) {
-				*msg = msgf("the %s provider needs %s: %s\n",
-					    s->units[i]->prov->name,
-					    sbpf_feature_name(f - 1),
-					    sbpf_feature_missing(f - 1));
-				return -ENOTSUP;
-			}
-		}
-	if (!sbpf_has(SBPF_RINGBUF)) {
-		*msg = msgf("%s\n", sbpf_feature_missing(SBPF_RINGBUF));
-		return -ENOTSUP;
-	}
 	ret = create_maps(s, msg);
 	if (ret) {
 		if (*msg && (*msg)[strlen(*msg) - 1] != '\n') {
