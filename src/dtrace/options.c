@@ -12,7 +12,7 @@
 void dt_options_default(struct dt_options *o)
 {
 	memset(o, 0, sizeof(*o));
-	o->bufsize = 1 << 20;	/* one ring for all CPUs (DTrace: 4m each) */
+	o->bufsize = 256 << 10;	/* one ring for all CPUs, drained as it fills */
 	o->strsize = 256;
 	o->aggsize = 4 << 20;
 	o->dynvarsize = 1 << 20;
