@@ -452,6 +452,7 @@ int dt_consume(struct dt_session *s, int timeout_ms)
 
 	if (n == -EINTR)
 		n = 0;
+	fflush(s->out);
 	return n;
 }
 
@@ -463,6 +464,7 @@ int dt_fire(struct dt_session *s, struct dt_unit *u)
 		return 0;
 	ret = dt_dtrace_fire(u, NULL, 0);
 	ring_buffer__consume(s->rb);
+	fflush(s->out);
 	return ret;
 }
 
