@@ -1346,6 +1346,9 @@ void dt_cg_unit(struct dt_cg *g, struct dt_unit *u)
 		dt_emit(g, I_MOV32(BPF_REG_0, BPF_REG_0));
 		dt_emit(g, I_STX(BPF_DW, BPF_REG_10, BPF_REG_0, DT_FP_TID));
 	}
+	/* Clause-locals start at zero in every firing. */
+	for (int off = 0; off < g->p->this_size; off += 8)
+		dt_emit(g, I_ST(BPF_DW, DT_SCRATCH_REG, g->p->this_off + off, 0));
 	for (int i = 0; i < u->nclauses; i++)
 		cg_clause(g, u->clauses[i]);
 	dt_place(g, out);

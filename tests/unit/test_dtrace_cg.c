@@ -615,6 +615,27 @@ static void test_syscall_dispatch(void **state)
 	done(&t);
 }
 
+/* More syscalls than a few comparisons: the clause tests a bitmap. */
+static void test_syscall_bitmap_guard(void **state)
+{
+	struct run t;
+	uint64_t ctx[2] = { 0, 0 };
+	long nr[] = { 0, 17, 19, 3, 1, 110 };	/* read pread64 readv close ... */
+	(void)state;
+
+	compile(&t, "syscall::*read*:entry { this->n++; trace(this->n); }");
+	assert_true(t.s.prog.clauses[0]->nprobes > 8);
+	for (size_t i = 0; i < ARRAY_SIZE(nr); i++) {
+		ctx[1] = (uint64_t)nr[i];
+		fire(&t, "entry", (uint64_t)(uintptr_t)ctx);
+	}
+	/* read, pread64, readv fire; close, write, getppid do not */
+	assert_int_equal(t.vm.nrec, 3);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(traced(&t, i, 0), 1);	/* this-> is zeroed */
+	done(&t);
+}
+
 static void test_exit_sets_the_flag(void **state)
 {
 	struct run t;
@@ -646,6 +667,7 @@ int main(void)
 		cmocka_unit_test(test_deep_expression_spills),
 		cmocka_unit_test(test_values_survive_calls),
 		cmocka_unit_test(test_syscall_dispatch),
+		cmocka_unit_test(test_syscall_bitmap_guard),
 		cmocka_unit_test(test_exit_sets_the_flag),
 	};
 	return RUN(tests);
