@@ -88,20 +88,8 @@ void dt_ld_imm64(struct dt_cg *g, int dst, uint64_t v)
 	dt_emit(g, (struct bpf_insn){ .imm = (int32_t)(v >> 32) });
 }
 
-static void reloc(struct dt_cg *g, int map)
-{
-	size_t cap = (size_t)g->rel_cap;
-
-	sd_grow(&g->rel, &cap, g->nrel + 1, sizeof(*g->rel));
-	g->rel_cap = (int)cap;
-	g->rel[g->nrel].insn = g->n;
-	g->rel[g->nrel].map = map;
-	g->nrel++;
-}
-
 void dt_ld_map(struct dt_cg *g, int dst, int map)
 {
-	reloc(g, map);
 	dt_emit(g, (struct bpf_insn){ .code = BPF_LD | BPF_DW | BPF_IMM,
 				      .dst_reg = dst,
 				      .src_reg = BPF_PSEUDO_MAP_FD,
@@ -111,7 +99,6 @@ void dt_ld_map(struct dt_cg *g, int dst, int map)
 
 void dt_ld_map_value(struct dt_cg *g, int dst, int map, int off)
 {
-	reloc(g, map);
 	dt_emit(g, (struct bpf_insn){ .code = BPF_LD | BPF_DW | BPF_IMM,
 				      .dst_reg = dst,
 				      .src_reg = BPF_PSEUDO_MAP_VALUE,
@@ -1304,7 +1291,7 @@ static void finish(struct dt_cg *g)
 
 void dt_cg_unit(struct dt_cg *g, struct dt_unit *u)
 {
-	int out = dt_label(g), r;
+	int out, r;
 	bool self = false;
 
 	const char *inj = getenv("SONDE_DTRACE_TEST_REJECT");
@@ -1314,7 +1301,6 @@ void dt_cg_unit(struct dt_cg *g, struct dt_unit *u)
 	g->n = 0;
 	g->nfix = 0;
 	g->nlabels = 0;
-	g->nrel = 0;
 	g->sp_min = 0;
 	g->loc = u->nclauses ? u->clauses[0]->loc : (struct dt_loc){ 0 };
 	dt_regs_reset(g);
@@ -1368,6 +1354,5 @@ void dt_cg_free(struct dt_cg *g)
 	free(g->locs);
 	free(g->labels);
 	free(g->fix);
-	free(g->rel);
 	memset(g, 0, sizeof(*g));
 }

@@ -13,7 +13,7 @@
 
 #include <linux/bpf.h>
 
-/* Maps every program shares, by index (relocated to fds at load). */
+/* Maps by index: ld_imm64 carries the index until load.c puts fds. */
 enum {
 	DT_MAP_OUT,		/* ring buffer */
 	DT_MAP_SCRATCH,		/* per-CPU array, one value */
@@ -71,11 +71,6 @@ struct dt_regs {
 	int16_t saved_slot[11];
 };
 
-struct dt_reloc {
-	int insn;
-	int map;
-};
-
 struct dt_cg {
 	struct dt_cc *cc;
 	struct dt_prog *p;
@@ -90,8 +85,6 @@ struct dt_cg {
 	int nlabels, labels_cap;
 	struct { int insn, label; } *fix;
 	int nfix, fix_cap;
-	struct dt_reloc *rel;
-	int nrel, rel_cap;
 	struct dt_regs regs;
 	int sp;			/* lowest spill slot in use */
 	int sp_min;

@@ -22,6 +22,29 @@ struct parser {
 	bool in_predicate;
 };
 
+/* A growing string in the arena: an error may unwind at any point. */
+struct abuf {
+	char *b;
+	size_t n, cap;
+};
+
+static void abuf_put(struct dt_arena *ar, struct abuf *a, const char *s,
+		     size_t n)
+{
+	if (a->n + n + 1 > a->cap) {
+		size_t cap = (a->n + n + 1) * 2;
+		char *nb = dt_alloc(ar, cap);
+
+		if (a->n)
+			memcpy(nb, a->b, a->n);
+		a->b = nb;
+		a->cap = cap;
+	}
+	memcpy(a->b + a->n, s, n);
+	a->n += n;
+	a->b[a->n] = '\0';
+}
+
 static struct dt_token *peek(struct parser *p)
 {
 	if (!p->have) {
@@ -362,18 +385,15 @@ static struct dt_node *primary(struct parser *p)
 		return n;
 	case T_STR: {
 		/* Adjacent literals concatenate, as in C. */
-		struct sbuf sb;
+		struct abuf ab = { 0 };
 
-		sbuf_init(&sb);
-		sbuf_put(&sb, t.sval, t.len);
+		abuf_put(&p->cc->arena, &ab, t.sval, t.len);
 		while (peek(p)->t == T_STR) {
 			struct dt_token u = next(p);
 
-			sbuf_put(&sb, u.sval, u.len);
+			abuf_put(&p->cc->arena, &ab, u.sval, u.len);
 		}
-		n = str_node(p, &t.loc, sb.buf ? sb.buf : "", sb.len);
-		sbuf_free(&sb);
-		return n;
+		return str_node(p, &t.loc, ab.b, ab.n);
 	}
 	case T_MACRO:
 		return macro(p, &t);
@@ -782,14 +802,14 @@ static struct dt_pdesc split_pdesc(struct parser *p, const struct dt_token *t)
 {
 	struct dt_arena *ar = &p->cc->arena;
 	struct dt_pdesc pd = { 0 };
-	struct sbuf sb;
+	struct abuf ab = { 0 };
 	char *f[4], *s;
 	int n = 0;
 
-	sbuf_init(&sb);
+	abuf_put(ar, &ab, "", 0);
 	for (const char *c = t->sval; *c;) {
 		if (*c != '$') {
-			sbuf_putc(&sb, *c++);
+			abuf_put(ar, &ab, c++, 1);
 			continue;
 		}
 		const char *ns = ++c;
@@ -799,16 +819,18 @@ static struct dt_pdesc split_pdesc(struct parser *p, const struct dt_token *t)
 		char name[64], buf[32];
 		const char *v;
 
+		if (c == ns)
+			dt_error(p->cc, &t->loc, "'$' must be followed by a "
+				 "macro name or argument number");
 		snprintf(name, sizeof(name), "%.*s", (int)(c - ns), ns);
 		v = macro_text(p, name, buf, sizeof(buf));
 		if (!v)
 			no_macro(p, &t->loc, name);
-		sbuf_puts(&sb, v);
+		abuf_put(ar, &ab, v, strlen(v));
 	}
-	pd.text = dt_strdup(ar, sb.buf ? sb.buf : "");
+	pd.text = ab.b;
 	pd.loc = t->loc;
 	s = dt_strdup(ar, pd.text);
-	sbuf_free(&sb);
 	f[n++] = s;
 	for (char *c = s; *c; c++) {
 		if (*c != ':')
