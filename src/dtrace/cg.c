@@ -1307,6 +1307,10 @@ void dt_cg_unit(struct dt_cg *g, struct dt_unit *u)
 	out = dt_label(g);
 	/* The context, the scratch area, the exit flag. */
 	dt_emit(g, I_STX(BPF_DW, BPF_REG_10, BPF_REG_1, DT_FP_CTX));
+	/* The provider first: it may leave at once (a syscall no clause
+	 * names) before any map is looked at. */
+	if (u->prov->cg_prologue)
+		u->prov->cg_prologue(g);
 	dt_emit(g, I_ST(BPF_W, BPF_REG_10, DT_FP_KEY, 0));
 	dt_ld_map(g, BPF_REG_1, DT_MAP_SCRATCH);
 	dt_emit(g, I_MOV(BPF_REG_2, BPF_REG_10));
@@ -1319,8 +1323,6 @@ void dt_cg_unit(struct dt_cg *g, struct dt_unit *u)
 		dt_emit(g, I_LDX(BPF_DW, BPF_REG_1, BPF_REG_1, 0));
 		dt_jmp_imm(g, BPF_JNE, BPF_REG_1, 0, out);
 	}
-	if (u->prov->cg_prologue)
-		u->prov->cg_prologue(g);
 	r = u->prov->cg_probe_id(g);
 	dt_emit(g, I_STX(BPF_DW, BPF_REG_10, r, DT_FP_PROBE));
 	dt_reg_free(g, r);

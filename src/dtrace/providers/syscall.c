@@ -102,6 +102,9 @@ static bool is_return(struct dt_cg *g)
 	return !strcmp(g->u->key, "return");
 }
 
+static void set_test(struct dt_cg *g, struct dt_probe **ps, int np,
+		     int skip);
+
 /* The syscall number to STASH1, the return value to STASH2; leave for
  * numbers outside the table (other ABIs). */
 static void prologue(struct dt_cg *g)
@@ -126,6 +129,9 @@ static void prologue(struct dt_cg *g)
 	}
 	dt_jmp_imm(g, BPF_JGE, BPF_REG_1, (int32_t)limit, leave);
 	dt_emit(g, I_STX(BPF_DW, BPF_REG_10, BPF_REG_1, DT_FP_STASH1));
+	/* Every syscall runs this program: leave at once for those no
+	 * clause names, before any map is looked at. */
+	set_test(g, g->u->probes, g->u->nprobes, leave);
 	dt_jmp(g, go);
 	dt_place(g, leave);
 	dt_emit(g, I_MOV_IMM(BPF_REG_0, 0));
@@ -143,27 +149,29 @@ static int probe_id(struct dt_cg *g)
 	return r;
 }
 
-/* Skip unless the syscall number is one the clause names: a few
- * comparisons, or a bitmap in the read-only data. */
-static void guard(struct dt_cg *g, struct dt_clause *cl, int skip)
+/* Jump to skip unless the syscall number (in STASH1) is one of probes':
+ * a few comparisons, or a bitmap in the read-only data. */
+static void set_test(struct dt_cg *g, struct dt_probe **ps, int np,
+		     int skip)
 {
 	int ret = is_return(g), n = 0, ok = dt_label(g);
 	uint8_t *bits = sd_calloc((size_t)(limit + 7) / 8, 1);
-	int r = dt_reg(g);
+	int r;
 
-	for (int i = 0; i < cl->nprobes; i++) {
-		struct dt_probe *p = cl->probes[i];
+	for (int i = 0; i < np; i++) {
+		struct dt_probe *p = ps[i];
 
 		if (p->prov != &dt_prov_syscall || (int)(p->id % 2) != ret)
 			continue;
+		if (!(bits[p->arg / 8] & (1u << (p->arg % 8))))
+			n++;
 		bits[p->arg / 8] |= (uint8_t)(1u << (p->arg % 8));
-		n++;
 	}
 	if (n == nnamed) {	/* every syscall: nothing to test */
-		dt_reg_free(g, r);
 		free(bits);
 		return;
 	}
+	r = dt_reg(g);
 	dt_emit(g, I_LDX(BPF_DW, r, BPF_REG_10, DT_FP_STASH1));
 	if (n <= 8) {
 		for (long nr = 0; nr < limit; nr++)
@@ -189,6 +197,22 @@ static void guard(struct dt_cg *g, struct dt_clause *cl, int skip)
 	dt_place(g, ok);
 	dt_reg_free(g, r);
 	free(bits);
+}
+
+/* A clause that names only some of the unit's syscalls tests them. */
+static void guard(struct dt_cg *g, struct dt_clause *cl, int skip)
+{
+	bool all = true;
+
+	for (int i = 0; i < g->u->nprobes && all; i++) {
+		bool found = false;
+
+		for (int j = 0; j < cl->nprobes && !found; j++)
+			found = cl->probes[j] == g->u->probes[i];
+		all = found;
+	}
+	if (!all)
+		set_test(g, cl->probes, cl->nprobes, skip);
 }
 
 static int arg(struct dt_cg *g, int i)
