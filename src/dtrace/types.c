@@ -196,9 +196,10 @@ static void need_lvalue(struct dt_ck *k, struct dt_node *n, const char *what)
 {
 	switch (n->kind) {
 	case N_VAR:
-		if (n->bi)
-			dt_error(k->cc, &n->loc, "%s: built-in variable %s "
-				 "cannot be modified", what, n->name);
+		for (size_t i = 0; i < ARRAY_SIZE(builtins); i++)
+			if (!strcmp(builtins[i].name, n->name))
+				dt_error(k->cc, &n->loc, "%s: built-in variable "
+					 "%s cannot be modified", what, n->name);
 		/* fall through */
 	case N_SELF: case N_THIS: case N_INDEX:
 		return;

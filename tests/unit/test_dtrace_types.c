@@ -199,6 +199,11 @@ static void test_errors(void **state)
 	check_error("BEGIN { x = \"a\" == 1; }", "cannot compare string with");
 	check_error("BEGIN { pid = 1; }", "built-in variable pid cannot be "
 		    "modified");
+	/* found by fuzzing: op= and ++ on a built-in */
+	check_error("BEGIN { pid *= 2; }", "built-in variable pid cannot be "
+		    "modified");
+	check_error("BEGIN { timestamp++; }", "++: built-in variable timestamp "
+		    "cannot be modified");
 	check_error("BEGIN { printf(\"%d\\n\"); }", "conversion #1 (%d) has "
 		    "no argument");
 	check_error("BEGIN { printf(\"%s\\n\", 1); }", "argument #2 is int, "
