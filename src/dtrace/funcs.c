@@ -189,10 +189,33 @@ static void check_printa(struct dt_ck *k, struct dt_node *n)
 				dt_error(cc, &n->args[0]->loc, "'*' widths are "
 					 "not supported in printa() formats");
 			}
-			if (fmt.convs[i].agg)
+			if (fmt.convs[i].agg) {
 				aggs++;
-			else
-				keys++;
+				if (dt_fmt_wants(fmt.convs[i].conv) != FMT_INT) {
+					dt_fmt_free(&fmt);
+					dt_error(cc, &n->args[0]->loc, "%%@ "
+						 "needs an integer conversion "
+						 "such as %%@d");
+				}
+				continue;
+			}
+			/* key conversions must fit the keys */
+			if (keys < v->nkeys) {
+				bool is_str = v->keys[keys].kind != KEY_INT;
+				enum dt_fmt_arg want =
+					dt_fmt_wants(fmt.convs[i].conv);
+				char conv = fmt.convs[i].conv;
+
+				if ((want == FMT_STR) != is_str) {
+					dt_fmt_free(&fmt);
+					dt_error(cc, &n->args[0]->loc, "printa() "
+						 "conversion %%%c cannot print "
+						 "key %d of %s, %s", conv,
+						 keys + 1, v->name, is_str ?
+						 "a string" : "an integer");
+				}
+			}
+			keys++;
 		}
 		dt_fmt_free(&fmt);
 		if (aggs > 1)

@@ -224,6 +224,10 @@ static void test_errors(void **state)
 		    "defined");
 	check_error("BEGIN { @a = count(); printa(\"%d %d\", @a); }",
 		    "has 2 key conversions but @a has 0 keys");
+	check_error("BEGIN { @a[1] = count(); printa(\"%s %@d\", @a); }",
+		    "conversion %s cannot print key 1 of @a, an integer");
+	check_error("BEGIN { @a = count(); printa(\"%@s\", @a); }",
+		    "%@ needs an integer conversion");
 	check_error("BEGIN { x = args[0]; }", "not supported: built-in "
 		    "variable args");
 	check_error("BEGIN { x = stack(); }", "not supported: stack()");
