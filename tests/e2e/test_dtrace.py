@@ -201,6 +201,58 @@ def test_profile_fires_on_every_cpu(sonde, root, fixture_bin):
     assert modes.get("u", 0) > 0   # the shell loops run in user mode
 
 
+def test_profile_user_pc_is_in_the_programs_text(sonde, root):
+    """arg1 of a sample in user mode is a PC in an executable mapping of
+    the process, as /proc/PID/maps (the oracle) says."""
+    busy = subprocess.Popen(["taskset", "-c", "0", "sh", "-c",
+                             "while :; do :; done"])
+    try:
+        time.sleep(0.1)
+        p = dtrace(sonde, "-q", "-n", "profile-499 /pid == %d && arg1/ "
+                   "{ @[arg1] = count(); } tick-1s { exit(0); } END "
+                   "{ printa(\"%%x %%@d\\n\", @); }" % busy.pid)
+        maps = open(f"/proc/{busy.pid}/maps").read().splitlines()
+    finally:
+        busy.kill()
+        busy.wait()
+    assert p.returncode == 0, p.stderr
+    text = []
+    for m in maps:
+        f = m.split()
+        if "x" in f[1]:
+            lo, hi = (int(x, 16) for x in f[0].split("-"))
+            text.append((lo, hi))
+    pcs = [(int(l.split()[0], 16), int(l.split()[1]))
+           for l in p.stdout.splitlines() if l.strip()]
+    total = sum(n for _, n in pcs)
+    assert total > 50, p.stdout
+    inside = sum(n for pc, n in pcs if any(lo <= pc < hi for lo, hi in text))
+    assert inside == total
+
+
+def test_profile_kernel_pc_is_kernel_text(sonde, root, dd_load):
+    """arg0 of a sample in the kernel is in the kernel's text, as
+    /proc/kallsyms (the oracle) says."""
+    syms = {}
+    with open("/proc/kallsyms") as f:
+        for line in f:
+            a, _, name = line.split()[:3]
+            syms[name] = int(a, 16)
+    if not syms.get("_stext"):
+        pytest.skip("/proc/kallsyms hides addresses")
+    lo, hi = syms["_stext"], syms["_etext"]
+    p = dtrace(sonde, "-q", "-n", "profile-499 /arg0/ { @[arg0] = count(); }"
+               " tick-1s { exit(0); } END { printa(\"%x %@d\\n\", @); }")
+    assert p.returncode == 0, p.stderr
+    pcs = [(int(l.split()[0], 16), int(l.split()[1]))
+           for l in p.stdout.splitlines() if l.strip()]
+    total = sum(n for _, n in pcs)
+    assert total > 50
+    inside = sum(n for pc, n in pcs if lo <= pc < hi)
+    # BPF programs and modules live outside _stext.._etext
+    assert inside >= 0.9 * total, (inside, total)
+
+
 # ---- ending a run ----
 
 def test_ctrl_c_runs_end_and_prints_aggregations(sonde, root):
