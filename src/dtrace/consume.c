@@ -439,6 +439,24 @@ static int on_record(void *ctx, void *data, size_t size)
 	return 0;
 }
 
+/* exit() sets a flag and the status in the globals too: a dropped exit
+ * record still ends the run. */
+static void check_exit_flag(struct dt_session *s)
+{
+	uint32_t zero = 0;
+	uint64_t *g;
+
+	if (s->done)
+		return;
+	g = sd_calloc(1, (size_t)s->prog.globals_size + 8);
+	if (!bpf_map_lookup_elem(s->map_fds[DT_MAP_GLOBALS], &zero, g) &&
+	    g[0]) {
+		s->done = true;
+		s->status = (int)g[1];
+	}
+	free(g);
+}
+
 int dt_consume_open(struct dt_session *s)
 {
 	s->printed = sd_calloc((size_t)s->prog.naggs + 1, sizeof(bool));
@@ -453,6 +471,7 @@ int dt_consume(struct dt_session *s, int timeout_ms)
 	if (n == -EINTR)
 		n = 0;
 	fflush(s->out);
+	check_exit_flag(s);
 	return n;
 }
 
@@ -465,6 +484,7 @@ int dt_fire(struct dt_session *s, struct dt_unit *u)
 	ret = dt_dtrace_fire(u, NULL, 0);
 	ring_buffer__consume(s->rb);
 	fflush(s->out);
+	check_exit_flag(s);
 	return ret;
 }
 

@@ -139,12 +139,19 @@ static void check_exit(struct dt_ck *k, struct dt_node *n)
 
 static int cg_exit(struct dt_cg *g, struct dt_node *n)
 {
-	int r;
+	struct dt_action *a = act_of(g, n);
+	int r, v;
 
-	store_vals(g, act_of(g, n), n->args, 1);
-	/* No new probe firings after this one (END still runs). */
+	store_vals(g, a, n->args, 1);
+	/* No new probe firings after this one (END still runs); the flag
+	 * and the status also reach the consumer when the record cannot. */
 	r = dt_reg(g);
 	dt_ld_map_value(g, r, DT_MAP_GLOBALS, 0);
+	v = dt_reg(g);
+	dt_emit(g, I_LDX(BPF_DW, v, DT_SCRATCH_REG, g->rec_base +
+			 a->vals[0].off));
+	dt_emit(g, I_STX(BPF_DW, r, v, 8));
+	dt_reg_free(g, v);
 	dt_emit(g, I_ST(BPF_DW, r, 0, 1));
 	dt_reg_free(g, r);
 	return -1;

@@ -841,7 +841,7 @@ static void literals(struct dt_prog *p, struct dt_node *n)
 void dt_check(struct dt_cc *cc, struct dt_prog *p)
 {
 	struct dt_ck k = { .cc = cc, .p = p };
-	int goff = 8;	/* the first 8 bytes: the exit flag */
+	int goff = 16;	/* first exit()'s flag and status */
 
 	/* strsize in whole words keeps every string buffer canonical */
 	p->opt.strsize = (p->opt.strsize + 7) & ~7ull;

@@ -302,6 +302,26 @@ def test_dash_c_exit_status_and_output_file(sonde, root, fixture_bin,
     assert out.read_text() == "before\n3\n\n"
 
 
+def test_full_ring_buffer_counts_drops(sonde, root, tmp_path):
+    """Records that do not fit are counted and reported, never lost
+    silently: what printed plus what dropped is what was written."""
+    script = tmp_path / "burst.d"
+    script.write_text("".join(
+        "BEGIN { printf(\"%%d %%s\\n\", %d, \"%s\"); }\n" % (i, "x" * 200)
+        for i in range(100)) + "BEGIN { exit(0); }\n")
+    p = subprocess.run(["taskset", "-c", "0", sonde, "dtrace", "-q", "-x",
+                        "bufsize=4k", "-s", str(script)],
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    printed = [l for l in p.stdout.splitlines() if l.strip()]
+    m = re.search(r"^dtrace: (\d+) drops? on CPU 0$", p.stderr, re.M)
+    assert m, p.stderr
+    # 100 printf records and exit()'s, which ends the run even when its
+    # record is among the dropped
+    assert len(printed) + int(m.group(1)) == 101
+    assert 0 < len(printed) < 100
+
+
 # ---- the command line ----
 
 def test_compile_only_and_bpf_listing(sonde):

@@ -117,14 +117,14 @@ static void test_variables_and_layout(void **state)
 	for (v = f.prog.vars; v; v = v->next) {
 		if (!strcmp(v->name, "d")) {
 			assert_int_equal(v->scope, DT_GLOBAL);
-			assert_int_equal(v->off, 8);	/* after the exit flag */
+			assert_int_equal(v->off, 16);	/* after exit()'s */
 			seen++;
 		} else if (!strcmp(v->name, "s")) {
 			assert_int_equal(v->type.ssize, 104);	/* strsize up */
-			assert_int_equal(v->off, 16);
+			assert_int_equal(v->off, 24);
 			seen++;
 		} else if (!strcmp(v->name, "x")) {
-			assert_int_equal(v->off, 16 + 104);
+			assert_int_equal(v->off, 24 + 104);
 			seen++;
 		} else if (!strcmp(v->name, "u")) {
 			assert_int_equal(v->scope, DT_THIS);
