@@ -6,6 +6,7 @@
  * until exit(), Ctrl-C or the end of the traced process, detaches, fires
  * END and prints the aggregations. */
 #include "dtrace.h"
+#include "config.h"
 #include "../commands.h"
 #include "../lib/bpf.h"
 #include "../lib/util.h"
@@ -26,7 +27,7 @@
 
 
 static const char usage_text[] =
-"usage: sonde dtrace [-eLqSZ] [-c CMD] [-p PID] [-o FILE] [-x OPT[=VAL]]\n"
+"usage: sonde dtrace [-eqSVZ] [-c CMD] [-p PID] [-o FILE] [-x OPT[=VAL]]\n"
 "                    [-n PROGRAM] [-s SCRIPT] [-P PROVIDER] [-m MODULE]\n"
 "                    [-f FUNCTION] [-l] [ARG ...]\n"
 "\n"
@@ -49,6 +50,7 @@ static const char usage_text[] =
 "  -S           print the generated BPF on stderr\n"
 "  -e           compile only: stop before loading anything\n"
 "  -Z           allow probe descriptions that match no probes\n"
+"  -V           the version of D this implements\n"
 "  -h           this help\n"
 "\n"
 "ARGs become the macro variables $1, $2, ... Ctrl-C ends the run: END\n"
@@ -380,7 +382,7 @@ int cmd_dtrace(int argc, char **argv)
 					     "");
 			goto out;
 		case 'v': case 'V':
-			printf("dtrace: Sun D 1.6.3 (sonde %s)\n", "dtrace");
+			printf("dtrace: Sun D 1.6.3 (sonde %s)\n", SONDE_VERSION);
 			goto out;
 		case ':':
 			status = usage_error("option '-%s' needs a value",
