@@ -758,7 +758,7 @@ static void check_stmts(struct dt_ck *k, struct dt_node *s)
 /* Functions whose value is an action, called as expressions, are refused
  * in check_call through is_action; actions are fine as statements. */
 
-static void layout_keys(struct dt_prog *p)
+static void layout_keys(struct dt_cc *cc, struct dt_prog *p)
 {
 	for (struct dt_var *v = p->vars; v; v = v->next) {
 		if (v->scope != DT_ARRAY && v->scope != DT_AGGVAR)
@@ -772,6 +772,11 @@ static void layout_keys(struct dt_prog *p)
 			off += key->kind == KEY_STR ? (key->ssize + 7) & ~7 : 8;
 		}
 		v->key_size = off ? off : 8;
+		if (v->key_size > 512)
+			dt_error(cc, &v->loc, "the key of %s takes %d bytes; "
+				 "BPF hash maps take at most 512 (lower "
+				 "strsize, or use fewer strings in the key)",
+				 v->name, v->key_size);
 		if (v->scope == DT_ARRAY)
 			v->val_size = v->type.kind == DT_TSTR ?
 				      (int)((v->type.ssize + 7) & ~7) : 8;
@@ -869,7 +874,7 @@ void dt_check(struct dt_cc *cc, struct dt_prog *p)
 			cl->emits = true;	/* the default action */
 		cl->rec_size = k.rec_off;
 	}
-	layout_keys(p);
+	layout_keys(cc, p);
 	for (struct dt_var *v = p->vars; v; v = v->next) {
 		if (v->scope == DT_GLOBAL) {
 			int sz = v->type.kind == DT_TSTR ?

@@ -228,6 +228,9 @@ static void test_errors(void **state)
 		    "conversion %s cannot print key 1 of @a, an integer");
 	check_error("BEGIN { @a = count(); printa(\"%@s\", @a); }",
 		    "%@ needs an integer conversion");
+	check_error("BEGIN { @k[copyinstr(0), copyinstr(1), 1] = count(); }",
+		    "the key of "
+		    "@k takes 520 bytes; BPF hash maps take at most 512");
 	check_error("BEGIN { x = args[0]; }", "not supported: built-in "
 		    "variable args");
 	check_error("BEGIN { x = stack(); }", "not supported: stack()");
