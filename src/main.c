@@ -13,6 +13,7 @@ static const struct command {
 } commands[] = {
 	{ "hot", cmd_hot, "which kernel code is hot right now (sampling profiler)" },
 	{ "prof", cmd_prof, "CPU profile of a command, right per thread (pprof)" },
+	{ "dtrace", cmd_dtrace, "D programs compiled to BPF, as dtrace(1)" },
 };
 
 static void usage(FILE *f)

@@ -1,0 +1,381 @@
+/* ast — the D compiler's shared vocabulary: source positions and
+ * diagnostics, tokens, types, the syntax tree, variables and the program
+ * that the passes fill in one after another:
+ *
+ *   lex.c    characters -> tokens
+ *   parse.c  tokens -> clauses of statements and expressions
+ *   types.c  names -> variables and built-ins, types, tuple layouts
+ *   cg.c     typed tree -> BPF instructions (regs.c allocates registers)
+ *
+ * Every node lives in the compile arena (struct dt_arena) and dies with it;
+ * errors longjmp out of the pass to dt_compile's caller with a message
+ * that carries file:line:col, the source line and a caret. Prefix dt_. */
+#ifndef SONDE_DTRACE_AST_H
+#define SONDE_DTRACE_AST_H
+
+#include <setjmp.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- memory and diagnostics ---- */
+
+struct dt_arena {
+	struct dt_chunk *head;
+};
+void *dt_alloc(struct dt_arena *a, size_t n);	/* zeroed */
+char *dt_strndup(struct dt_arena *a, const char *s, size_t n);
+char *dt_strdup(struct dt_arena *a, const char *s);
+void dt_arena_free(struct dt_arena *a);
+
+/* A piece of D source: a -s file, or one -n argument. */
+struct dt_src {
+	const char *name;	/* "x.d", "-n" */
+	const char *text;
+	size_t len;
+};
+
+struct dt_loc {
+	const struct dt_src *src;
+	int line, col;		/* 1-based; line 0: no position */
+};
+
+/* Compilation state shared by the passes. */
+struct dt_cc {
+	struct dt_arena arena;
+	jmp_buf jmp;
+	char *msg;		/* the error, formatted (malloc'd) */
+	int status;		/* 2: source error; 1: internal/resource */
+};
+
+/* Record an error at loc (loc may be NULL) and unwind to dt_cc's jmp. */
+_Noreturn void dt_error(struct dt_cc *cc, const struct dt_loc *loc,
+			const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Format "file:line:col: msg\n<source line>\n<caret>\n" into a malloc'd
+ * string. */
+char *dt_format_diag(const struct dt_loc *loc, const char *msg);
+
+/* ---- tokens ---- */
+
+enum dt_tok {
+	T_EOF = 0,
+	T_INT, T_STR, T_CHAR, T_IDENT, T_AGG, T_MACRO,	/* @name $1 $target */
+	T_PROBEDESC,
+	/* punctuation */
+	T_LBRACE, T_RBRACE, T_LPAREN, T_RPAREN, T_LBRACK, T_RBRACK,
+	T_SEMI, T_COMMA, T_QUESTION, T_COLON, T_DOT, T_ARROW,
+	T_PLUS, T_MINUS, T_STAR, T_SLASH, T_PERCENT,
+	T_AMP, T_PIPE, T_CARET, T_TILDE, T_BANG,
+	T_SHL, T_SHR, T_LT, T_GT, T_LE, T_GE, T_EQ, T_NE,
+	T_LAND, T_LOR, T_LXOR,
+	T_INC, T_DEC,
+	T_ASSIGN, T_ADD_ASSIGN, T_SUB_ASSIGN, T_MUL_ASSIGN, T_DIV_ASSIGN,
+	T_MOD_ASSIGN, T_AND_ASSIGN, T_OR_ASSIGN, T_XOR_ASSIGN, T_SHL_ASSIGN,
+	T_SHR_ASSIGN,
+	/* keywords */
+	T_KW_FIRST,
+	T_IF = T_KW_FIRST, T_ELSE, T_SIZEOF, T_SELF, T_THIS, T_STRINGOF,
+	T_SIGNED, T_UNSIGNED, T_CHAR_KW, T_SHORT, T_INT_KW, T_LONG, T_VOID,
+	T_STRING_KW, T_CONST, T_VOLATILE,
+	/* recognised only to refuse them clearly */
+	T_RESERVED,
+	T_NTOKENS
+};
+
+struct dt_token {
+	enum dt_tok t;
+	struct dt_loc loc;
+	const char *start;	/* into the source text */
+	size_t len;
+	uint64_t ival;		/* T_INT, T_CHAR */
+	bool is_unsigned, is_long;	/* integer suffixes */
+	char *sval;		/* T_STR (unescaped), T_IDENT, T_AGG, T_MACRO
+				 * (name without $), T_PROBEDESC */
+};
+
+struct dt_lexer {
+	struct dt_cc *cc;
+	const struct dt_src *src;
+	size_t pos;
+	int line, col;
+};
+
+void dt_lex_init(struct dt_lexer *lx, struct dt_cc *cc,
+		 const struct dt_src *src);
+/* The next token of the program body. */
+void dt_lex_next(struct dt_lexer *lx, struct dt_token *tok);
+/* Skip blanks and comments; the next character (0 at the end). */
+int dt_lex_skip(struct dt_lexer *lx);
+/* At the outer level: a probe description up to a blank, ',', '/' or '{'.
+ * Returns false at the end of the input. */
+bool dt_lex_probedesc(struct dt_lexer *lx, struct dt_token *tok);
+/* The rest of the current line (for #pragma); advances past it. */
+char *dt_lex_line(struct dt_lexer *lx);
+const char *dt_tok_name(enum dt_tok t);
+
+/* ---- types ---- */
+
+enum dt_tkind { DT_TVOID, DT_TINT, DT_TSTR, DT_TPTR };
+
+struct dt_type {
+	uint8_t kind;
+	uint8_t size;		/* integers and pointers: 1, 2, 4, 8 */
+	bool sign;
+	uint16_t ssize;		/* strings: bytes including the NUL */
+	uint8_t pointee;	/* pointers: size of what they point to */
+	bool probe_str;		/* strings: probeprov/mod/func/name, which can
+				 * travel as a probe id instead of bytes */
+};
+
+extern const struct dt_type dt_void, dt_int, dt_uint, dt_long, dt_ulong;
+/* "int", "uint64_t", "string" ... into buf. */
+const char *dt_type_name(const struct dt_type *t, char *buf, size_t len);
+bool dt_type_is_int(const struct dt_type *t);	/* integer or pointer */
+
+/* ---- syntax tree ---- */
+
+enum dt_nkind {
+	/* expressions */
+	N_INT, N_STR, N_VAR,	/* a name: variable, built-in, macro */
+	N_SELF, N_THIS,		/* self->x, this->x */
+	N_AGG,			/* @a or @a[keys] as an lvalue */
+	N_INDEX,		/* a[keys] */
+	N_UNARY, N_BINARY, N_LOGICAL, N_TERNARY, N_ASSIGN,
+	N_PREINC, N_POSTINC,	/* op: T_INC or T_DEC */
+	N_CAST, N_SIZEOF, N_CALL,
+	/* statements */
+	S_EXPR, S_AGG, S_IF, S_BLOCK, S_NOP,
+};
+
+struct dt_var;
+struct dt_func;
+
+struct dt_node {
+	enum dt_nkind kind;
+	struct dt_loc loc;
+	struct dt_type type;
+	int op;			/* operator token */
+	uint64_t ival;		/* N_INT value; N_SIZEOF result */
+	char *name;		/* N_VAR, N_SELF, N_THIS, N_AGG, N_INDEX,
+				 * N_CALL (function) */
+	char *sval;		/* N_STR */
+	struct dt_node *a, *b, *c;	/* operands; S_IF: cond, then, else */
+	struct dt_node **args;	/* call arguments, tuple keys */
+	int nargs;
+	struct dt_type cast;	/* N_CAST, N_SIZEOF of a type */
+	struct dt_node *next;	/* statement lists */
+	/* filled in by types.c */
+	struct dt_var *var;
+	const struct dt_func *fn;
+	int bi;			/* built-in variable (enum dt_builtin) */
+	int action;		/* statements: action number in the clause */
+	int act;		/* data actions: index in the clause's acts */
+	int lit_off;		/* N_STR: offset in the read-only data */
+};
+
+/* One probe description: provider:module:function:name with globs. */
+struct dt_pdesc {
+	char *text;		/* as written (after macro expansion) */
+	char *prov, *mod, *func, *name;
+	struct dt_loc loc;
+};
+
+struct dt_probe;
+
+struct dt_clause {
+	int index;
+	struct dt_pdesc *pds;
+	int npds;
+	struct dt_node *pred;
+	struct dt_node *body;	/* statement list */
+	bool has_body;		/* false: "-n probe" with no { } */
+	struct dt_loc loc;
+	/* types.c */
+	bool emits;		/* writes a record (data actions, or empty) */
+	int rec_size;		/* bytes of its record, header included */
+	struct dt_action *acts;	/* record layout for the consumer */
+	int nacts;
+	/* matched probes (dtrace.c) */
+	struct dt_probe **probes;
+	int nprobes;
+};
+
+/* ---- variables ---- */
+
+enum dt_scope { DT_GLOBAL, DT_SELF, DT_THIS, DT_ARRAY, DT_AGGVAR };
+
+enum dt_aggfn { AGG_NONE, AGG_COUNT, AGG_SUM, AGG_AVG, AGG_MIN, AGG_MAX };
+
+/* One member of a tuple key: how it is stored and printed. */
+enum dt_kkind { KEY_INT, KEY_STR, KEY_PROBESTR };
+struct dt_key {
+	uint8_t kind;
+	uint8_t size;		/* KEY_INT: the type's size (for printing) */
+	bool sign;
+	uint16_t ssize;		/* KEY_STR: bytes */
+	uint8_t which;		/* KEY_PROBESTR: 0 prov 1 mod 2 func 3 name */
+	int off;		/* offset in the packed key */
+};
+
+struct dt_var {
+	char *name;
+	enum dt_scope scope;
+	struct dt_type type;
+	bool typed;		/* declared or assigned */
+	bool assigned;
+	struct dt_loc loc;	/* first use */
+	int id;			/* aggregations: variable id, from 1 */
+	int off;		/* DT_GLOBAL: in the globals; DT_THIS: in the
+				 * scratch area */
+	/* arrays and aggregations: the tuple key */
+	struct dt_key *keys;
+	int nkeys;		/* -1: not yet known */
+	int key_size;		/* packed bytes (at least 8) */
+	enum dt_aggfn fn;
+	int val_size;		/* map value bytes */
+	int map;		/* index in the program's maps */
+	struct dt_var *next;
+};
+
+/* ---- record layout (the contract between cg.c and consume.c) ---- */
+
+enum dt_actkind {
+	ACT_TRACE, ACT_PRINTF, ACT_PRINTA, ACT_EXIT,
+};
+
+/* One printf argument or trace value in a record. */
+struct dt_recval {
+	uint8_t kind;		/* KEY_INT or KEY_STR or KEY_PROBESTR */
+	uint8_t size;
+	bool sign;
+	uint16_t ssize;
+	uint8_t which;
+	int off;		/* in the record */
+};
+
+struct dt_action {
+	enum dt_actkind kind;
+	struct dt_loc loc;
+	const char *fmt;	/* printf, printa */
+	struct dt_var *agg;	/* printa */
+	struct dt_recval *vals;
+	int nvals;
+};
+
+/* The header that starts every record in the ring buffer. */
+struct dt_rechdr {
+	uint32_t kind;		/* DT_REC_* */
+	uint32_t clause;	/* clause index; errors: the faulting clause */
+	uint32_t probe;		/* probe id */
+	uint32_t cpu;
+};
+enum { DT_REC_DATA = 1, DT_REC_ERROR = 2 };
+/* An error record follows its header with these. */
+struct dt_errrec {
+	uint32_t fault;		/* DTRACEFLT_* */
+	uint32_t action;	/* statement number, from 1 */
+	uint32_t insn;		/* BPF instruction offset */
+	uint32_t pad;
+};
+enum { DTRACEFLT_DIVZERO = 4 };
+
+/* Per-CPU counters at the start of the scratch area. */
+struct dt_counters {
+	uint64_t drops;		/* ring buffer full */
+	uint64_t aggdrops;	/* aggregation map full */
+	uint64_t dyndrops;	/* thread-local / array map full */
+	uint64_t errors;
+};
+
+/* ---- the program ---- */
+
+struct dt_options {
+	bool quiet;
+	uint64_t bufsize;	/* ring buffer bytes */
+	uint64_t strsize;
+	uint64_t aggsize;	/* entries per aggregation */
+	uint64_t dynvarsize;	/* entries per thread-local / array */
+	uint64_t switchrate;	/* ns between ring buffer polls */
+	uint64_t aggrate;
+	bool destructive;
+	bool flowindent;
+};
+
+/* Macro arguments: $0 (script), $1..$N, $target, $pid ... */
+struct dt_macros {
+	char **argv;		/* argv[0] is $0 */
+	int argc;
+	long target;		/* -1: none */
+};
+
+struct dt_prog {
+	struct dt_clause **clauses;
+	int nclauses;
+	struct dt_var *vars;	/* every variable, in order of appearance */
+	int naggs;
+	struct dt_options opt;
+	struct dt_macros *macros;
+	/* laid out by types.c */
+	int globals_size;	/* the shared globals map value */
+	int this_off, this_size;	/* clause-locals in the scratch area */
+	char *rodata;		/* string literals */
+	int rodata_size, rodata_cap;
+	int empty_off;		/* an empty string in the read-only data */
+	bool uses_ppid, uses_vtimestamp;
+};
+
+/* The offset of string s (padded to ssize bytes) in the read-only data,
+ * added if absent. */
+int dt_literal(struct dt_prog *p, const char *s, size_t ssize);
+
+/* Parse sources into prog (clauses, declarations, pragmas). */
+void dt_parse(struct dt_cc *cc, struct dt_prog *prog, const struct dt_src *src);
+/* Resolve names, check types, lay out records, keys and variables. */
+void dt_check(struct dt_cc *cc, struct dt_prog *prog);
+/* Apply one option as -x or #pragma D option would; 0 or -EINVAL with a
+ * message in err. */
+int dt_set_option(struct dt_options *o, const char *name, const char *val,
+		  char *err, size_t errlen);
+void dt_options_default(struct dt_options *o);
+
+/* Built-in variables. */
+enum dt_builtin {
+	BI_NONE, BI_PID, BI_TID, BI_PPID, BI_UID, BI_GID, BI_EXECNAME,
+	BI_TIMESTAMP, BI_VTIMESTAMP, BI_WALLTIMESTAMP, BI_CPU,
+	BI_PROBEPROV, BI_PROBEMOD, BI_PROBEFUNC, BI_PROBENAME,
+	BI_ARG0, BI_ARG9 = BI_ARG0 + 9, BI_ERRNO, BI_EPID, BI_ID,
+	BI_NBUILTINS
+};
+
+/* The checker's state, for the functions' check hooks (funcs.c). */
+struct dt_ck;
+struct dt_type dt_ck_expr(struct dt_ck *k, struct dt_node *n);
+struct dt_cc *dt_ck_cc(struct dt_ck *k);
+struct dt_prog *dt_ck_prog(struct dt_ck *k);
+/* A data action of the current clause, and room in its record for e. */
+struct dt_action *dt_ck_action(struct dt_ck *k, enum dt_actkind kind,
+			       struct dt_node *n);
+/* Valid until the next dt_ck_action of the clause. */
+int dt_ck_recval(struct dt_ck *k, struct dt_action *a, struct dt_node *e);
+/* Raw bytes in the read-only data (8-aligned); their offset. */
+int dt_rodata_add(struct dt_prog *p, const void *data, size_t n);
+struct dt_var *dt_ck_find(struct dt_ck *k, const char *name,
+			  enum dt_scope scope);
+
+/* Functions and actions, each with its checker and code generator. */
+struct dt_cg;
+struct dt_func {
+	const char *name;
+	int min_args, max_args;
+	bool is_agg;		/* aggregating function: count(), sum() ... */
+	bool is_action;		/* a statement, not a value */
+	enum dt_aggfn aggfn;
+	void (*check)(struct dt_ck *k, struct dt_node *n);
+	/* Expressions: leave the value in a register and return it.
+	 * Actions: emit and return -1. */
+	int (*cg)(struct dt_cg *g, struct dt_node *n);
+};
+const struct dt_func *dt_func_lookup(const char *name);
+
+#endif

@@ -1,0 +1,1360 @@
+/* cg — the code generator: a checked program becomes one BPF program per
+ * unit (the probes that share a kernel event). Each program saves its
+ * context, finds the per-CPU scratch area, leaves when exit() has been
+ * called, lets the provider say which probe fired, then runs the clauses
+ * enabled on the unit in program order: the provider's guard (for units of
+ * many probes), the predicate, the statements, and the record written to
+ * the ring buffer. Instructions are appended to a list with labels that
+ * are resolved at the end; every instruction remembers the D source it
+ * came from, so that a verifier rejection names a line. */
+#include "cg.h"
+#include "../lib/util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- emission ---- */
+
+void dt_emit(struct dt_cg *g, struct bpf_insn insn)
+{
+	if (g->n + 2 > g->cap) {
+		size_t cap = (size_t)g->cap, lcap = (size_t)g->cap;
+
+		sd_grow(&g->insns, &cap, g->n + 2, sizeof(*g->insns));
+		sd_grow(&g->locs, &lcap, g->n + 2, sizeof(*g->locs));
+		g->cap = (int)(cap < lcap ? cap : lcap);
+	}
+	g->locs[g->n] = g->loc;
+	g->insns[g->n++] = insn;
+	if (g->n > 1000000)
+		dt_error(g->cc, &g->loc, "program too large for BPF (over one "
+			 "million instructions)");
+}
+
+int dt_label(struct dt_cg *g)
+{
+	size_t cap = (size_t)g->labels_cap;
+
+	sd_grow(&g->labels, &cap, g->nlabels + 1, sizeof(*g->labels));
+	g->labels_cap = (int)cap;
+	g->labels[g->nlabels] = -1;
+	return g->nlabels++;
+}
+
+void dt_place(struct dt_cg *g, int label)
+{
+	g->labels[label] = g->n;
+}
+
+static void fixup(struct dt_cg *g, int label)
+{
+	size_t cap = (size_t)g->fix_cap;
+
+	sd_grow(&g->fix, &cap, g->nfix + 1, sizeof(*g->fix));
+	g->fix_cap = (int)cap;
+	g->fix[g->nfix].insn = g->n;
+	g->fix[g->nfix].label = label;
+	g->nfix++;
+}
+
+void dt_jmp_imm(struct dt_cg *g, int op, int reg, int32_t imm, int label)
+{
+	fixup(g, label);
+	dt_emit(g, (struct bpf_insn){ .code = BPF_JMP | BPF_K | op,
+				      .dst_reg = reg, .imm = imm });
+}
+
+void dt_jmp_reg(struct dt_cg *g, int op, int dst, int src, int label)
+{
+	fixup(g, label);
+	dt_emit(g, (struct bpf_insn){ .code = BPF_JMP | BPF_X | op,
+				      .dst_reg = dst, .src_reg = src });
+}
+
+void dt_jmp(struct dt_cg *g, int label)
+{
+	fixup(g, label);
+	dt_emit(g, (struct bpf_insn){ .code = BPF_JMP | BPF_JA });
+}
+
+void dt_ld_imm64(struct dt_cg *g, int dst, uint64_t v)
+{
+	if ((int64_t)v >= INT32_MIN && (int64_t)v <= INT32_MAX) {
+		dt_emit(g, I_MOV_IMM(dst, (int32_t)v));
+		return;
+	}
+	dt_emit(g, (struct bpf_insn){ .code = BPF_LD | BPF_DW | BPF_IMM,
+				      .dst_reg = dst, .imm = (int32_t)v });
+	dt_emit(g, (struct bpf_insn){ .imm = (int32_t)(v >> 32) });
+}
+
+void dt_ld_map(struct dt_cg *g, int dst, int map)
+{
+	dt_emit(g, (struct bpf_insn){ .code = BPF_LD | BPF_DW | BPF_IMM,
+				      .dst_reg = dst,
+				      .src_reg = BPF_PSEUDO_MAP_FD,
+				      .imm = map });
+	dt_emit(g, (struct bpf_insn){ 0 });
+}
+
+void dt_ld_map_value(struct dt_cg *g, int dst, int map, int off)
+{
+	dt_emit(g, (struct bpf_insn){ .code = BPF_LD | BPF_DW | BPF_IMM,
+				      .dst_reg = dst,
+				      .src_reg = BPF_PSEUDO_MAP_VALUE,
+				      .imm = map });
+	dt_emit(g, (struct bpf_insn){ .imm = off });
+}
+
+void dt_call(struct dt_cg *g, int helper)
+{
+	dt_emit(g, (struct bpf_insn){ .code = BPF_JMP | BPF_CALL,
+				      .imm = helper });
+}
+
+/* Move an argument value into r(i) inside a call window. */
+static void call_arg(struct dt_cg *g, int i, int reg)
+{
+	if (g->regs.saved & (1u << reg))
+		dt_emit(g, I_LDX(BPF_DW, i, BPF_REG_10,
+				 g->regs.saved_slot[reg]));
+	else if (reg != i)
+		dt_emit(g, I_MOV(i, reg));
+}
+
+/* ---- scratch temporaries ---- */
+
+int dt_cg_temp(struct dt_cg *g, int size)
+{
+	int off = g->temp_top;
+
+	g->temp_top += (size + 7) & ~7;
+	if (g->temp_top > g->temp_max)
+		g->temp_max = g->temp_top;
+	if (g->temp_top > 30000)
+		dt_error(g->cc, &g->loc, "statement needs too much scratch "
+			 "space (strsize too large?)");
+	return off;
+}
+
+void dt_cg_scratch_ptr(struct dt_cg *g, int r, int off)
+{
+	dt_emit(g, I_MOV(r, DT_SCRATCH_REG));
+	if (off)
+		dt_emit(g, I_ALU64_IMM(BPF_ADD, r, off));
+}
+
+int dt_cg_ctx(struct dt_cg *g)
+{
+	int r = dt_reg(g);
+
+	dt_emit(g, I_LDX(BPF_DW, r, BPF_REG_10, DT_FP_CTX));
+	return r;
+}
+
+/* ---- integers ---- */
+
+void dt_cg_normalize(struct dt_cg *g, int r, const struct dt_type *t)
+{
+	int bits;
+
+	if (t->kind != DT_TINT || t->size >= 8)
+		return;
+	if (t->size == 4 && !t->sign) {
+		dt_emit(g, I_MOV32(r, r));
+		return;
+	}
+	bits = 64 - 8 * t->size;
+	dt_emit(g, I_ALU64_IMM(BPF_LSH, r, bits));
+	dt_emit(g, I_ALU64_IMM(t->sign ? BPF_ARSH : BPF_RSH, r, bits));
+}
+
+static struct dt_type promote(struct dt_type t)
+{
+	if (t.kind == DT_TINT && t.size < 4)
+		return dt_int;
+	if (t.kind == DT_TPTR)
+		return dt_ulong;
+	return t;
+}
+
+static struct dt_type common(struct dt_type a, struct dt_type b)
+{
+	a = promote(a);
+	b = promote(b);
+	if (a.size == b.size)
+		return a.sign && b.sign ? a : (a.sign ? b : a);
+	return a.size > b.size ? a : b;
+}
+
+/* ---- faults ---- */
+
+void dt_cg_fault_if_zero(struct dt_cg *g, int reg, int fault)
+{
+	int ok = dt_label(g);
+	int e = DT_SCR_ERR;
+	int action = g->stmt ? g->stmt->action : 0;
+
+	dt_jmp_imm(g, BPF_JNE, reg, 0, ok);
+	/* Registers are not needed past here: the clause ends. */
+	dt_emit(g, I_ST(BPF_W, DT_SCRATCH_REG, e + 0, DT_REC_ERROR));
+	dt_emit(g, I_ST(BPF_W, DT_SCRATCH_REG, e + 4, g->cl->index));
+	dt_emit(g, I_LDX(BPF_DW, BPF_REG_1, BPF_REG_10, DT_FP_PROBE));
+	dt_emit(g, I_STX(BPF_W, DT_SCRATCH_REG, BPF_REG_1, e + 8));
+	dt_call(g, BPF_FUNC_get_smp_processor_id);
+	dt_emit(g, I_STX(BPF_W, DT_SCRATCH_REG, BPF_REG_0, e + 12));
+	dt_emit(g, I_ST(BPF_W, DT_SCRATCH_REG, e + 16, fault));
+	dt_emit(g, I_ST(BPF_W, DT_SCRATCH_REG, e + 20, action));
+	dt_emit(g, I_ST(BPF_W, DT_SCRATCH_REG, e + 24, g->n));
+	dt_ld_map(g, BPF_REG_1, DT_MAP_OUT);
+	dt_emit(g, I_MOV(BPF_REG_2, DT_SCRATCH_REG));
+	dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_2, e));
+	dt_emit(g, I_MOV_IMM(BPF_REG_3, 32));
+	dt_emit(g, I_MOV_IMM(BPF_REG_4, 0));
+	dt_call(g, BPF_FUNC_ringbuf_output);
+	dt_emit(g, I_LDX(BPF_DW, BPF_REG_1, DT_SCRATCH_REG, 24));
+	dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_1, 1));
+	dt_emit(g, I_STX(BPF_DW, DT_SCRATCH_REG, BPF_REG_1, 24));
+	dt_jmp(g, g->skip);
+	dt_place(g, ok);
+}
+
+/* ---- strings ---- */
+
+void dt_cg_zero(struct dt_cg *g, int ptr, int size)
+{
+	for (int i = 0; i + 8 <= size; i += 8)
+		dt_emit(g, I_ST(BPF_DW, ptr, i, 0));
+}
+
+void dt_cg_strcpy(struct dt_cg *g, int dst, int dst_size, int src,
+		  int src_size)
+{
+	int dn = (dst_size + 7) & ~7, sn = (src_size + 7) & ~7;
+	int n = dn < sn ? dn : sn, t = dt_reg(g);
+
+	for (int i = 0; i < n; i += 8) {
+		dt_emit(g, I_LDX(BPF_DW, t, src, i));
+		dt_emit(g, I_STX(BPF_DW, dst, t, i));
+	}
+	dt_reg_free(g, t);
+	for (int i = n; i < dn; i += 8)
+		dt_emit(g, I_ST(BPF_DW, dst, i, 0));
+	if (sn > dn)	/* truncated: keep the NUL */
+		dt_emit(g, I_ST(BPF_B, dst, dn - 1, 0));
+}
+
+/* The first difference of two strings (a[i] - b[i]), 0 when equal. Both
+ * are canonical (zero-padded to a multiple of 8 bytes), so the loop steps
+ * a word at a time: equal words with a NUL in them end it; a word that
+ * differs is searched byte by byte. Few iterations keep the verifier's
+ * work small even for long strsize. */
+static int cg_strcmp(struct dt_cg *g, int a, int asz, int b, int bsz)
+{
+	int an = (asz + 7) & ~7, bn = (bsz + 7) & ~7, n = an < bn ? an : bn;
+	int i = dt_reg(g), wa = dt_reg(g), wb = dt_reg(g), t = dt_reg(g);
+	int loop = dt_label(g), diff = dt_label(g), eq = dt_label(g),
+	    done = dt_label(g);
+
+	dt_emit(g, I_MOV_IMM(i, 0));
+	dt_place(g, loop);
+	dt_jmp_imm(g, BPF_JGE, i, n, eq);
+	dt_emit(g, I_MOV(wa, a));
+	dt_emit(g, I_ALU64_REG(BPF_ADD, wa, i));
+	dt_emit(g, I_LDX(BPF_DW, wa, wa, 0));
+	dt_emit(g, I_MOV(wb, b));
+	dt_emit(g, I_ALU64_REG(BPF_ADD, wb, i));
+	dt_emit(g, I_LDX(BPF_DW, wb, wb, 0));
+	dt_jmp_reg(g, BPF_JNE, wa, wb, diff);
+	/* (w - 0x01..01) & ~w & 0x80..80: nonzero when a byte is zero */
+	dt_emit(g, I_MOV(t, wa));
+	dt_emit(g, I_ALU64_IMM(BPF_XOR, t, -1));
+	dt_ld_imm64(g, wb, 0x0101010101010101ull);
+	dt_emit(g, I_ALU64_REG(BPF_SUB, wa, wb));
+	dt_emit(g, I_ALU64_REG(BPF_AND, wa, t));
+	dt_ld_imm64(g, wb, 0x8080808080808080ull);
+	dt_emit(g, I_ALU64_REG(BPF_AND, wa, wb));
+	dt_jmp_imm(g, BPF_JNE, wa, 0, eq);
+	dt_emit(g, I_ALU64_IMM(BPF_ADD, i, 8));
+	dt_jmp(g, loop);
+	/* The words differ: the first differing byte, or a NUL first. */
+	dt_place(g, diff);
+	for (int k = 0; k < 8; k++) {
+		dt_emit(g, I_MOV(i, wa));
+		dt_emit(g, I_ALU64_IMM(BPF_AND, i, 0xff));
+		dt_emit(g, I_MOV(t, wb));
+		dt_emit(g, I_ALU64_IMM(BPF_AND, t, 0xff));
+		dt_emit(g, I_ALU64_REG(BPF_SUB, i, t));
+		dt_jmp_imm(g, BPF_JNE, i, 0, done);
+		dt_jmp_imm(g, BPF_JEQ, t, 0, done);	/* both NUL: i == 0 */
+		dt_emit(g, I_ALU64_IMM(BPF_RSH, wa, 8));
+		dt_emit(g, I_ALU64_IMM(BPF_RSH, wb, 8));
+	}
+	dt_place(g, eq);
+	dt_emit(g, I_MOV_IMM(i, 0));
+	dt_place(g, done);
+	dt_reg_free(g, t);
+	dt_reg_free(g, wb);
+	dt_reg_free(g, wa);
+	/* the result is in i, allocated first: keep it */
+	return i;
+}
+
+/* ---- maps ---- */
+
+/* r = lookup(map, key at fp_or_scratch); returns the result register. */
+static int cg_lookup(struct dt_cg *g, int map, int key_base, int key_off)
+{
+	dt_call_begin(g);
+	dt_ld_map(g, BPF_REG_1, map);
+	dt_emit(g, I_MOV(BPF_REG_2, key_base));
+	dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_2, key_off));
+	dt_call(g, BPF_FUNC_map_lookup_elem);
+	return dt_call_end(g);
+}
+
+static void count_drop(struct dt_cg *g, int which)
+{
+	int t = dt_reg(g);
+
+	dt_emit(g, I_LDX(BPF_DW, t, DT_SCRATCH_REG, which));
+	dt_emit(g, I_ALU64_IMM(BPF_ADD, t, 1));
+	dt_emit(g, I_STX(BPF_DW, DT_SCRATCH_REG, t, which));
+	dt_reg_free(g, t);
+}
+
+/* Dereference a possibly-NULL lookup result in r: an integer (0 when
+ * absent) or a string pointer (to an empty string when absent). */
+static void cg_deref(struct dt_cg *g, int r, bool is_str)
+{
+	int absent = dt_label(g), done = dt_label(g);
+
+	dt_jmp_imm(g, BPF_JEQ, r, 0, absent);
+	if (!is_str)
+		dt_emit(g, I_LDX(BPF_DW, r, r, 0));
+	dt_jmp(g, done);
+	dt_place(g, absent);
+	if (is_str)
+		dt_ld_map_value(g, r, DT_MAP_RODATA, g->p->empty_off);
+	else
+		dt_emit(g, I_MOV_IMM(r, 0));
+	dt_place(g, done);
+}
+
+/* Pack a tuple key into a new scratch temporary; returns its offset. */
+static int cg_key(struct dt_cg *g, struct dt_var *v, struct dt_node **args,
+		  int nargs)
+{
+	int off = dt_cg_temp(g, v->key_size);
+
+	if (!nargs) {
+		dt_emit(g, I_ST(BPF_DW, DT_SCRATCH_REG, off, 0));
+		return off;
+	}
+	for (int i = 0; i < nargs; i++)
+		dt_cg_store_val(g, args[i], DT_SCRATCH_REG,
+				off + v->keys[i].off, &v->keys[i]);
+	return off;
+}
+
+void dt_cg_store_val(struct dt_cg *g, struct dt_node *e, int ptr, int off,
+		     const struct dt_key *k)
+{
+	int r, d;
+
+	switch (k->kind) {
+	case KEY_PROBESTR:
+		if (ptr < 0)
+			return;
+		r = dt_reg(g);
+		dt_emit(g, I_LDX(BPF_DW, r, BPF_REG_10, DT_FP_PROBE));
+		dt_emit(g, I_STX(BPF_DW, ptr, r, off));
+		dt_reg_free(g, r);
+		return;
+	case KEY_STR:
+		r = dt_cg_expr(g, e);
+		d = dt_reg(g);
+		dt_emit(g, I_MOV(d, ptr));
+		dt_emit(g, I_ALU64_IMM(BPF_ADD, d, off));
+		dt_cg_strcpy(g, d, k->ssize, r, e->type.ssize);
+		dt_reg_free(g, d);
+		dt_reg_free(g, r);
+		return;
+	default:
+		r = dt_cg_expr(g, e);
+		dt_emit(g, I_STX(BPF_DW, ptr, r, off));
+		dt_reg_free(g, r);
+	}
+}
+
+/* ---- variables ---- */
+
+static int var_map(struct dt_var *v)
+{
+	return DT_MAP_FIRST_VAR + v->map;
+}
+
+/* Where an lvalue lives, computed once for read-modify-write. */
+struct lval {
+	struct dt_node *n;
+	struct dt_var *v;
+	int key_off;		/* N_INDEX: the packed key in scratch */
+};
+
+static struct lval lval_of(struct dt_cg *g, struct dt_node *n)
+{
+	struct lval lv = { n, n->var, -1 };
+
+	if (n->kind == N_INDEX)
+		lv.key_off = cg_key(g, n->var, n->args, n->nargs);
+	return lv;
+}
+
+/* Load an lvalue's value (integer) or address (string). */
+static int lval_load(struct dt_cg *g, struct lval *lv)
+{
+	struct dt_var *v = lv->v;
+	bool is_str = v->type.kind == DT_TSTR;
+	int r;
+
+	switch (v->scope) {
+	case DT_GLOBAL:
+		r = dt_reg(g);
+		dt_ld_map_value(g, r, DT_MAP_GLOBALS, v->off);
+		if (!is_str)
+			dt_emit(g, I_LDX(BPF_DW, r, r, 0));
+		return r;
+	case DT_THIS:
+		r = dt_reg(g);
+		if (is_str)
+			dt_cg_scratch_ptr(g, r, g->p->this_off + v->off);
+		else
+			dt_emit(g, I_LDX(BPF_DW, r, DT_SCRATCH_REG,
+					 g->p->this_off + v->off));
+		return r;
+	case DT_SELF:
+		r = cg_lookup(g, var_map(v), BPF_REG_10, DT_FP_TID);
+		cg_deref(g, r, is_str);
+		return r;
+	case DT_ARRAY:
+		r = cg_lookup(g, var_map(v), DT_SCRATCH_REG, lv->key_off);
+		cg_deref(g, r, is_str);
+		return r;
+	default:
+		dt_error(g->cc, &lv->n->loc, "internal error: bad lvalue");
+	}
+}
+
+/* Store a map element: value bytes at scratch val_off; key at base+off.
+ * An integer zero deletes the element, as in DTrace. */
+static void map_store(struct dt_cg *g, struct dt_var *v, int key_base,
+		      int key_off, int val_off, int zero_test)
+{
+	int del = dt_label(g), done = dt_label(g);
+
+	dt_call_begin(g);
+	if (zero_test >= 0) {
+		if (g->regs.saved & (1u << zero_test)) {
+			dt_emit(g, I_LDX(BPF_DW, BPF_REG_1, BPF_REG_10,
+					 g->regs.saved_slot[zero_test]));
+			dt_jmp_imm(g, BPF_JEQ, BPF_REG_1, 0, del);
+		} else {
+			dt_jmp_imm(g, BPF_JEQ, zero_test, 0, del);
+		}
+	}
+	dt_ld_map(g, BPF_REG_1, var_map(v));
+	dt_emit(g, I_MOV(BPF_REG_2, key_base));
+	dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_2, key_off));
+	dt_emit(g, I_MOV(BPF_REG_3, DT_SCRATCH_REG));
+	dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_3, val_off));
+	dt_emit(g, I_MOV_IMM(BPF_REG_4, BPF_ANY));
+	dt_call(g, BPF_FUNC_map_update_elem);
+	dt_jmp_imm(g, BPF_JEQ, BPF_REG_0, 0, done);
+	/* A full map drops the value, counted as DTrace's dynamic variable
+	 * drops. */
+	dt_emit(g, I_LDX(BPF_DW, BPF_REG_1, DT_SCRATCH_REG, 16));
+	dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_1, 1));
+	dt_emit(g, I_STX(BPF_DW, DT_SCRATCH_REG, BPF_REG_1, 16));
+	dt_jmp(g, done);
+	dt_place(g, del);
+	if (zero_test >= 0) {
+		dt_ld_map(g, BPF_REG_1, var_map(v));
+		dt_emit(g, I_MOV(BPF_REG_2, key_base));
+		dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_2, key_off));
+		dt_call(g, BPF_FUNC_map_delete_elem);
+	}
+	dt_place(g, done);
+	dt_call_end_void(g);
+}
+
+/* Store value register r (integer, or string pointer of src_size). */
+static void lval_store(struct dt_cg *g, struct lval *lv, int r, int src_size)
+{
+	struct dt_var *v = lv->v;
+	bool is_str = v->type.kind == DT_TSTR;
+	int d, tmp;
+
+	switch (v->scope) {
+	case DT_GLOBAL:
+		d = dt_reg(g);
+		dt_ld_map_value(g, d, DT_MAP_GLOBALS, v->off);
+		if (is_str)
+			dt_cg_strcpy(g, d, v->type.ssize, r, src_size);
+		else
+			dt_emit(g, I_STX(BPF_DW, d, r, 0));
+		dt_reg_free(g, d);
+		return;
+	case DT_THIS:
+		if (!is_str) {
+			dt_emit(g, I_STX(BPF_DW, DT_SCRATCH_REG, r,
+					 g->p->this_off + v->off));
+			return;
+		}
+		d = dt_reg(g);
+		dt_cg_scratch_ptr(g, d, g->p->this_off + v->off);
+		dt_cg_strcpy(g, d, v->type.ssize, r, src_size);
+		dt_reg_free(g, d);
+		return;
+	case DT_SELF:
+	case DT_ARRAY:
+		tmp = dt_cg_temp(g, v->val_size);
+		if (is_str) {
+			d = dt_reg(g);
+			dt_cg_scratch_ptr(g, d, tmp);
+			dt_cg_strcpy(g, d, v->val_size, r, src_size);
+			dt_reg_free(g, d);
+		} else {
+			dt_emit(g, I_STX(BPF_DW, DT_SCRATCH_REG, r, tmp));
+		}
+		if (v->scope == DT_SELF)
+			map_store(g, v, BPF_REG_10, DT_FP_TID, tmp,
+				  is_str ? -1 : r);
+		else
+			map_store(g, v, DT_SCRATCH_REG, lv->key_off, tmp,
+				  is_str ? -1 : r);
+		return;
+	default:
+		dt_error(g->cc, &lv->n->loc, "internal error: bad lvalue");
+	}
+}
+
+/* ---- built-in variables ---- */
+
+static int cg_helper0(struct dt_cg *g, int helper)
+{
+	dt_call_begin(g);
+	dt_call(g, helper);
+	return dt_call_end(g);
+}
+
+static int cg_task_read(struct dt_cg *g, int ptr, int off, int size)
+{
+	int tmp = dt_cg_temp(g, 8), r;
+
+	dt_emit(g, I_ST(BPF_DW, DT_SCRATCH_REG, tmp, 0));
+	dt_call_begin(g);
+	call_arg(g, BPF_REG_3, ptr);
+	dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_3, off));
+	dt_emit(g, I_MOV(BPF_REG_1, DT_SCRATCH_REG));
+	dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_1, tmp));
+	dt_emit(g, I_MOV_IMM(BPF_REG_2, size));
+	dt_call(g, BPF_FUNC_probe_read_kernel);
+	dt_call_end_void(g);
+	r = dt_reg(g);
+	dt_emit(g, I_LDX(size == 4 ? BPF_W : BPF_DW, r, DT_SCRATCH_REG, tmp));
+	return r;
+}
+
+static int cg_builtin(struct dt_cg *g, struct dt_node *n)
+{
+	const struct dt_provider *pv = g->u->prov;
+	int r, t;
+
+	switch (n->bi) {
+	case BI_PID:
+		r = cg_helper0(g, BPF_FUNC_get_current_pid_tgid);
+		dt_emit(g, I_ALU64_IMM(BPF_RSH, r, 32));
+		return r;
+	case BI_TID:
+		r = cg_helper0(g, BPF_FUNC_get_current_pid_tgid);
+		dt_cg_normalize(g, r, &n->type);
+		return r;
+	case BI_UID:
+		r = cg_helper0(g, BPF_FUNC_get_current_uid_gid);
+		dt_emit(g, I_MOV32(r, r));
+		return r;
+	case BI_GID:
+		r = cg_helper0(g, BPF_FUNC_get_current_uid_gid);
+		dt_emit(g, I_ALU64_IMM(BPF_RSH, r, 32));
+		return r;
+	case BI_TIMESTAMP:
+		return cg_helper0(g, BPF_FUNC_ktime_get_ns);
+	case BI_WALLTIMESTAMP:
+		r = cg_helper0(g, BPF_FUNC_ktime_get_ns);
+		t = dt_reg(g);
+		dt_ld_imm64(g, t, (uint64_t)g->wall_offset);
+		dt_emit(g, I_ALU64_REG(BPF_ADD, r, t));
+		dt_reg_free(g, t);
+		return r;
+	case BI_CPU:
+		return cg_helper0(g, BPF_FUNC_get_smp_processor_id);
+	case BI_PPID:
+	case BI_VTIMESTAMP:
+		t = cg_helper0(g, BPF_FUNC_get_current_task);
+		if (n->bi == BI_VTIMESTAMP) {
+			r = cg_task_read(g, t, g->off_sum_exec, 8);
+			dt_reg_free(g, t);
+			return r;
+		}
+		r = cg_task_read(g, t, g->off_real_parent, 8);
+		dt_reg_free(g, t);
+		t = cg_task_read(g, r, g->off_tgid, 4);
+		dt_reg_free(g, r);
+		dt_cg_normalize(g, t, &n->type);
+		return t;
+	case BI_EXECNAME: {
+		int off = dt_cg_temp(g, 16);
+
+		dt_call_begin(g);
+		dt_emit(g, I_MOV(BPF_REG_1, DT_SCRATCH_REG));
+		dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_1, off));
+		dt_emit(g, I_MOV_IMM(BPF_REG_2, 16));
+		dt_call(g, BPF_FUNC_get_current_comm);
+		dt_call_end_void(g);
+		r = dt_reg(g);
+		dt_cg_scratch_ptr(g, r, off);
+		return r;
+	}
+	case BI_PROBEPROV: case BI_PROBEMOD: case BI_PROBEFUNC:
+	case BI_PROBENAME:
+		return pv->cg_probestr(g, n->bi - BI_PROBEPROV);
+	case BI_ERRNO:
+		if (pv->cg_errno)
+			return pv->cg_errno(g);
+		r = dt_reg(g);
+		dt_emit(g, I_MOV_IMM(r, 0));
+		return r;
+	case BI_EPID:
+		r = dt_reg(g);
+		dt_emit(g, I_MOV_IMM(r, g->cl->index + 1));
+		return r;
+	case BI_ID:
+		r = dt_reg(g);
+		dt_emit(g, I_LDX(BPF_DW, r, BPF_REG_10, DT_FP_PROBE));
+		return r;
+	default:
+		if (n->bi >= BI_ARG0 && n->bi <= BI_ARG9) {
+			if (pv->cg_arg)
+				return pv->cg_arg(g, n->bi - BI_ARG0);
+			r = dt_reg(g);
+			dt_emit(g, I_MOV_IMM(r, 0));
+			return r;
+		}
+		dt_error(g->cc, &n->loc, "internal error: built-in %s",
+			 n->name);
+	}
+}
+
+/* ---- expressions ---- */
+
+static void cg_cond(struct dt_cg *g, struct dt_node *n, int false_label);
+
+static int jmp_op(int op, bool sign, bool negate)
+{
+	static const int ops[][4] = {
+		/* op: unsigned, signed, negated unsigned, negated signed */
+		[0] = { BPF_JEQ, BPF_JEQ, BPF_JNE, BPF_JNE },
+		[1] = { BPF_JNE, BPF_JNE, BPF_JEQ, BPF_JEQ },
+		[2] = { BPF_JLT, BPF_JSLT, BPF_JGE, BPF_JSGE },
+		[3] = { BPF_JGT, BPF_JSGT, BPF_JLE, BPF_JSLE },
+		[4] = { BPF_JLE, BPF_JSLE, BPF_JGT, BPF_JSGT },
+		[5] = { BPF_JGE, BPF_JSGE, BPF_JLT, BPF_JSLT },
+	};
+	int i;
+
+	switch (op) {
+	case T_EQ: i = 0; break;
+	case T_NE: i = 1; break;
+	case T_LT: i = 2; break;
+	case T_GT: i = 3; break;
+	case T_LE: i = 4; break;
+	default: i = 5; break;
+	}
+	return ops[i][(negate ? 2 : 0) + (sign ? 1 : 0)];
+}
+
+static bool is_compare(int op)
+{
+	return op == T_EQ || op == T_NE || op == T_LT || op == T_GT ||
+	       op == T_LE || op == T_GE;
+}
+
+/* Evaluate both sides of a comparison; leaves registers and the
+ * signedness. For strings: a = strcmp result, b = -1 (compare with 0). */
+static void cg_compare_operands(struct dt_cg *g, struct dt_node *n, int *ra,
+				int *rb, bool *sign)
+{
+	if (n->a->type.kind == DT_TSTR) {
+		int a = dt_cg_expr(g, n->a), b = dt_cg_expr(g, n->b);
+
+		*ra = cg_strcmp(g, a, n->a->type.ssize, b, n->b->type.ssize);
+		dt_reg_free(g, b);
+		dt_reg_free(g, a);
+		*rb = -1;
+		*sign = true;
+		return;
+	}
+	struct dt_type c = common(n->a->type, n->b->type);
+
+	*ra = dt_cg_expr(g, n->a);
+	dt_cg_normalize(g, *ra, &c);
+	*rb = dt_cg_expr(g, n->b);
+	dt_cg_normalize(g, *rb, &c);
+	*sign = c.sign;
+}
+
+static void cg_cond(struct dt_cg *g, struct dt_node *n, int false_label)
+{
+	if (n->kind == N_BINARY && is_compare(n->op)) {
+		int ra, rb;
+		bool sign;
+
+		cg_compare_operands(g, n, &ra, &rb, &sign);
+		if (rb < 0)
+			dt_jmp_imm(g, jmp_op(n->op, true, true), ra, 0,
+				   false_label);
+		else
+			dt_jmp_reg(g, jmp_op(n->op, sign, true), ra, rb,
+				   false_label);
+		dt_reg_free(g, rb);
+		dt_reg_free(g, ra);
+		return;
+	}
+	if (n->kind == N_LOGICAL && n->op == T_LAND) {
+		cg_cond(g, n->a, false_label);
+		cg_cond(g, n->b, false_label);
+		return;
+	}
+	if (n->kind == N_LOGICAL && n->op == T_LOR) {
+		int second = dt_label(g), yes = dt_label(g);
+
+		cg_cond(g, n->a, second);
+		dt_jmp(g, yes);
+		dt_place(g, second);
+		cg_cond(g, n->b, false_label);
+		dt_place(g, yes);
+		return;
+	}
+	int r = dt_cg_expr(g, n);
+
+	if (n->type.kind == DT_TSTR) {
+		/* A string is true when it is not empty. */
+		dt_emit(g, I_LDX(BPF_B, r, r, 0));
+	}
+	dt_jmp_imm(g, BPF_JEQ, r, 0, false_label);
+	dt_reg_free(g, r);
+}
+
+/* 0 or 1 in a register from a condition. */
+static int cg_bool(struct dt_cg *g, struct dt_node *n)
+{
+	int no = dt_label(g), done = dt_label(g), r;
+
+	cg_cond(g, n, no);
+	r = dt_reg(g);
+	dt_emit(g, I_MOV_IMM(r, 1));
+	dt_jmp(g, done);
+	dt_place(g, no);
+	dt_emit(g, I_MOV_IMM(r, 0));
+	dt_place(g, done);
+	return r;
+}
+
+/* a = a op b for integers of type t (b is freed). */
+static void cg_arith(struct dt_cg *g, int op, int a, int b,
+		     const struct dt_type *t)
+{
+	int alu = BPF_ADD;
+
+	switch (op) {
+	case T_PLUS: case T_ADD_ASSIGN: alu = BPF_ADD; break;
+	case T_MINUS: case T_SUB_ASSIGN: alu = BPF_SUB; break;
+	case T_STAR: case T_MUL_ASSIGN: alu = BPF_MUL; break;
+	case T_AMP: case T_AND_ASSIGN: alu = BPF_AND; break;
+	case T_PIPE: case T_OR_ASSIGN: alu = BPF_OR; break;
+	case T_CARET: case T_XOR_ASSIGN: alu = BPF_XOR; break;
+	case T_SHL: case T_SHL_ASSIGN: alu = BPF_LSH; break;
+	case T_SHR: case T_SHR_ASSIGN:
+		alu = t->sign ? BPF_ARSH : BPF_RSH;
+		break;
+	case T_SLASH: case T_DIV_ASSIGN:
+	case T_PERCENT: case T_MOD_ASSIGN: {
+		bool mod = op == T_PERCENT || op == T_MOD_ASSIGN;
+
+		dt_cg_fault_if_zero(g, b, DTRACEFLT_DIVZERO);
+		if (!t->sign) {
+			dt_emit(g, I_ALU64_REG(mod ? BPF_MOD : BPF_DIV, a, b));
+			break;
+		}
+		/* Signed: divide magnitudes, then fix the sign (C rounds
+		 * toward zero; a remainder has the dividend's sign). */
+		int neg = dt_reg(g), l1 = dt_label(g), l2 = dt_label(g),
+		    l3 = dt_label(g);
+
+		dt_emit(g, I_MOV_IMM(neg, 0));
+		dt_jmp_imm(g, BPF_JSGE, a, 0, l1);
+		dt_emit(g, I_ALU64_IMM(BPF_NEG, a, 0));
+		dt_emit(g, I_MOV_IMM(neg, 1));
+		dt_place(g, l1);
+		dt_jmp_imm(g, BPF_JSGE, b, 0, l2);
+		dt_emit(g, I_ALU64_IMM(BPF_NEG, b, 0));
+		if (!mod)
+			dt_emit(g, I_ALU64_IMM(BPF_XOR, neg, 1));
+		dt_place(g, l2);
+		dt_emit(g, I_ALU64_REG(mod ? BPF_MOD : BPF_DIV, a, b));
+		dt_jmp_imm(g, BPF_JEQ, neg, 0, l3);
+		dt_emit(g, I_ALU64_IMM(BPF_NEG, a, 0));
+		dt_place(g, l3);
+		dt_reg_free(g, neg);
+		dt_reg_free(g, b);
+		dt_cg_normalize(g, a, t);
+		return;
+	}
+	default:
+		dt_error(g->cc, &g->loc, "internal error: operator %s",
+			 dt_tok_name(op));
+	}
+	if (alu == BPF_LSH || alu == BPF_RSH || alu == BPF_ARSH) {
+		/* Shift counts wrap at the width, as on the hardware. */
+		dt_emit(g, I_ALU64_IMM(BPF_AND, b, 63));
+	}
+	if (alu != BPF_DIV && alu != BPF_MOD)
+		dt_emit(g, I_ALU64_REG(alu, a, b));
+	dt_reg_free(g, b);
+	dt_cg_normalize(g, a, t);
+}
+
+static int cg_binary(struct dt_cg *g, struct dt_node *n)
+{
+	struct dt_type c;
+	int a, b;
+
+	if (is_compare(n->op))
+		return cg_bool(g, n);
+	a = dt_cg_expr(g, n->a);
+	b = dt_cg_expr(g, n->b);
+	/* Pointer arithmetic scales by the size pointed to. */
+	if (n->type.kind == DT_TPTR && (n->op == T_PLUS || n->op == T_MINUS)) {
+		bool a_ptr = n->a->type.kind == DT_TPTR;
+		int idx = a_ptr ? b : a, scale = n->type.pointee;
+
+		if (scale > 1)
+			dt_emit(g, I_ALU64_IMM(BPF_MUL, idx, scale));
+		if (!a_ptr) {
+			dt_emit(g, I_ALU64_REG(BPF_ADD, b, a));
+			dt_reg_free(g, a);
+			return b;
+		}
+		dt_emit(g, I_ALU64_REG(n->op == T_PLUS ? BPF_ADD : BPF_SUB,
+				       a, b));
+		dt_reg_free(g, b);
+		return a;
+	}
+	if (n->op == T_MINUS && n->a->type.kind == DT_TPTR &&
+	    n->b->type.kind == DT_TPTR) {
+		dt_emit(g, I_ALU64_REG(BPF_SUB, a, b));
+		dt_reg_free(g, b);
+		if (n->a->type.pointee > 1)
+			dt_emit(g, I_ALU64_IMM(BPF_DIV, a,
+					       n->a->type.pointee));
+		return a;
+	}
+	c = n->type;
+	if (n->op != T_SHL && n->op != T_SHR) {
+		dt_cg_normalize(g, a, &c);
+		dt_cg_normalize(g, b, &c);
+	}
+	cg_arith(g, n->op, a, b, &c);
+	return a;
+}
+
+static int cg_logical(struct dt_cg *g, struct dt_node *n)
+{
+	if (n->op != T_LXOR)
+		return cg_bool(g, n);
+	int a = dt_cg_expr(g, n->a), b = dt_cg_expr(g, n->b);
+	int l1 = dt_label(g), l2 = dt_label(g);
+
+	/* a = (a != 0) ^ (b != 0) */
+	dt_jmp_imm(g, BPF_JEQ, a, 0, l1);
+	dt_emit(g, I_MOV_IMM(a, 1));
+	dt_place(g, l1);
+	dt_jmp_imm(g, BPF_JEQ, b, 0, l2);
+	dt_emit(g, I_MOV_IMM(b, 1));
+	dt_place(g, l2);
+	dt_emit(g, I_ALU64_REG(BPF_XOR, a, b));
+	dt_reg_free(g, b);
+	return a;
+}
+
+static int cg_ternary(struct dt_cg *g, struct dt_node *n)
+{
+	int no = dt_label(g), done = dt_label(g), r, v;
+	bool is_str = n->type.kind == DT_TSTR;
+	int tmp = is_str ? dt_cg_temp(g, n->type.ssize) : -1;
+
+	cg_cond(g, n->a, no);
+	r = dt_reg(g);
+	for (int side = 0; side < 2; side++) {
+		struct dt_node *e = side ? n->c : n->b;
+
+		if (side) {
+			dt_place(g, no);
+		}
+		v = dt_cg_expr(g, e);
+		if (is_str) {
+			dt_cg_scratch_ptr(g, r, tmp);
+			dt_cg_strcpy(g, r, n->type.ssize, v, e->type.ssize);
+		} else {
+			dt_cg_normalize(g, v, &n->type);
+			dt_emit(g, I_MOV(r, v));
+		}
+		dt_reg_free(g, v);
+		if (!side)
+			dt_jmp(g, done);
+	}
+	dt_place(g, done);
+	return r;
+}
+
+static int cg_assign(struct dt_cg *g, struct dt_node *n)
+{
+	struct lval lv = lval_of(g, n->a);
+	struct dt_type lt = n->a->type;
+	int v;
+
+	if (n->op == T_ASSIGN) {
+		v = dt_cg_expr(g, n->b);
+		if (lt.kind == DT_TSTR) {
+			lval_store(g, &lv, v, n->b->type.ssize);
+			return v;
+		}
+		dt_cg_normalize(g, v, &lt);
+		lval_store(g, &lv, v, 0);
+		return v;
+	}
+	/* Compound: a op= b is a = (type of a)(a op b). */
+	struct dt_type c = n->op == T_SHL_ASSIGN || n->op == T_SHR_ASSIGN ?
+			   promote(lt) : common(lt, n->b->type);
+	int cur = lval_load(g, &lv);
+
+	v = dt_cg_expr(g, n->b);
+	dt_cg_normalize(g, cur, &c);
+	if (n->op != T_SHL_ASSIGN && n->op != T_SHR_ASSIGN)
+		dt_cg_normalize(g, v, &c);
+	cg_arith(g, n->op, cur, v, &c);
+	dt_cg_normalize(g, cur, &lt);
+	lval_store(g, &lv, cur, 0);
+	return cur;
+}
+
+static int cg_incdec(struct dt_cg *g, struct dt_node *n)
+{
+	struct lval lv = lval_of(g, n->a);
+	int cur = lval_load(g, &lv), r;
+	int step = n->op == T_INC ? 1 : -1;
+
+	if (n->a->type.kind == DT_TPTR && n->a->type.pointee > 1)
+		step *= n->a->type.pointee;
+	if (n->kind == N_POSTINC) {
+		r = dt_reg(g);
+		dt_emit(g, I_MOV(r, cur));
+		dt_emit(g, I_ALU64_IMM(BPF_ADD, cur, step));
+		dt_cg_normalize(g, cur, &n->a->type);
+		lval_store(g, &lv, cur, 0);
+		dt_reg_free(g, cur);
+		/* r was allocated after cur: move the result into cur's
+		 * place by returning r and letting cur go first. */
+		return r;
+	}
+	dt_emit(g, I_ALU64_IMM(BPF_ADD, cur, step));
+	dt_cg_normalize(g, cur, &n->a->type);
+	lval_store(g, &lv, cur, 0);
+	return cur;
+}
+
+int dt_cg_expr(struct dt_cg *g, struct dt_node *n)
+{
+	struct dt_loc save = g->loc;
+	int r;
+
+	if (n->loc.line)
+		g->loc = n->loc;
+	switch (n->kind) {
+	case N_INT:
+		r = dt_reg(g);
+		dt_ld_imm64(g, r, n->ival);
+		dt_cg_normalize(g, r, &n->type);
+		break;
+	case N_SIZEOF:
+		r = dt_reg(g);
+		dt_ld_imm64(g, r, n->ival);
+		break;
+	case N_STR:
+		r = dt_reg(g);
+		dt_ld_map_value(g, r, DT_MAP_RODATA, n->lit_off);
+		break;
+	case N_VAR:
+		if (n->bi) {
+			r = cg_builtin(g, n);
+			break;
+		}
+		/* fall through */
+	case N_SELF: case N_THIS: case N_INDEX: {
+		struct lval lv = lval_of(g, n);
+
+		r = lval_load(g, &lv);
+		break;
+	}
+	case N_UNARY:
+		if (n->op == T_BANG) {
+			int no = dt_label(g), done = dt_label(g);
+
+			r = dt_cg_expr(g, n->a);
+			dt_jmp_imm(g, BPF_JEQ, r, 0, no);
+			dt_emit(g, I_MOV_IMM(r, 0));
+			dt_jmp(g, done);
+			dt_place(g, no);
+			dt_emit(g, I_MOV_IMM(r, 1));
+			dt_place(g, done);
+			break;
+		}
+		r = dt_cg_expr(g, n->a);
+		if (n->op == T_MINUS)
+			dt_emit(g, I_ALU64_IMM(BPF_NEG, r, 0));
+		else if (n->op == T_TILDE)
+			dt_emit(g, I_ALU64_IMM(BPF_XOR, r, -1));
+		dt_cg_normalize(g, r, &n->type);
+		break;
+	case N_BINARY:
+		r = cg_binary(g, n);
+		break;
+	case N_LOGICAL:
+		r = cg_logical(g, n);
+		break;
+	case N_TERNARY:
+		r = cg_ternary(g, n);
+		break;
+	case N_ASSIGN:
+		r = cg_assign(g, n);
+		break;
+	case N_PREINC: case N_POSTINC:
+		r = cg_incdec(g, n);
+		break;
+	case N_CAST:
+		r = dt_cg_expr(g, n->a);
+		if (n->type.kind == DT_TVOID) {
+			dt_reg_free(g, r);
+			r = -1;
+			break;
+		}
+		dt_cg_normalize(g, r, &n->type);
+		break;
+	case N_CALL:
+		r = n->fn->cg(g, n);
+		break;
+	default:
+		dt_error(g->cc, &n->loc, "internal error: cannot generate "
+			 "code for this expression");
+	}
+	g->loc = save;
+	return r;
+}
+
+/* ---- aggregations ---- */
+
+void dt_cg_agg(struct dt_cg *g, struct dt_node *s)
+{
+	struct dt_node *lhs = s->a, *call = s->b;
+	struct dt_var *v = lhs->var;
+	int val = -1, key, p, q, have = dt_label(g), drop = dt_label(g),
+	    done = dt_label(g);
+
+	if (call->nargs) {
+		val = dt_cg_expr(g, call->args[0]);
+	}
+	key = cg_key(g, v, lhs->args, lhs->nargs < 0 ? 0 : lhs->nargs);
+	p = cg_lookup(g, var_map(v), DT_SCRATCH_REG, key);
+	dt_jmp_imm(g, BPF_JNE, p, 0, have);
+	/* First time for this key on this CPU: insert zeros. */
+	dt_call_begin(g);
+	dt_ld_map(g, BPF_REG_1, var_map(v));
+	dt_emit(g, I_MOV(BPF_REG_2, DT_SCRATCH_REG));
+	dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_2, key));
+	dt_emit(g, I_MOV(BPF_REG_3, DT_SCRATCH_REG));
+	dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_3, DT_SCR_ZERO));
+	dt_emit(g, I_MOV_IMM(BPF_REG_4, BPF_NOEXIST));
+	dt_call(g, BPF_FUNC_map_update_elem);
+	dt_call_end_void(g);
+	q = cg_lookup(g, var_map(v), DT_SCRATCH_REG, key);
+	dt_emit(g, I_MOV(p, q));
+	dt_reg_free(g, q);
+	dt_jmp_imm(g, BPF_JEQ, p, 0, drop);
+	dt_place(g, have);
+
+	int t = dt_reg(g);
+
+	switch (v->fn) {
+	case AGG_COUNT:
+		dt_emit(g, I_LDX(BPF_DW, t, p, 0));
+		dt_emit(g, I_ALU64_IMM(BPF_ADD, t, 1));
+		dt_emit(g, I_STX(BPF_DW, p, t, 0));
+		break;
+	case AGG_SUM:
+		dt_emit(g, I_LDX(BPF_DW, t, p, 0));
+		dt_emit(g, I_ALU64_REG(BPF_ADD, t, val));
+		dt_emit(g, I_STX(BPF_DW, p, t, 0));
+		break;
+	case AGG_AVG:
+		dt_emit(g, I_LDX(BPF_DW, t, p, 0));
+		dt_emit(g, I_ALU64_IMM(BPF_ADD, t, 1));
+		dt_emit(g, I_STX(BPF_DW, p, t, 0));
+		dt_emit(g, I_LDX(BPF_DW, t, p, 8));
+		dt_emit(g, I_ALU64_REG(BPF_ADD, t, val));
+		dt_emit(g, I_STX(BPF_DW, p, t, 8));
+		break;
+	case AGG_MIN:
+	case AGG_MAX: {
+		int set = dt_label(g);
+
+		/* value at 0, "has a value" at 8 */
+		dt_emit(g, I_LDX(BPF_DW, t, p, 8));
+		dt_jmp_imm(g, BPF_JEQ, t, 0, set);
+		dt_emit(g, I_LDX(BPF_DW, t, p, 0));
+		dt_jmp_reg(g, v->fn == AGG_MIN ? BPF_JSLE : BPF_JSGE, t, val,
+			   done);
+		dt_place(g, set);
+		dt_emit(g, I_STX(BPF_DW, p, val, 0));
+		dt_emit(g, I_ST(BPF_DW, p, 8, 1));
+		break;
+	}
+	default:
+		break;
+	}
+	dt_reg_free(g, t);
+	dt_jmp(g, done);
+	dt_place(g, drop);
+	count_drop(g, 8);
+	dt_place(g, done);
+	dt_reg_free(g, p);
+	dt_reg_free(g, val);
+}
+
+/* ---- statements and clauses ---- */
+
+static void cg_stmts(struct dt_cg *g, struct dt_node *s);
+
+/* SONDE_DTRACE_TEST_REJECT=LINE (tests only): see cg_stmt. */
+static int inject_line;
+
+static void cg_stmt(struct dt_cg *g, struct dt_node *s)
+{
+	int r;
+
+	g->stmt = s;
+	g->loc = s->loc;
+	g->temp_top = g->temp_base;
+	if (inject_line && s->loc.line == inject_line) {
+		/* Test hook: an instruction the verifier refuses (a read
+		 * above the frame), to check rejections name the line. */
+		dt_emit(g, I_LDX(BPF_DW, BPF_REG_0, BPF_REG_10, 8));
+	}
+	switch (s->kind) {
+	case S_EXPR:
+		r = dt_cg_expr(g, s->a);
+		dt_reg_free(g, r);
+		break;
+	case S_AGG:
+		dt_cg_agg(g, s);
+		break;
+	case S_IF: {
+		int no = dt_label(g), done = dt_label(g);
+
+		cg_cond(g, s->a, no);
+		cg_stmt(g, s->b);
+		if (s->c)
+			dt_jmp(g, done);
+		dt_place(g, no);
+		if (s->c)
+			cg_stmt(g, s->c);
+		dt_place(g, done);
+		break;
+	}
+	case S_BLOCK:
+		cg_stmts(g, s->a);
+		break;
+	default:
+		break;
+	}
+	if (g->regs.busy)
+		dt_error(g->cc, &s->loc, "internal error: registers leaked "
+			 "(0x%x)", g->regs.busy);
+}
+
+static void cg_stmts(struct dt_cg *g, struct dt_node *s)
+{
+	for (; s; s = s->next)
+		cg_stmt(g, s);
+}
+
+static bool uses_self(struct dt_node *n)
+{
+	for (; n; n = n->next) {
+		if (n->kind == N_SELF)
+			return true;
+		if (uses_self(n->a) || uses_self(n->b) || uses_self(n->c))
+			return true;
+		for (int i = 0; i < n->nargs; i++)
+			if (uses_self(n->args[i]))
+				return true;
+	}
+	return false;
+}
+
+static void cg_clause(struct dt_cg *g, struct dt_clause *cl)
+{
+	int r;
+
+	g->cl = cl;
+	g->stmt = NULL;
+	g->skip = dt_label(g);
+	g->loc = cl->loc;
+	g->temp_top = g->temp_base;
+	dt_regs_reset(g);
+	/* A unit of many probes, or a kernel event shared with probes no
+	 * clause enables: the provider tells them apart. */
+	if (g->u->prov->cg_guard)
+		g->u->prov->cg_guard(g, cl, g->skip);
+	if (cl->pred) {
+		g->loc = cl->pred->loc;
+		cg_cond(g, cl->pred, g->skip);
+		g->loc = cl->loc;
+	}
+	if (cl->emits) {
+		int h = g->rec_base;
+
+		dt_emit(g, I_ST(BPF_W, DT_SCRATCH_REG, h + 0, DT_REC_DATA));
+		dt_emit(g, I_ST(BPF_W, DT_SCRATCH_REG, h + 4, cl->index));
+		r = dt_reg(g);
+		dt_emit(g, I_LDX(BPF_DW, r, BPF_REG_10, DT_FP_PROBE));
+		dt_emit(g, I_STX(BPF_W, DT_SCRATCH_REG, r, h + 8));
+		dt_reg_free(g, r);
+		r = cg_helper0(g, BPF_FUNC_get_smp_processor_id);
+		dt_emit(g, I_STX(BPF_W, DT_SCRATCH_REG, r, h + 12));
+		dt_reg_free(g, r);
+	}
+	cg_stmts(g, cl->body);
+	g->stmt = NULL;
+	g->loc = cl->loc;
+	if (cl->emits) {
+		int ok = dt_label(g);
+
+		dt_call_begin(g);
+		dt_ld_map(g, BPF_REG_1, DT_MAP_OUT);
+		dt_emit(g, I_MOV(BPF_REG_2, DT_SCRATCH_REG));
+		dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_2, g->rec_base));
+		dt_emit(g, I_MOV_IMM(BPF_REG_3, cl->rec_size));
+		dt_emit(g, I_MOV_IMM(BPF_REG_4, 0));
+		dt_call(g, BPF_FUNC_ringbuf_output);
+		dt_jmp_imm(g, BPF_JEQ, BPF_REG_0, 0, ok);
+		dt_call_end_void(g);
+		count_drop(g, 0);
+		dt_place(g, ok);
+	}
+	dt_place(g, g->skip);
+}
+
+static void finish(struct dt_cg *g)
+{
+	for (int i = 0; i < g->nfix; i++) {
+		int at = g->fix[i].insn, to = g->labels[g->fix[i].label];
+
+		if (to < 0)
+			dt_error(g->cc, NULL, "internal error: unplaced label");
+		if (to - at - 1 > INT16_MAX)
+			dt_error(g->cc, &g->locs[at], "program too large: a "
+				 "jump spans more than 32767 instructions");
+		g->insns[at].off = (int16_t)(to - at - 1);
+	}
+}
+
+
+void dt_cg_unit(struct dt_cg *g, struct dt_unit *u)
+{
+	int out, r;
+	bool self = false;
+
+	const char *inj = getenv("SONDE_DTRACE_TEST_REJECT");
+
+	inject_line = inj ? atoi(inj) : 0;
+	g->u = u;
+	g->n = 0;
+	g->nfix = 0;
+	g->nlabels = 0;
+	g->sp_min = 0;
+	g->loc = u->nclauses ? u->clauses[0]->loc : (struct dt_loc){ 0 };
+	dt_regs_reset(g);
+	out = dt_label(g);
+	/* The context, the scratch area, the exit flag. */
+	dt_emit(g, I_STX(BPF_DW, BPF_REG_10, BPF_REG_1, DT_FP_CTX));
+	/* The provider first: it may leave at once (a syscall no clause
+	 * names) before any map is looked at. */
+	if (u->prov->cg_prologue)
+		u->prov->cg_prologue(g);
+	dt_emit(g, I_ST(BPF_W, BPF_REG_10, DT_FP_KEY, 0));
+	dt_ld_map(g, BPF_REG_1, DT_MAP_SCRATCH);
+	dt_emit(g, I_MOV(BPF_REG_2, BPF_REG_10));
+	dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_2, DT_FP_KEY));
+	dt_call(g, BPF_FUNC_map_lookup_elem);
+	dt_jmp_imm(g, BPF_JEQ, BPF_REG_0, 0, out);
+	dt_emit(g, I_MOV(DT_SCRATCH_REG, BPF_REG_0));
+	if (!dt_unit_is_end(u)) {
+		dt_ld_map_value(g, BPF_REG_1, DT_MAP_GLOBALS, 0);
+		dt_emit(g, I_LDX(BPF_DW, BPF_REG_1, BPF_REG_1, 0));
+		dt_jmp_imm(g, BPF_JNE, BPF_REG_1, 0, out);
+	}
+	r = u->prov->cg_probe_id(g);
+	dt_emit(g, I_STX(BPF_DW, BPF_REG_10, r, DT_FP_PROBE));
+	dt_reg_free(g, r);
+	for (int i = 0; i < u->nclauses; i++)
+		self |= uses_self(u->clauses[i]->pred) ||
+			uses_self(u->clauses[i]->body);
+	if (self) {
+		dt_call(g, BPF_FUNC_get_current_pid_tgid);
+		dt_emit(g, I_MOV32(BPF_REG_0, BPF_REG_0));
+		dt_emit(g, I_STX(BPF_DW, BPF_REG_10, BPF_REG_0, DT_FP_TID));
+	}
+	/* Clause-locals start at zero in every firing. */
+	for (int off = 0; off < g->p->this_size; off += 8)
+		dt_emit(g, I_ST(BPF_DW, DT_SCRATCH_REG, g->p->this_off + off, 0));
+	for (int i = 0; i < u->nclauses; i++)
+		cg_clause(g, u->clauses[i]);
+	dt_place(g, out);
+	dt_emit(g, I_MOV_IMM(BPF_REG_0, 0));
+	dt_emit(g, I_EXIT());
+	finish(g);
+	u->insns = sd_malloc(sizeof(*u->insns) * g->n);
+	memcpy(u->insns, g->insns, sizeof(*u->insns) * g->n);
+	u->locs = sd_malloc(sizeof(*u->locs) * g->n);
+	memcpy(u->locs, g->locs, sizeof(*u->locs) * g->n);
+	u->ninsns = g->n;
+}
+
+void dt_cg_free(struct dt_cg *g)
+{
+	free(g->insns);
+	free(g->locs);
+	free(g->labels);
+	free(g->fix);
+	memset(g, 0, sizeof(*g));
+}

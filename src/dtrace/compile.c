@@ -1,0 +1,356 @@
+/* compile — one compilation from D sources to BPF programs: parse each
+ * source, check the whole program, match every probe description against
+ * the providers (lazily: only the providers a description names are
+ * asked), group the matched probes into units (one program per kernel
+ * event), and generate each unit's code. */
+#include "dtrace.h"
+#include "cg.h"
+#include "../lib/bpf.h"
+#include "../lib/util.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+
+void dt_session_init(struct dt_session *s)
+{
+	memset(s, 0, sizeof(*s));
+	dt_options_default(&s->opt);
+	s->macros.target = -1;
+	s->out = stdout;
+}
+
+void dt_session_add(struct dt_session *s, const char *name, const char *text,
+		    size_t len)
+{
+	s->srcs = sd_realloc(s->srcs, sizeof(*s->srcs) * (s->nsrcs + 1));
+	s->srcs[s->nsrcs].name = sd_strdup(name);
+	s->srcs[s->nsrcs].text = sd_strndup(text, len);
+	s->srcs[s->nsrcs].len = len;
+	s->nsrcs++;
+}
+
+bool dt_unit_is_end(const struct dt_unit *u)
+{
+	return u->prov == &dt_prov_dtrace && strcmp(u->key, "BEGIN");
+}
+
+struct match_ctx {
+	struct dt_clause *cl;
+	struct dt_session *s;
+};
+
+static int add_probe(struct dt_probe *p, void *arg)
+{
+	struct match_ctx *m = arg;
+	struct dt_clause *cl = m->cl;
+
+	for (int i = 0; i < cl->nprobes; i++)
+		if (cl->probes[i] == p)
+			return 1;
+	cl->probes = sd_realloc(cl->probes, sizeof(*cl->probes) *
+				(cl->nprobes + 1));
+	cl->probes[cl->nprobes++] = p;
+	return 1;
+}
+
+/* Providers of DTrace this kernel or this version lacks. */
+static void no_match(struct dt_session *s, struct dt_pdesc *pd)
+{
+	static const char *const later[] = {
+		"proc", "sched", "pid", "usdt", "io", "ip", "tcp", "udp",
+		"lockstat", "sdt", "cpc", "rawtp", "rawfbt", "lockstat",
+	};
+	const char *prov = pd->prov;
+
+	if (!strcmp(prov, "fbt") && !sbpf_has(SBPF_KPROBES))
+		dt_error(&s->cc, &pd->loc, "probe description %s: the fbt "
+			 "provider needs kprobes: %s", pd->text,
+			 sbpf_feature_missing(SBPF_KPROBES));
+	if (!strcmp(prov, "fbt"))
+		dt_error(&s->cc, &pd->loc, "not supported: the fbt provider "
+			 "in this version (%s)", pd->text);
+	for (size_t i = 0; i < ARRAY_SIZE(later); i++)
+		if (!strcmp(prov, later[i]) ||
+		    (!strncmp(prov, later[i], strlen(later[i])) &&
+		     !strcmp(later[i], "pid")))
+			dt_error(&s->cc, &pd->loc, "not supported: the %s "
+				 "provider in this version (%s)", later[i],
+				 pd->text);
+	dt_error(&s->cc, &pd->loc, "probe description %s does not match any "
+		 "probes", pd->text);
+}
+
+static struct dt_unit *unit_for(struct dt_session *s, struct dt_probe *p)
+{
+	char key[64];
+	uint64_t arg;
+
+	p->prov->unit_of(p, key, sizeof(key), &arg);
+	for (int i = 0; i < s->nunits; i++)
+		if (s->units[i]->prov == p->prov &&
+		    !strcmp(s->units[i]->key, key))
+			return s->units[i];
+	struct dt_unit *u = sd_calloc(1, sizeof(*u));
+
+	u->prov = p->prov;
+	snprintf(u->key, sizeof(u->key), "%s", key);
+	u->arg = arg;
+	u->prog_fd = -1;
+	s->units = sd_realloc(s->units, sizeof(*s->units) * (s->nunits + 1));
+	s->units[s->nunits++] = u;
+	if (p->prov == &dt_prov_dtrace) {
+		if (!strcmp(key, "BEGIN"))
+			s->begin = u;
+		else if (!strcmp(key, "END"))
+			s->end = u;
+		else
+			s->error = u;
+	}
+	return u;
+}
+
+static void unit_add(struct dt_unit *u, struct dt_probe *p,
+		     struct dt_clause *cl)
+{
+	bool have = false;
+
+	for (int i = 0; i < u->nprobes && !have; i++)
+		have = u->probes[i] == p;
+	if (!have) {
+		u->probes = sd_realloc(u->probes, sizeof(*u->probes) *
+				       (u->nprobes + 1));
+		u->probes[u->nprobes++] = p;
+	}
+	if (u->nclauses && u->clauses[u->nclauses - 1] == cl)
+		return;
+	u->clauses = sd_realloc(u->clauses, sizeof(*u->clauses) *
+				(u->nclauses + 1));
+	u->clauses[u->nclauses++] = cl;
+}
+
+static void match_probes(struct dt_session *s)
+{
+	struct dt_prog *p = &s->prog;
+
+	s->src_matches = sd_calloc((size_t)s->nsrcs, sizeof(int));
+	for (int i = 0; i < p->nclauses; i++) {
+		struct dt_clause *cl = p->clauses[i];
+		struct match_ctx m = { cl, s };
+
+		for (int j = 0; j < cl->npds; j++) {
+			int n = dt_probes_match(&cl->pds[j], add_probe, &m);
+
+			if (n < 0)
+				dt_error(&s->cc, &cl->pds[j].loc, "matching "
+					 "%s: %s", cl->pds[j].text,
+					 strerror(-n));
+			if (!n && !s->allow_zero)
+				no_match(s, &cl->pds[j]);
+		}
+		for (int j = 0; j < cl->nprobes; j++) {
+			struct dt_probe *pr = cl->probes[j];
+
+			unit_add(unit_for(s, pr), pr, cl);
+		}
+	}
+	/* "matched N probes", per source: distinct probes its clauses
+	 * enable. */
+	for (int k = 0; k < s->nsrcs; k++) {
+		int n = 0;
+
+		for (int u = 0; u < s->nunits; u++)
+			for (int j = 0; j < s->units[u]->nprobes; j++) {
+				struct dt_probe *pr = s->units[u]->probes[j];
+				bool mine = false;
+
+				for (int c = 0; c < p->nclauses && !mine; c++) {
+					struct dt_clause *cl = p->clauses[c];
+
+					if (cl->loc.src != &s->srcs[k])
+						continue;
+					for (int q = 0; q < cl->nprobes; q++)
+						mine |= cl->probes[q] == pr;
+				}
+				n += mine;
+			}
+		s->src_matches[k] = n;
+	}
+}
+
+/* Number the maps of the variables that need one. */
+static void number_maps(struct dt_session *s)
+{
+	for (struct dt_var *v = s->prog.vars; v; v = v->next) {
+		if (v->scope != DT_SELF && v->scope != DT_ARRAY &&
+		    v->scope != DT_AGGVAR)
+			continue;
+		if (!v->assigned && v->scope != DT_AGGVAR && v->scope != DT_SELF)
+			continue;
+		v->map = s->nvarmaps;
+		s->varmaps = sd_realloc(s->varmaps, sizeof(*s->varmaps) *
+					(s->nvarmaps + 1));
+		s->varmaps[s->nvarmaps++] = v;
+	}
+}
+
+static int64_t wall_offset(void)
+{
+	struct timespec rt, mono;
+
+	clock_gettime(CLOCK_REALTIME, &rt);
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	return ((int64_t)rt.tv_sec - mono.tv_sec) * 1000000000ll +
+	       (rt.tv_nsec - mono.tv_nsec);
+}
+
+int dt_compile(struct dt_session *s)
+{
+	struct dt_prog *p = &s->prog;
+	struct dt_cg g = { 0 };
+	volatile int max_rec = 0;
+
+	memset(p, 0, sizeof(*p));
+	p->opt = s->opt;
+	p->macros = &s->macros;
+	s->cc.status = 0;
+	if (setjmp(s->cc.jmp)) {
+		dt_cg_free(&g);
+		return s->cc.status ? s->cc.status : SD_EXIT_USAGE;
+	}
+	for (int i = 0; i < s->nsrcs; i++)
+		dt_parse(&s->cc, p, &s->srcs[i]);
+	if (!p->nclauses)
+		dt_error(&s->cc, NULL, "no probe clauses to compile");
+	dt_check(&s->cc, p);
+	match_probes(s);
+	number_maps(s);
+	for (int i = 0; i < p->nclauses; i++)
+		if (p->clauses[i]->rec_size > max_rec)
+			max_rec = p->clauses[i]->rec_size;
+	g.cc = &s->cc;
+	g.p = p;
+	p->this_off = DT_SCR_THIS;
+	g.rec_base = (DT_SCR_THIS + p->this_size + 7) & ~7;
+	g.temp_base = g.rec_base + ((max_rec + 7) & ~7);
+	g.temp_max = g.temp_base;
+	g.wall_offset = wall_offset();
+	if (p->uses_ppid || p->uses_vtimestamp) {
+		g.off_real_parent = dt_btf_member_offset("task_struct",
+							 "real_parent");
+		g.off_tgid = dt_btf_member_offset("task_struct", "tgid");
+		g.off_sum_exec = dt_btf_member_offset("task_struct",
+						      "se.sum_exec_runtime");
+		if (g.off_real_parent < 0 || g.off_tgid < 0 ||
+		    g.off_sum_exec < 0)
+			dt_error(&s->cc, NULL, "ppid and vtimestamp need the "
+				 "kernel's BTF to find task_struct's fields: "
+				 "%s", sbpf_feature_missing(SBPF_BTF));
+	}
+	for (int i = 0; i < s->nunits; i++)
+		dt_cg_unit(&g, s->units[i]);
+	s->need_sysnames = g.need_sysnames;
+	s->scratch_size = (g.temp_max + 7) & ~7;
+	dt_cg_free(&g);
+	return 0;
+}
+
+void dt_session_free(struct dt_session *s)
+{
+	for (int i = 0; i < s->nunits; i++) {
+		struct dt_unit *u = s->units[i];
+
+		free(u->probes);
+		free(u->clauses);
+		free(u->insns);
+		free(u->locs);
+		free(u->fds);
+		free(u);
+	}
+	free(s->units);
+	for (int i = 0; i < s->prog.nclauses; i++)
+		free(s->prog.clauses[i]->probes);
+	free(s->prog.clauses);
+	free(s->prog.rodata);
+	free(s->varmaps);
+	free(s->map_fds);
+	free(s->printed);
+	free(s->src_matches);
+	for (int i = 0; i < s->nsrcs; i++) {
+		free((char *)s->srcs[i].name);
+		free((char *)s->srcs[i].text);
+	}
+	free(s->srcs);
+	free(s->cc.msg);
+	dt_arena_free(&s->cc.arena);
+	memset(s, 0, sizeof(*s));
+}
+
+struct list_ctx {
+	FILE *f;
+	uint8_t *seen;
+	size_t cap;
+};
+
+static int list_probe(struct dt_probe *p, void *arg)
+{
+	struct list_ctx *l = arg;
+
+	if (p->id >= l->cap) {
+		size_t cap = l->cap;
+
+		sd_grow(&l->seen, &cap, p->id + 1, 1);
+		memset(l->seen + l->cap, 0, cap - l->cap);
+		l->cap = cap;
+	}
+	if (!l->seen[p->id]) {
+		l->seen[p->id] = 1;
+		fprintf(l->f, "%5u %10s %17s %33s %s\n", p->id, p->prov->name,
+			p->mod, p->func, p->name);
+	}
+	return 1;
+}
+
+int dt_list(struct dt_session *s, FILE *f, char **msg)
+{
+	struct dt_prog *p = &s->prog;
+	struct list_ctx l = { f, NULL, 0 };
+	struct dt_pdesc all = { .text = "", .prov = "", .mod = "", .func = "",
+				.name = "" };
+
+	memset(p, 0, sizeof(*p));
+	p->opt = s->opt;
+	p->macros = &s->macros;
+	if (setjmp(s->cc.jmp)) {
+		*msg = s->cc.msg;
+		s->cc.msg = NULL;
+		free(l.seen);
+		return s->cc.status ? s->cc.status : SD_EXIT_USAGE;
+	}
+	for (int i = 0; i < s->nsrcs; i++)
+		dt_parse(&s->cc, p, &s->srcs[i]);
+	fprintf(f, "%5s %10s %17s %33s %s\n", "ID", "PROVIDER", "MODULE",
+		"FUNCTION", "NAME");
+	if (!s->nsrcs)
+		dt_probes_match(&all, list_probe, &l);
+	for (int i = 0; i < p->nclauses; i++)
+		for (int j = 0; j < p->clauses[i]->npds; j++) {
+			struct dt_pdesc *pd = &p->clauses[i]->pds[j];
+
+			if (dt_probes_match(pd, list_probe, &l) <= 0) {
+				char buf[512];
+
+				snprintf(buf, sizeof(buf), "dtrace: failed to "
+					 "match %s:%s:%s:%s: No probe matches "
+					 "description\n", pd->prov, pd->mod,
+					 pd->func, pd->name);
+				*msg = sd_strdup(buf);
+				free(l.seen);
+				return SD_EXIT_FAIL;
+			}
+		}
+	free(l.seen);
+	return 0;
+}

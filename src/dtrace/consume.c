@@ -1,0 +1,533 @@
+/* consume — the user side of a running D program: records from the BPF
+ * ring buffer printed as DTrace prints them (the "CPU ID FUNCTION:NAME"
+ * columns unless quiet, trace() and printf() data, printa()), faults
+ * reported as DTrace's "error on enabled probe" lines with the ERROR probe
+ * fired, and aggregations read from their per-CPU maps, merged across
+ * CPUs (and across probes whose names print alike), sorted by value then
+ * key, and printed in DTrace's layout. */
+#include "dtrace.h"
+#include "cg.h"
+#include "fmt.h"
+#include "../lib/hash.h"
+#include "../lib/util.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *probe_str(uint32_t id, int which)
+{
+	struct dt_probe *p = dt_probe_by_id(id);
+
+	return p ? dt_probe_field(p, which) : "?";
+}
+
+/* A string in a record: at most size bytes, NUL-terminated or not. */
+static char *rec_str(const uint8_t *data, size_t size)
+{
+	return sd_strndup((const char *)data, strnlen((const char *)data,
+						      size));
+}
+
+static void print_trace(struct dt_session *s, const struct dt_recval *v,
+			const uint8_t *rec, uint32_t probe)
+{
+	FILE *f = s->out;
+	bool q = s->prog.opt.quiet;
+
+	if (v->kind != KEY_INT) {
+		char *str = v->kind == KEY_STR ? rec_str(rec + v->off, v->ssize) :
+			    sd_strdup(probe_str(probe, v->which));
+
+		fprintf(f, q ? "%s" : "  %-33s", str);
+		free(str);
+		return;
+	}
+	uint64_t x;
+
+	memcpy(&x, rec + v->off, 8);
+	switch (v->size) {
+	case 1: fprintf(f, q ? "%d" : " %3d", (int)(int8_t)x); break;
+	case 2: fprintf(f, q ? "%d" : " %5d", (int)(int16_t)x); break;
+	case 4: fprintf(f, q ? "%d" : " %8d", (int)(int32_t)x); break;
+	default: fprintf(f, q ? "%lld" : " %16lld", (long long)x);
+	}
+}
+
+static void fmt_vals(const struct dt_action *a, const uint8_t *rec,
+		     uint32_t probe, struct dt_fmt_val *vals)
+{
+	for (int i = 0; i < a->nvals; i++) {
+		const struct dt_recval *v = &a->vals[i];
+
+		memset(&vals[i], 0, sizeof(vals[i]));
+		if (v->kind == KEY_INT) {
+			memcpy(&vals[i].v, rec + v->off, 8);
+			vals[i].size = v->size;
+			vals[i].sign = v->sign;
+		} else {
+			vals[i].is_str = true;
+			vals[i].s = v->kind == KEY_STR ?
+				    rec_str(rec + v->off, v->ssize) :
+				    sd_strdup(probe_str(probe, v->which));
+		}
+	}
+}
+
+static void free_vals(struct dt_fmt_val *vals, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (vals[i].is_str)
+			free((char *)vals[i].s);
+}
+
+static void print_printf(struct dt_session *s, const struct dt_action *a,
+			 const uint8_t *rec, uint32_t probe)
+{
+	struct dt_fmt fmt;
+	struct dt_fmt_val *vals = sd_calloc((size_t)a->nvals + 1,
+					    sizeof(*vals));
+	char err[128];
+
+	if (dt_fmt_parse(a->fmt, &fmt, err, sizeof(err)) == 0) {
+		fmt_vals(a, rec, probe, vals);
+		dt_fmt_print(s->out, &fmt, vals, a->nvals, NULL);
+		free_vals(vals, a->nvals);
+		dt_fmt_free(&fmt);
+	}
+	free(vals);
+}
+
+/* ---- aggregations ---- */
+
+struct kv {
+	bool is_str;
+	uint64_t v;
+	char *s;
+};
+
+struct aggent {
+	struct kv *keys;
+	uint8_t *ser;		/* the keys serialized: the merge key */
+	size_t serlen;
+	int64_t val[2];
+};
+
+struct aggtab {
+	struct htab h;
+	struct aggent **ents;
+	size_t n, cap;
+	const struct dt_var *v;
+};
+
+static bool ent_eq(const void *val, const void *key)
+{
+	const struct aggent *a = val, *b = key;
+
+	return a->serlen == b->serlen && !memcmp(a->ser, b->ser, a->serlen);
+}
+
+static void merge_val(const struct dt_var *v, int64_t *dst, const int64_t *src)
+{
+	switch (v->fn) {
+	case AGG_COUNT:
+	case AGG_SUM:
+		dst[0] += src[0];
+		break;
+	case AGG_AVG:
+		dst[0] += src[0];
+		dst[1] += src[1];
+		break;
+	case AGG_MIN:
+	case AGG_MAX:
+		if (!src[1])
+			break;
+		if (!dst[1] || (v->fn == AGG_MIN ? src[0] < dst[0] :
+				src[0] > dst[0]))
+			dst[0] = src[0];
+		dst[1] = 1;
+		break;
+	default:
+		break;
+	}
+}
+
+static void add_entry(struct aggtab *t, const uint8_t *key, const int64_t *val)
+{
+	const struct dt_var *v = t->v;
+	struct aggent e = { 0 }, *found;
+	struct sbuf sb;
+
+	e.keys = sd_calloc((size_t)v->nkeys + 1, sizeof(*e.keys));
+	sbuf_init(&sb);
+	for (int i = 0; i < v->nkeys; i++) {
+		const struct dt_key *k = &v->keys[i];
+		uint64_t x;
+
+		if (k->kind == KEY_INT) {
+			memcpy(&x, key + k->off, 8);
+			e.keys[i].v = x;
+			sbuf_put(&sb, (char *)&x, 8);
+			continue;
+		}
+		e.keys[i].is_str = true;
+		if (k->kind == KEY_STR) {
+			e.keys[i].s = rec_str(key + k->off, k->ssize);
+		} else {
+			memcpy(&x, key + k->off, 8);
+			e.keys[i].s = sd_strdup(probe_str((uint32_t)x,
+							  k->which));
+		}
+		sbuf_put(&sb, e.keys[i].s, strlen(e.keys[i].s) + 1);
+	}
+	e.ser = sb.buf ? (uint8_t *)sb.buf : sd_calloc(1, 1);
+	e.serlen = sb.len;
+	uint64_t h = hash_bytes(e.ser, e.serlen, 0);
+
+	found = htab_get(&t->h, h, ent_eq, &e);
+	if (found) {
+		merge_val(v, found->val, val);
+		for (int i = 0; i < v->nkeys; i++)
+			free(e.keys[i].s);
+		free(e.keys);
+		free(e.ser);
+		return;
+	}
+	found = sd_malloc(sizeof(*found));
+	*found = e;
+	found->val[0] = found->val[1] = 0;
+	merge_val(v, found->val, val);
+	htab_put(&t->h, h, found);
+	sd_grow(&t->ents, &t->cap, t->n + 1, sizeof(*t->ents));
+	t->ents[t->n++] = found;
+}
+
+static int64_t sort_val(const struct dt_var *v, const struct aggent *e)
+{
+	if (v->fn == AGG_AVG)
+		return e->val[0] ? e->val[1] / e->val[0] : 0;
+	return e->val[0];
+}
+
+static const struct dt_var *sort_var;
+
+static int ent_cmp(const void *pa, const void *pb)
+{
+	const struct aggent *a = *(struct aggent *const *)pa;
+	const struct aggent *b = *(struct aggent *const *)pb;
+	int64_t va = sort_val(sort_var, a), vb = sort_val(sort_var, b);
+
+	if (va != vb)
+		return va < vb ? -1 : 1;
+	for (int i = 0; i < sort_var->nkeys; i++) {
+		const struct kv *x = &a->keys[i], *y = &b->keys[i];
+		int c;
+
+		if (x->is_str) {
+			c = strcmp(x->s, y->s);
+			if (c)
+				return c;
+			continue;
+		}
+		if (x->v != y->v) {
+			if (sort_var->keys[i].sign)
+				return (int64_t)x->v < (int64_t)y->v ? -1 : 1;
+			return x->v < y->v ? -1 : 1;
+		}
+	}
+	return 0;
+}
+
+static int read_agg(struct dt_session *s, const struct dt_var *v,
+		    struct aggtab *t)
+{
+	int fd = s->map_fds[DT_MAP_FIRST_VAR + v->map];
+	int ncpu = s->possible_cpus;
+	size_t vsz = ((size_t)v->val_size + 7) & ~(size_t)7;
+	uint8_t *key = sd_calloc(1, (size_t)v->key_size);
+	uint8_t *next = sd_calloc(1, (size_t)v->key_size);
+	uint8_t *vals = sd_calloc((size_t)ncpu, vsz);
+	bool first = true;
+
+	memset(t, 0, sizeof(*t));
+	t->v = v;
+	while (bpf_map_get_next_key(fd, first ? NULL : key, next) == 0) {
+		first = false;
+		memcpy(key, next, (size_t)v->key_size);
+		if (bpf_map_lookup_elem(fd, key, vals))
+			continue;	/* deleted meanwhile */
+		for (int c = 0; c < ncpu; c++)
+			add_entry(t, key, (const int64_t *)(vals + c * vsz));
+	}
+	free(key);
+	free(next);
+	free(vals);
+	sort_var = v;
+	if (t->n)
+		qsort(t->ents, t->n, sizeof(*t->ents), ent_cmp);
+	return 0;
+}
+
+static void free_aggtab(struct aggtab *t)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		for (int k = 0; k < t->v->nkeys; k++)
+			free(t->ents[i]->keys[k].s);
+		free(t->ents[i]->keys);
+		free(t->ents[i]->ser);
+		free(t->ents[i]);
+	}
+	free(t->ents);
+	htab_free(&t->h);
+}
+
+static int64_t agg_value(const struct dt_var *v, const struct aggent *e)
+{
+	return sort_val(v, e);
+}
+
+static void print_agg(struct dt_session *s, const struct dt_var *v,
+		      const char *fmtstr)
+{
+	struct aggtab t;
+	FILE *f = s->out;
+	struct dt_fmt fmt;
+	char err[128];
+	bool have_fmt = false;
+
+	read_agg(s, v, &t);
+	if (fmtstr && !dt_fmt_parse(fmtstr, &fmt, err, sizeof(err)))
+		have_fmt = true;
+	for (size_t i = 0; i < t.n; i++) {
+		struct aggent *e = t.ents[i];
+
+		if (have_fmt) {
+			struct dt_fmt_val *vals = sd_calloc((size_t)v->nkeys + 1,
+							    sizeof(*vals));
+			struct dt_fmt_val av = { .v = (uint64_t)agg_value(v, e),
+						 .size = 8, .sign = true };
+
+			for (int k = 0; k < v->nkeys; k++) {
+				vals[k].is_str = e->keys[k].is_str;
+				vals[k].s = e->keys[k].s;
+				vals[k].v = e->keys[k].v;
+				vals[k].size = v->keys[k].size ?
+					       v->keys[k].size : 8;
+				vals[k].sign = v->keys[k].sign;
+			}
+			dt_fmt_print(f, &fmt, vals, v->nkeys, &av);
+			free(vals);
+			continue;
+		}
+		for (int k = 0; k < v->nkeys; k++) {
+			const struct kv *x = &e->keys[k];
+
+			if (x->is_str) {
+				fprintf(f, "  %-50s", x->s);
+				continue;
+			}
+			switch (v->keys[k].size) {
+			case 1: fprintf(f, " %3d", (int)(int8_t)x->v); break;
+			case 2: fprintf(f, " %5d", (int)(int16_t)x->v); break;
+			case 4: fprintf(f, " %8d", (int)(int32_t)x->v); break;
+			default: fprintf(f, " %16lld", (long long)x->v);
+			}
+		}
+		fprintf(f, " %16lld\n", (long long)agg_value(v, e));
+	}
+	if (have_fmt)
+		dt_fmt_free(&fmt);
+	free_aggtab(&t);
+}
+
+/* ---- records ---- */
+
+static const char *fault_name(uint32_t fault)
+{
+	static const char *const names[] = {
+		"no fault", "invalid address", "invalid alignment",
+		"illegal operation", "divide-by-zero", "out of scratch space",
+		"invalid kernel access", "invalid user access",
+		"out of tuple stack space", "bad stack",
+	};
+	return fault < sizeof(names) / sizeof(names[0]) ? names[fault] :
+	       "unknown fault";
+}
+
+static void on_error(struct dt_session *s, const struct dt_rechdr *h,
+		     const struct dt_errrec *e)
+{
+	struct dt_probe *p = dt_probe_by_id(h->probe);
+
+	s->errors++;
+	fflush(s->out);
+	fprintf(stderr, "dtrace: error on enabled probe ID %u (ID %u: "
+		"%s:%s:%s:%s): %s in action #%u at DIF offset %u\n",
+		h->clause + 1, h->probe, p ? p->prov->name : "?",
+		p ? p->mod : "?", p ? p->func : "?", p ? p->name : "?",
+		fault_name(e->fault), e->action, e->insn);
+	if (s->error) {
+		uint64_t args[6] = { 0, h->clause + 1, e->action, e->insn,
+				     e->fault, 0 };
+
+		dt_dtrace_fire(s->error, args, 6);
+	}
+}
+
+static int on_record(void *ctx, void *data, size_t size)
+{
+	struct dt_session *s = ctx;
+	const struct dt_rechdr *h = data;
+	const uint8_t *rec = data;
+	bool q = s->prog.opt.quiet;
+	struct dt_clause *cl;
+
+	if (size < sizeof(*h))
+		return 0;
+	if (h->kind == DT_REC_ERROR) {
+		if (size >= sizeof(*h) + sizeof(struct dt_errrec))
+			on_error(s, h, (const struct dt_errrec *)(h + 1));
+		return 0;
+	}
+	if (h->kind != DT_REC_DATA || h->clause >= (uint32_t)s->prog.nclauses)
+		return 0;
+	cl = s->prog.clauses[h->clause];
+	if ((size_t)cl->rec_size > size)
+		return 0;
+	if (!q) {
+		char name[256];
+
+		if (!s->heading) {
+			fprintf(s->out, "%3s %6s %32s\n", "CPU", "ID",
+				"FUNCTION:NAME");
+			s->heading = true;
+		}
+		snprintf(name, sizeof(name), "%s:%s", probe_str(h->probe, 2),
+			 probe_str(h->probe, 3));
+		fprintf(s->out, "%3u %6u %32s ", h->cpu, h->probe, name);
+	}
+	for (int i = 0; i < cl->nacts; i++) {
+		const struct dt_action *a = &cl->acts[i];
+
+		switch (a->kind) {
+		case ACT_TRACE:
+			print_trace(s, &a->vals[0], rec, h->probe);
+			break;
+		case ACT_PRINTF:
+			print_printf(s, a, rec, h->probe);
+			break;
+		case ACT_PRINTA:
+			if (!a->fmt)
+				fputc('\n', s->out);
+			print_agg(s, a->agg, a->fmt);
+			s->printed[a->agg->id] = true;
+			break;
+		case ACT_EXIT: {
+			int64_t st;
+
+			memcpy(&st, rec + a->vals[0].off, 8);
+			s->status = (int)st;
+			s->done = true;
+			break;
+		}
+		}
+	}
+	if (!q)
+		fputc('\n', s->out);
+	return 0;
+}
+
+/* exit() sets a flag and the status in the globals too: a dropped exit
+ * record still ends the run. */
+static void check_exit_flag(struct dt_session *s)
+{
+	uint32_t zero = 0;
+	uint64_t *g;
+
+	if (s->done)
+		return;
+	g = sd_calloc(1, (size_t)s->prog.globals_size + 8);
+	if (!bpf_map_lookup_elem(s->map_fds[DT_MAP_GLOBALS], &zero, g) &&
+	    g[0]) {
+		s->done = true;
+		s->status = (int)g[1];
+	}
+	free(g);
+}
+
+int dt_consume_open(struct dt_session *s)
+{
+	s->printed = sd_calloc((size_t)s->prog.naggs + 1, sizeof(bool));
+	s->rb = ring_buffer__new(s->map_fds[DT_MAP_OUT], on_record, s, NULL);
+	return s->rb ? 0 : -errno;
+}
+
+int dt_consume(struct dt_session *s, int timeout_ms)
+{
+	int n = ring_buffer__poll(s->rb, timeout_ms);
+
+	if (n == -EINTR)
+		n = 0;
+	fflush(s->out);
+	check_exit_flag(s);
+	return n;
+}
+
+int dt_fire(struct dt_session *s, struct dt_unit *u)
+{
+	int ret;
+
+	if (!u)
+		return 0;
+	ret = dt_dtrace_fire(u, NULL, 0);
+	ring_buffer__consume(s->rb);
+	fflush(s->out);
+	check_exit_flag(s);
+	return ret;
+}
+
+void dt_consume_finish(struct dt_session *s)
+{
+	ring_buffer__consume(s->rb);
+	fputc('\n', s->out);
+	for (struct dt_var *v = s->prog.vars; v; v = v->next)
+		if (v->scope == DT_AGGVAR && !s->printed[v->id])
+			print_agg(s, v, NULL);
+	fflush(s->out);
+	ring_buffer__free(s->rb);
+	s->rb = NULL;
+}
+
+void dt_print_drops(struct dt_session *s)
+{
+	int ncpu = s->possible_cpus;
+	size_t vsz = ((size_t)s->scratch_size + 7) & ~(size_t)7;
+	uint8_t *vals = sd_calloc((size_t)ncpu, vsz);
+	uint32_t zero = 0;
+	uint64_t dyn = 0;
+
+	if (bpf_map_lookup_elem(s->map_fds[DT_MAP_SCRATCH], &zero, vals)) {
+		free(vals);
+		return;
+	}
+	for (int c = 0; c < ncpu; c++) {
+		struct dt_counters ct;
+
+		memcpy(&ct, vals + c * vsz, sizeof(ct));
+		if (ct.drops)
+			fprintf(stderr, "dtrace: %llu drop%s on CPU %d\n",
+				(unsigned long long)ct.drops,
+				ct.drops == 1 ? "" : "s", c);
+		if (ct.aggdrops)
+			fprintf(stderr, "dtrace: %llu aggregation drop%s on "
+				"CPU %d\n", (unsigned long long)ct.aggdrops,
+				ct.aggdrops == 1 ? "" : "s", c);
+		dyn += ct.dyndrops;
+	}
+	if (dyn)
+		fprintf(stderr, "dtrace: %llu dynamic variable drop%s\n",
+			(unsigned long long)dyn, dyn == 1 ? "" : "s");
+	free(vals);
+}

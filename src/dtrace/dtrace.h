@@ -1,0 +1,77 @@
+/* dtrace — the tool's internal interface: a session compiles D sources
+ * into units (compile.c), creates the maps and loads and attaches the
+ * programs (load.c), and consumes what they write (consume.c); dtrace.c
+ * is the command line around them. */
+#ifndef SONDE_DTRACE_DTRACE_H
+#define SONDE_DTRACE_DTRACE_H
+
+#include "ast.h"
+#include "providers/provider.h"
+
+#include <stdio.h>
+
+struct dt_session {
+	struct dt_cc cc;
+	struct dt_prog prog;
+	struct dt_options opt;	/* -x options, before the sources' pragmas */
+	struct dt_macros macros;
+	struct dt_src *srcs;
+	int nsrcs;
+	int *src_matches;	/* probes each source matched */
+	bool allow_zero;	/* -Z: descriptions may match nothing */
+	/* compile.c */
+	struct dt_unit **units;
+	int nunits;
+	struct dt_unit *begin, *end, *error;
+	struct dt_var **varmaps;	/* map index - DT_MAP_FIRST_VAR */
+	int nvarmaps;
+	int scratch_size;
+	bool need_sysnames;
+	/* load.c */
+	int *map_fds;
+	int nmaps;
+	int possible_cpus;
+	/* consume.c */
+	FILE *out;
+	struct ring_buffer *rb;
+	bool done;		/* exit() seen */
+	int status;		/* exit()'s value */
+	bool *printed;		/* per aggregation id: printa() printed it */
+	bool heading;
+	uint64_t errors;
+};
+
+/* Add a source (text is copied). */
+void dt_session_init(struct dt_session *s);
+void dt_session_add(struct dt_session *s, const char *name, const char *text,
+		    size_t len);
+/* Parse, check, match probes, generate code. 0, or the exit status with
+ * the message in s->cc.msg. */
+int dt_compile(struct dt_session *s);
+void dt_session_free(struct dt_session *s);
+/* Print the generated programs (-S). */
+void dt_dump(struct dt_session *s, FILE *f);
+void dt_disasm(const struct bpf_insn *insns, int n, const struct dt_loc *locs,
+	       FILE *f);
+
+/* Create the maps and load every program. 0, or -errno with a message. */
+int dt_load(struct dt_session *s, char **msg);
+/* Attach every unit except the dtrace provider's. */
+int dt_attach(struct dt_session *s, char *err, size_t len);
+void dt_detach(struct dt_session *s);
+
+/* Parse the sources and list the probes they match, or all (-l). */
+int dt_list(struct dt_session *s, FILE *f, char **msg);
+/* Detach, close the programs and maps. */
+void dt_unload(struct dt_session *s);
+
+/* Consume the ring buffer: wait up to timeout_ms, print what arrived. */
+int dt_consume_open(struct dt_session *s);
+int dt_consume(struct dt_session *s, int timeout_ms);
+/* Run BEGIN or END, then print what it wrote. */
+int dt_fire(struct dt_session *s, struct dt_unit *u);
+/* At the end: the aggregations not printed yet, drop counts. */
+void dt_consume_finish(struct dt_session *s);
+void dt_print_drops(struct dt_session *s);
+
+#endif

@@ -1,0 +1,246 @@
+/* fmt — printf-style format strings of D. See fmt.h. */
+#include "fmt.h"
+#include "../lib/util.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+enum dt_fmt_arg dt_fmt_wants(char conv)
+{
+	switch (conv) {
+	case 'd': case 'i': case 'u': case 'o': case 'x': case 'X':
+	case 'c': case 'p': case 'Y':
+		return FMT_INT;
+	case 's': case 'S':
+		return FMT_STR;
+	default:
+		return FMT_NONE;
+	}
+}
+
+int dt_fmt_parse(const char *fmt, struct dt_fmt *out, char *err, size_t len)
+{
+	const char *s = fmt, *lit = fmt;
+	size_t cap = 0;
+
+	memset(out, 0, sizeof(*out));
+	for (;;) {
+		struct dt_conv c = { .width = -1, .prec = -1 };
+		int nf = 0;
+
+		while (*s && *s != '%')
+			s++;
+		if (*s == '%' && s[1] == '%') {
+			/* Keep "%%" in the literal; the printer halves it. */
+			s += 2;
+			continue;
+		}
+		c.text = lit;
+		c.text_len = (size_t)(s - lit);
+		if (!*s) {
+			sd_grow(&out->convs, &cap, out->n + 1, sizeof(c));
+			out->convs[out->n++] = c;
+			return 0;
+		}
+		s++;
+		while (*s && strchr("-+ #0", *s)) {
+			if (nf < (int)sizeof(c.flags) - 1 && !strchr(c.flags, *s))
+				c.flags[nf++] = *s;
+			s++;
+		}
+		if (*s == '@') {
+			c.agg = true;
+			s++;
+		}
+		if (*s == '*') {
+			c.width = -2;
+			out->nargs++;
+			s++;
+		} else if (*s >= '0' && *s <= '9') {
+			c.width = (int)strtol(s, (char **)&s, 10);
+		}
+		if (*s == '.') {
+			s++;
+			if (*s == '*') {
+				c.prec = -2;
+				out->nargs++;
+				s++;
+			} else {
+				c.prec = (int)strtol(s, (char **)&s, 10);
+			}
+		}
+		while (*s && strchr("hlLqjzt", *s))
+			s++;
+		if (!*s) {
+			snprintf(err, len, "format \"%s\" ends in the middle of "
+				 "a conversion", fmt);
+			dt_fmt_free(out);
+			return -1;
+		}
+		c.conv = *s++;
+		if (dt_fmt_wants(c.conv) == FMT_NONE) {
+			if (strchr("aAkeEfgG", c.conv))
+				snprintf(err, len, "not supported: %%%c "
+					 "conversion in this version", c.conv);
+			else
+				snprintf(err, len, "invalid conversion %%%c in "
+					 "format \"%s\"", c.conv, fmt);
+			dt_fmt_free(out);
+			return -1;
+		}
+		if (!c.agg)
+			out->nargs++;
+		sd_grow(&out->convs, &cap, out->n + 1, sizeof(c));
+		out->convs[out->n++] = c;
+		lit = s;
+	}
+}
+
+void dt_fmt_free(struct dt_fmt *f)
+{
+	free(f->convs);
+	f->convs = NULL;
+	f->n = 0;
+}
+
+static void put_text(FILE *f, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		fputc(s[i], f);
+		if (s[i] == '%' && i + 1 < n && s[i + 1] == '%')
+			i++;
+	}
+}
+
+static int64_t sval(const struct dt_fmt_val *v)
+{
+	switch (v->size) {
+	case 1: return (int8_t)v->v;
+	case 2: return (int16_t)v->v;
+	case 4: return (int32_t)v->v;
+	default: return (int64_t)v->v;
+	}
+}
+
+static uint64_t uval(const struct dt_fmt_val *v)
+{
+	switch (v->size) {
+	case 1: return (uint8_t)v->v;
+	case 2: return (uint16_t)v->v;
+	case 4: return (uint32_t)v->v;
+	default: return v->v;
+	}
+}
+
+/* %S: the string with C's escapes for what does not print. */
+static char *escaped(const char *s)
+{
+	struct sbuf sb;
+
+	sbuf_init(&sb);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		switch (c) {
+		case '\n': sbuf_puts(&sb, "\\n"); break;
+		case '\t': sbuf_puts(&sb, "\\t"); break;
+		case '\r': sbuf_puts(&sb, "\\r"); break;
+		case '\\': sbuf_puts(&sb, "\\\\"); break;
+		case '"': sbuf_puts(&sb, "\\\""); break;
+		default:
+			if (c < 0x20 || c >= 0x7f)
+				sbuf_printf(&sb, "\\%03o", c);
+			else
+				sbuf_putc(&sb, (char)c);
+		}
+	}
+	if (!sb.buf)
+		sbuf_putc(&sb, '\0');
+	return sbuf_steal(&sb);
+}
+
+void dt_fmt_print(FILE *f, const struct dt_fmt *fmt,
+		  const struct dt_fmt_val *vals, int nvals,
+		  const struct dt_fmt_val *aggval)
+{
+	int ai = 0;
+
+	for (int i = 0; i < fmt->n; i++) {
+		const struct dt_conv *c = &fmt->convs[i];
+		const struct dt_fmt_val *v;
+		char spec[48], *p = spec;
+		int width = c->width, prec = c->prec;
+
+		put_text(f, c->text, c->text_len);
+		if (!c->conv)
+			break;
+		if (width == -2)
+			width = ai < nvals ? (int)sval(&vals[ai++]) : 0;
+		if (prec == -2)
+			prec = ai < nvals ? (int)sval(&vals[ai++]) : -1;
+		if (c->agg)
+			v = aggval;
+		else
+			v = ai < nvals ? &vals[ai++] : NULL;
+		if (!v)
+			continue;
+		*p++ = '%';
+		p = stpcpy(p, c->flags);
+		if (c->width == -2 || width >= 0)
+			p += sprintf(p, "%d", width);
+		if (prec >= 0)
+			p += sprintf(p, ".%d", prec);
+		switch (c->conv) {
+		case 'd': case 'i':
+			strcpy(p, "lld");
+			/* as C promotes: unsigned narrow types stay positive */
+			fprintf(f, spec, (long long)(v->is_str ? 0 :
+				v->sign || v->size >= 8 ? sval(v) :
+				(int64_t)uval(v)));
+			break;
+		case 'u': case 'o': case 'x': case 'X':
+			p[0] = 'l';
+			p[1] = 'l';
+			p[2] = c->conv;
+			p[3] = '\0';
+			fprintf(f, spec, (unsigned long long)uval(v));
+			break;
+		case 'c':
+			strcpy(p, "c");
+			fprintf(f, spec, (int)(unsigned char)v->v);
+			break;
+		case 'p':
+			/* DTrace prints pointers as 0x-prefixed hex. */
+			strcpy(p, "llx");
+			fputs("0x", f);
+			fprintf(f, spec, (unsigned long long)uval(v));
+			break;
+		case 's':
+			strcpy(p, "s");
+			fprintf(f, spec, v->is_str ? v->s : "");
+			break;
+		case 'S': {
+			char *e = escaped(v->is_str ? v->s : "");
+
+			strcpy(p, "s");
+			fprintf(f, spec, e);
+			free(e);
+			break;
+		}
+		case 'Y': {
+			/* walltimestamp: "2026 Nov 22 07:28:39", UTC as
+			 * DTrace prints it on a machine set to UTC. */
+			time_t t = (time_t)(sval(v) / 1000000000);
+			struct tm tm;
+			char buf[64];
+
+			localtime_r(&t, &tm);
+			strftime(buf, sizeof(buf), "%Y %b %e %T", &tm);
+			strcpy(p, "s");
+			fprintf(f, spec, buf);
+			break;
+		}
+		}
+	}
+}

@@ -1,0 +1,53 @@
+/* fmt — DTrace's printf() and printa() format strings: parsed once at
+ * compile time (to check each conversion against its argument's type) and
+ * applied by the consumer to the values in a record. Conversions: d i u o
+ * x X c s p Y (walltimestamp as a date) and %%, with the flags - + space #
+ * 0, widths and precisions (also '*'), C's length modifiers (accepted and
+ * ignored: D knows each argument's size), and %@ for printa's value. */
+#ifndef SONDE_DTRACE_FMT_H
+#define SONDE_DTRACE_FMT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct dt_conv {
+	const char *text;	/* literal text before the conversion */
+	size_t text_len;
+	char flags[6];
+	int width, prec;	/* -1: none; -2: from an argument ('*') */
+	char conv;		/* 0: trailing text only */
+	bool agg;		/* %@: printa's aggregation value */
+};
+
+struct dt_fmt {
+	struct dt_conv *convs;
+	int n;
+	int nargs;		/* arguments consumed, '*' ones included */
+};
+
+/* Parse fmt; 0, or -1 with a message in err. The struct points into fmt,
+ * which must outlive it. */
+int dt_fmt_parse(const char *fmt, struct dt_fmt *out, char *err, size_t len);
+void dt_fmt_free(struct dt_fmt *f);
+
+/* What a conversion accepts. */
+enum dt_fmt_arg { FMT_INT, FMT_STR, FMT_NONE };
+enum dt_fmt_arg dt_fmt_wants(char conv);
+
+/* One argument of a formatted record. */
+struct dt_fmt_val {
+	bool is_str;
+	const char *s;
+	uint64_t v;
+	uint8_t size;		/* 1, 2, 4, 8 */
+	bool sign;
+};
+
+/* Print with vals (nvals of them, '*' ones included); the value of %@
+ * comes from aggval (NULL outside printa). */
+void dt_fmt_print(FILE *f, const struct dt_fmt *fmt, const struct dt_fmt_val
+		  *vals, int nvals, const struct dt_fmt_val *aggval);
+
+#endif

@@ -1,0 +1,344 @@
+/* funcs — D's functions and actions, each a row with its own type check
+ * and code generator (as ply's built-ins supply their own hooks): adding
+ * one touches this file only. Aggregating functions share the code in
+ * cg.c; data actions reserve room in their clause's record, which the
+ * consumer decodes with the layout kept in struct dt_action. */
+#include "cg.h"
+#include "fmt.h"
+#include "../lib/util.h"
+
+#include <string.h>
+
+static void check_agg_dummy(struct dt_ck *k, struct dt_node *n)
+{
+	(void)k;
+	(void)n;
+}
+
+/* ---- printf ---- */
+
+static void check_printf(struct dt_ck *k, struct dt_node *n)
+{
+	struct dt_cc *cc = dt_ck_cc(k);
+	struct dt_fmt fmt;
+	char err[256], b[32];
+	struct dt_action *a;
+	int argi = 1;
+
+	if (n->args[0]->kind != N_STR)
+		dt_error(cc, &n->args[0]->loc, "printf() needs a string "
+			 "literal as its format");
+	if (dt_fmt_parse(n->args[0]->sval, &fmt, err, sizeof(err)))
+		dt_error(cc, &n->args[0]->loc, "%s", err);
+	/* The conversions move to the arena: errors below unwind. */
+	int nconv = fmt.n;
+	struct dt_conv *convs = dt_alloc(&cc->arena, sizeof(*convs) * nconv);
+
+	memcpy(convs, fmt.convs, sizeof(*convs) * nconv);
+	dt_fmt_free(&fmt);
+	a = dt_ck_action(k, ACT_PRINTF, n);
+	a->fmt = n->args[0]->sval;
+	for (int i = 0; i < nconv; i++) {
+		struct dt_conv *c = &convs[i];
+		int need = (c->width == -2) + (c->prec == -2) +
+			   (c->conv && !c->agg);
+
+		if (c->agg)
+			dt_error(cc, &n->args[0]->loc, "%%@ is for printa() "
+				 "formats");
+		for (int j = 0; j < need; j++, argi++) {
+			bool star = j < (c->width == -2) + (c->prec == -2);
+
+			if (argi >= n->nargs) {
+				dt_error(cc, &n->loc, "printf() format \"%s\": "
+					 "conversion #%d (%%%c) has no "
+					 "argument", a->fmt, i + 1,
+					 c->conv);
+			}
+			struct dt_node *e = n->args[argi];
+			struct dt_type t = dt_ck_expr(k, e);
+			enum dt_fmt_arg want = star ? FMT_INT :
+					       dt_fmt_wants(c->conv);
+
+			if ((want == FMT_INT && !dt_type_is_int(&t)) ||
+			    (want == FMT_STR && t.kind != DT_TSTR)) {
+				dt_error(cc, &e->loc, "printf() argument #%d "
+					 "is %s, which %%%c cannot print",
+					 argi + 1, dt_type_name(&t, b,
+								 sizeof(b)),
+					 star ? '*' : c->conv);
+			}
+			dt_ck_recval(k, a, e);
+		}
+	}
+	if (argi < n->nargs)
+		dt_error(cc, &n->args[argi]->loc, "printf() has more arguments "
+			 "than its format has conversions");
+}
+
+/* Store the arguments of a data action into the record. */
+static void store_vals(struct dt_cg *g, struct dt_action *a,
+		       struct dt_node **args, int nargs)
+{
+	for (int i = 0; i < nargs && i < a->nvals; i++) {
+		struct dt_recval *v = &a->vals[i];
+		struct dt_key k = { .kind = v->kind, .size = v->size,
+				    .sign = v->sign, .ssize = v->ssize };
+
+		if (v->kind == KEY_PROBESTR)
+			continue;	/* the header's probe id says it */
+		dt_cg_store_val(g, args[i], DT_SCRATCH_REG,
+				g->rec_base + v->off, &k);
+	}
+}
+
+static struct dt_action *act_of(struct dt_cg *g, struct dt_node *n)
+{
+	return &g->cl->acts[n->act];
+}
+
+static int cg_printf(struct dt_cg *g, struct dt_node *n)
+{
+	store_vals(g, act_of(g, n), n->args + 1, n->nargs - 1);
+	return -1;
+}
+
+/* ---- trace, exit ---- */
+
+static void check_trace(struct dt_ck *k, struct dt_node *n)
+{
+	struct dt_type t = dt_ck_expr(k, n->args[0]);
+	struct dt_action *a;
+
+	if (t.kind == DT_TVOID)
+		dt_error(dt_ck_cc(k), &n->args[0]->loc, "trace() needs a "
+			 "value");
+	a = dt_ck_action(k, ACT_TRACE, n);
+	dt_ck_recval(k, a, n->args[0]);
+}
+
+static int cg_trace(struct dt_cg *g, struct dt_node *n)
+{
+	store_vals(g, act_of(g, n), n->args, 1);
+	return -1;
+}
+
+static void check_exit(struct dt_ck *k, struct dt_node *n)
+{
+	struct dt_type t = dt_ck_expr(k, n->args[0]);
+	struct dt_action *a;
+
+	if (!dt_type_is_int(&t))
+		dt_error(dt_ck_cc(k), &n->args[0]->loc, "exit() needs an "
+			 "integer status");
+	a = dt_ck_action(k, ACT_EXIT, n);
+	dt_ck_recval(k, a, n->args[0]);
+	a->vals[0].size = 4;
+	a->vals[0].sign = true;
+}
+
+static int cg_exit(struct dt_cg *g, struct dt_node *n)
+{
+	struct dt_action *a = act_of(g, n);
+	int r, v;
+
+	store_vals(g, a, n->args, 1);
+	/* No new probe firings after this one (END still runs); the flag
+	 * and the status also reach the consumer when the record cannot. */
+	r = dt_reg(g);
+	dt_ld_map_value(g, r, DT_MAP_GLOBALS, 0);
+	v = dt_reg(g);
+	dt_emit(g, I_LDX(BPF_DW, v, DT_SCRATCH_REG, g->rec_base +
+			 a->vals[0].off));
+	dt_emit(g, I_STX(BPF_DW, r, v, 8));
+	dt_reg_free(g, v);
+	dt_emit(g, I_ST(BPF_DW, r, 0, 1));
+	dt_reg_free(g, r);
+	return -1;
+}
+
+/* ---- printa ---- */
+
+static void check_printa(struct dt_ck *k, struct dt_node *n)
+{
+	struct dt_cc *cc = dt_ck_cc(k);
+	struct dt_node *agg = n->args[n->nargs - 1];
+	struct dt_action *a;
+	struct dt_var *v;
+
+	if (n->nargs > 2 || (n->nargs == 2 && n->args[0]->kind != N_STR))
+		dt_error(cc, &n->loc, "printa() takes an optional format "
+			 "string and one aggregation (several aggregations in "
+			 "one printa() are not supported in this version)");
+	if (agg->kind != N_AGG || agg->nargs > 0)
+		dt_error(cc, &agg->loc, "printa() needs an aggregation such "
+			 "as @name");
+	v = dt_ck_find(k, agg->name, DT_AGGVAR);
+	if (!v)
+		dt_error(cc, &agg->loc, "aggregation %s is not defined before "
+			 "this printa()", agg->name);
+	agg->var = v;
+	a = dt_ck_action(k, ACT_PRINTA, n);
+	a->agg = v;
+	if (n->nargs == 2) {
+		struct dt_fmt fmt;
+		char err[256];
+		int keys = 0, aggs = 0;
+
+		if (dt_fmt_parse(n->args[0]->sval, &fmt, err, sizeof(err)))
+			dt_error(cc, &n->args[0]->loc, "%s", err);
+		for (int i = 0; i < fmt.n; i++) {
+			if (!fmt.convs[i].conv)
+				continue;
+			if (fmt.convs[i].width == -2 ||
+			    fmt.convs[i].prec == -2) {
+				dt_fmt_free(&fmt);
+				dt_error(cc, &n->args[0]->loc, "'*' widths are "
+					 "not supported in printa() formats");
+			}
+			if (fmt.convs[i].agg) {
+				aggs++;
+				if (dt_fmt_wants(fmt.convs[i].conv) != FMT_INT) {
+					dt_fmt_free(&fmt);
+					dt_error(cc, &n->args[0]->loc, "%%@ "
+						 "needs an integer conversion "
+						 "such as %%@d");
+				}
+				continue;
+			}
+			/* key conversions must fit the keys */
+			if (keys < v->nkeys) {
+				bool is_str = v->keys[keys].kind != KEY_INT;
+				enum dt_fmt_arg want =
+					dt_fmt_wants(fmt.convs[i].conv);
+				char conv = fmt.convs[i].conv;
+
+				if ((want == FMT_STR) != is_str) {
+					dt_fmt_free(&fmt);
+					dt_error(cc, &n->args[0]->loc, "printa() "
+						 "conversion %%%c cannot print "
+						 "key %d of %s, %s", conv,
+						 keys + 1, v->name, is_str ?
+						 "a string" : "an integer");
+				}
+			}
+			keys++;
+		}
+		dt_fmt_free(&fmt);
+		if (aggs > 1)
+			dt_error(cc, &n->args[0]->loc, "printa() format has "
+				 "more than one %%@ conversion");
+		if (keys > v->nkeys)
+			dt_error(cc, &n->args[0]->loc, "printa() format has %d "
+				 "key conversion%s but %s has %d key%s", keys,
+				 keys == 1 ? "" : "s", v->name, v->nkeys,
+				 v->nkeys == 1 ? "" : "s");
+		a->fmt = n->args[0]->sval;
+	}
+}
+
+static int cg_nothing(struct dt_cg *g, struct dt_node *n)
+{
+	(void)g;
+	(void)n;
+	return -1;
+}
+
+/* ---- copyinstr ---- */
+
+static void check_copyinstr(struct dt_ck *k, struct dt_node *n)
+{
+	struct dt_cc *cc = dt_ck_cc(k);
+	struct dt_type t = dt_ck_expr(k, n->args[0]);
+	uint64_t strsize = dt_ck_prog(k)->opt.strsize;
+
+	if (!dt_type_is_int(&t))
+		dt_error(cc, &n->args[0]->loc, "copyinstr() needs an address");
+	n->type = (struct dt_type){ DT_TSTR, 0, false, (uint16_t)strsize };
+	if (n->nargs == 2) {
+		dt_ck_expr(k, n->args[1]);
+		if (n->args[1]->kind != N_INT)
+			dt_error(cc, &n->args[1]->loc, "not supported: a "
+				 "copyinstr() length that is not a constant");
+		if (n->args[1]->ival + 1 < strsize)
+			n->type.ssize = (uint16_t)(n->args[1]->ival + 1);
+	}
+}
+
+static int cg_copyinstr(struct dt_cg *g, struct dt_node *n)
+{
+	int size = (n->type.ssize + 7) & ~7;
+	int tmp = dt_cg_temp(g, size), addr, r;
+
+	addr = dt_cg_expr(g, n->args[0]);
+	r = dt_reg(g);
+	dt_cg_scratch_ptr(g, r, tmp);
+	dt_cg_zero(g, r, size);
+	dt_reg_free(g, r);
+	dt_call_begin(g);
+	if (g->regs.saved & (1u << addr))
+		dt_emit(g, I_LDX(BPF_DW, BPF_REG_3, BPF_REG_10,
+				 g->regs.saved_slot[addr]));
+	else
+		dt_emit(g, I_MOV(BPF_REG_3, addr));
+	dt_emit(g, I_MOV(BPF_REG_1, DT_SCRATCH_REG));
+	dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_1, tmp));
+	/* n->type.ssize bytes, NUL included */
+	dt_emit(g, I_MOV_IMM(BPF_REG_2, n->type.ssize));
+	dt_call(g, BPF_FUNC_probe_read_user_str);
+	dt_reg_free(g, addr);
+	dt_call_end_void(g);
+	r = dt_reg(g);
+	dt_cg_scratch_ptr(g, r, tmp);
+	return r;
+}
+
+/* ---- the table ---- */
+
+#define AGG(nm, fn, na) { nm, na, na, true, false, fn, check_agg_dummy, \
+			  cg_nothing }
+#define LATER(nm) { nm, 0, 99, false, false, AGG_NONE, NULL, NULL }
+
+static const struct dt_func funcs[] = {
+	AGG("count", AGG_COUNT, 0),
+	AGG("sum", AGG_SUM, 1),
+	AGG("avg", AGG_AVG, 1),
+	AGG("min", AGG_MIN, 1),
+	AGG("max", AGG_MAX, 1),
+	{ "printf", 1, 64, false, true, AGG_NONE, check_printf, cg_printf },
+	{ "trace", 1, 1, false, true, AGG_NONE, check_trace, cg_trace },
+	{ "exit", 1, 1, false, true, AGG_NONE, check_exit, cg_exit },
+	{ "printa", 1, 2, false, true, AGG_NONE, check_printa, cg_nothing },
+	{ "copyinstr", 1, 2, false, false, AGG_NONE, check_copyinstr,
+	  cg_copyinstr },
+	/* D functions that come with the rest of the language */
+	LATER("stddev"), LATER("quantize"), LATER("lquantize"),
+	LATER("llquantize"), LATER("trunc"), LATER("clear"),
+	LATER("normalize"), LATER("denormalize"), LATER("strlen"),
+	LATER("strjoin"), LATER("substr"), LATER("index"), LATER("rindex"),
+	LATER("strchr"), LATER("strrchr"), LATER("strstr"), LATER("strtok"),
+	LATER("basename"), LATER("dirname"), LATER("lltostr"),
+	LATER("toupper"), LATER("tolower"), LATER("copyin"),
+	LATER("copyinto"), LATER("tracemem"), LATER("alloca"), LATER("bcopy"),
+	LATER("speculation"), LATER("speculate"), LATER("commit"),
+	LATER("discard"), LATER("stack"), LATER("ustack"), LATER("jstack"),
+	LATER("sym"), LATER("usym"), LATER("mod"), LATER("umod"),
+	LATER("uaddr"), LATER("func"), LATER("ufunc"), LATER("raise"),
+	LATER("system"), LATER("stop"), LATER("chill"), LATER("printm"),
+	LATER("setopt"), LATER("ftruncate"), LATER("freopen"),
+	LATER("progenyof"), LATER("rand"), LATER("mutex_owned"),
+	LATER("htons"), LATER("ntohs"), LATER("htonl"), LATER("ntohl"),
+	LATER("inet_ntoa"), LATER("inet_ntop"), LATER("getmajor"),
+	LATER("getminor"), LATER("ddi_pathname"), LATER("msgsize"),
+	LATER("breakpoint"), LATER("panic"), LATER("copyout"),
+	LATER("copyoutstr"), LATER("print"), LATER("strtoll"),
+	LATER("link_ntop"), LATER("d_path"),
+};
+
+const struct dt_func *dt_func_lookup(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(funcs); i++)
+		if (!strcmp(funcs[i].name, name))
+			return &funcs[i];
+	return NULL;
+}

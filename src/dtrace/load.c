@@ -1,0 +1,375 @@
+/* load — from compiled units to running programs: the maps a program
+ * needs (ring buffer, scratch, globals, frozen literals, one map per
+ * thread-local, associative array and aggregation), each unit loaded with
+ * libbpf's low-level bpf_prog_load, a verifier rejection turned into the
+ * D source line it came from, and the attach and detach of every unit
+ * through its provider. Also the lazy BTF lookups of kernel structure
+ * offsets (ppid, vtimestamp), done only when a script uses them. */
+#include "dtrace.h"
+#include "cg.h"
+#include "../lib/bpf.h"
+#include "../lib/util.h"
+
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+
+int dt_btf_member_offset(const char *type, const char *path)
+{
+	static struct btf *btf;
+	char buf[128], *save = NULL;
+	int id, off = 0;
+
+	if (!btf) {
+		btf = btf__load_vmlinux_btf();
+		if (!btf)
+			return -ENOENT;
+	}
+	id = btf__find_by_name_kind(btf, type, BTF_KIND_STRUCT);
+	if (id < 0)
+		return -ENOENT;
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (char *m = strtok_r(buf, ".", &save); m;
+	     m = strtok_r(NULL, ".", &save)) {
+		const struct btf_type *t = btf__type_by_id(btf, id);
+		const struct btf_member *mem;
+		bool found = false;
+
+		while (t && (btf_is_typedef(t) || btf_is_mod(t))) {
+			id = (int)t->type;
+			t = btf__type_by_id(btf, id);
+		}
+		if (!t || !btf_is_composite(t))
+			return -ENOENT;
+		mem = btf_members(t);
+		for (int i = 0; i < btf_vlen(t); i++, mem++) {
+			const char *nm = btf__name_by_offset(btf, mem->name_off);
+
+			if (!nm || strcmp(nm, m))
+				continue;
+			off += (int)(btf_member_bit_offset(t, i) / 8);
+			id = (int)mem->type;
+			found = true;
+			break;
+		}
+		if (!found)
+			return -ENOENT;
+	}
+	return off;
+}
+
+static int map_create(enum bpf_map_type type, const char *name, uint32_t ksz,
+		      uint32_t vsz, uint32_t n, uint32_t flags)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, o, .map_flags = flags);
+
+	return bpf_map_create(type, name, ksz, vsz, n, &o);
+}
+
+static uint32_t entries(uint64_t bytes, int per)
+{
+	uint64_t n = bytes / (uint64_t)per;
+
+	if (n < 1024)
+		n = 1024;
+	if (n > (1u << 20))
+		n = 1u << 20;
+	return (uint32_t)n;
+}
+
+static char *msgf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *msgf(const char *fmt, ...)
+{
+	struct sbuf sb;
+	va_list ap;
+
+	sbuf_init(&sb);
+	va_start(ap, fmt);
+	sbuf_vprintf(&sb, fmt, ap);
+	va_end(ap);
+	return sbuf_steal(&sb);
+}
+
+static int create_maps(struct dt_session *s, char **msg)
+{
+	struct dt_prog *p = &s->prog;
+	uint64_t rb = 4096;
+	char e[200];
+	int n = DT_MAP_FIRST_VAR + s->nvarmaps;
+
+	s->map_fds = sd_malloc(sizeof(int) * n);
+	for (int i = 0; i < n; i++)
+		s->map_fds[i] = -1;
+	s->nmaps = n;
+	while (rb < p->opt.bufsize)
+		rb <<= 1;
+	s->map_fds[DT_MAP_OUT] = map_create(BPF_MAP_TYPE_RINGBUF, "dt_out", 0,
+					    0, (uint32_t)rb, 0);
+	if (s->map_fds[DT_MAP_OUT] < 0 && errno != EPERM &&
+	    !sbpf_has(SBPF_RINGBUF)) {
+		*msg = msgf("%s", sbpf_feature_missing(SBPF_RINGBUF));
+		return -ENOTSUP;
+	}
+	if (s->map_fds[DT_MAP_OUT] < 0)
+		goto fail;
+	if (s->scratch_size > 32768) {
+		*msg = msgf("the program needs %d bytes of per-CPU scratch "
+			    "space, more than 32 KiB (lower strsize)",
+			    s->scratch_size);
+		return -E2BIG;
+	}
+	s->map_fds[DT_MAP_SCRATCH] = map_create(BPF_MAP_TYPE_PERCPU_ARRAY,
+						"dt_scratch", 4,
+						(uint32_t)s->scratch_size, 1, 0);
+	if (s->map_fds[DT_MAP_SCRATCH] < 0)
+		goto fail;
+	s->map_fds[DT_MAP_GLOBALS] = map_create(BPF_MAP_TYPE_ARRAY,
+						"dt_globals", 4,
+						(uint32_t)p->globals_size, 1, 0);
+	if (s->map_fds[DT_MAP_GLOBALS] < 0)
+		goto fail;
+	s->map_fds[DT_MAP_RODATA] = map_create(BPF_MAP_TYPE_ARRAY, "dt_rodata",
+					       4, (uint32_t)p->rodata_size, 1,
+					       BPF_F_RDONLY_PROG);
+	if (s->map_fds[DT_MAP_RODATA] < 0)
+		goto fail;
+	uint32_t zero = 0;
+
+	if (bpf_map_update_elem(s->map_fds[DT_MAP_RODATA], &zero, p->rodata,
+				BPF_ANY) ||
+	    bpf_map_freeze(s->map_fds[DT_MAP_RODATA]))
+		goto fail;
+	if (s->need_sysnames) {
+		s->map_fds[DT_MAP_SYSNAMES] = dt_syscall_names_map();
+		if (s->map_fds[DT_MAP_SYSNAMES] < 0)
+			goto fail;
+	}
+	for (int i = 0; i < s->nvarmaps; i++) {
+		struct dt_var *v = s->varmaps[i];
+		int fd;
+
+		if (v->scope == DT_SELF)
+			fd = map_create(BPF_MAP_TYPE_HASH, "dt_self", 8,
+					(uint32_t)v->val_size,
+					entries(p->opt.dynvarsize, 8 +
+						v->val_size),
+					BPF_F_NO_PREALLOC);
+		else if (v->scope == DT_ARRAY)
+			fd = map_create(BPF_MAP_TYPE_HASH, "dt_array",
+					(uint32_t)v->key_size,
+					(uint32_t)v->val_size,
+					entries(p->opt.dynvarsize, v->key_size +
+						v->val_size),
+					BPF_F_NO_PREALLOC);
+		else
+			fd = map_create(BPF_MAP_TYPE_PERCPU_HASH, "dt_agg",
+					(uint32_t)v->key_size,
+					(uint32_t)v->val_size,
+					entries(p->opt.aggsize, v->key_size +
+						v->val_size),
+					BPF_F_NO_PREALLOC);
+		if (fd < 0)
+			goto fail;
+		s->map_fds[DT_MAP_FIRST_VAR + i] = fd;
+	}
+	return 0;
+fail:
+	n = -errno;
+	*msg = msgf("cannot create BPF maps: %s",
+		    sbpf_strerror(errno, e, sizeof(e)));
+	return n;
+}
+
+/* The instruction a verifier log blames: the last "N: (..)" line. */
+static int blamed_insn(const char *log, char *why, size_t len)
+{
+	const char *line = log, *next;
+	int insn = -1;
+
+	why[0] = '\0';
+	for (; *line; line = next) {
+		next = strchr(line, '\n');
+		next = next ? next + 1 : line + strlen(line);
+		int n = (int)(next - line);
+
+		while (n && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+			n--;
+		if (isdigit((unsigned char)*line)) {
+			int i = atoi(line);
+			const char *c = line;
+
+			while (isdigit((unsigned char)*c))
+				c++;
+			if (*c == ':') {
+				insn = i;
+				continue;
+			}
+		}
+		if (!n || !strncmp(line, "processed ", 10) ||
+		    !strncmp(line, "verification time", 17) ||
+		    !strncmp(line, "stack depth", 11) ||
+		    !strncmp(line, "from ", 5) || *line == ';')
+			continue;
+		snprintf(why, len, "%.*s", n, line);
+	}
+	return insn;
+}
+
+static int load_unit(struct dt_session *s, struct dt_unit *u, char **msg)
+{
+	struct bpf_insn *insns = sd_malloc(sizeof(*insns) * u->ninsns);
+	char name[16], e[200];
+	int fd;
+
+	memcpy(insns, u->insns, sizeof(*insns) * u->ninsns);
+	for (int i = 0; i < u->ninsns; i++) {
+		struct bpf_insn *in = &insns[i];
+
+		if (in->code != (BPF_LD | BPF_DW | BPF_IMM))
+			continue;
+		if (in->src_reg == BPF_PSEUDO_MAP_FD ||
+		    in->src_reg == BPF_PSEUDO_MAP_VALUE)
+			in->imm = s->map_fds[in->imm];
+		i++;
+	}
+	snprintf(name, sizeof(name), "dt_%.12s", u->key);
+	for (char *c = name; *c; c++)
+		if (!isalnum((unsigned char)*c) && *c != '_')
+			*c = '_';
+	fd = bpf_prog_load(u->prov->prog_type, name, "GPL", insns,
+			   (size_t)u->ninsns, NULL);
+	if (fd < 0 && errno != EPERM && errno != ENOMEM) {
+		/* Load again with the verifier's log to say why. */
+		size_t loglen = 4 << 20;
+		char *log = sd_malloc(loglen), why[512];
+		LIBBPF_OPTS(bpf_prog_load_opts, o, .log_buf = log,
+			    .log_size = (uint32_t)loglen, .log_level = 1);
+		int err = errno, insn;
+
+		log[0] = '\0';
+		fd = bpf_prog_load(u->prov->prog_type, name, "GPL", insns,
+				   (size_t)u->ninsns, &o);
+		if (fd >= 0) {
+			free(log);
+			goto done;
+		}
+		insn = blamed_insn(log, why, sizeof(why));
+		if (insn >= 0 && insn < u->ninsns && u->locs[insn].line) {
+			char m[768];
+
+			snprintf(m, sizeof(m), "the BPF verifier rejected the "
+				 "program for %s:%s:%s:%s at instruction %d: %s",
+				 u->prov->name, u->probes[0]->mod,
+				 u->nprobes > 1 ? "*" : u->probes[0]->func,
+				 u->key, insn, why[0] ? why : strerror(err));
+			*msg = dt_format_diag(&u->locs[insn], m);
+		} else {
+			*msg = msgf("the BPF verifier rejected the program for "
+				    "%s:::%s: %s\n", u->prov->name, u->key,
+				    why[0] ? why : strerror(err));
+		}
+		if (getenv("SONDE_DTRACE_VLOG"))
+			fputs(log, stderr);
+		free(log);
+		free(insns);
+		return -err;
+	}
+	if (fd < 0) {
+		int err = errno;
+
+		for (int j = 0; j < 2; j++) {
+			int f = u->prov->needs[j];
+
+			if (f && err != EPERM &&
+			    !sbpf_has((enum sbpf_feature)(f - 1))) {
+				*msg = msgf("the %s provider needs %s: %s",
+					    u->prov->name,
+					    sbpf_feature_name(f - 1),
+					    sbpf_feature_missing(f - 1));
+				free(insns);
+				return -ENOTSUP;
+			}
+		}
+		*msg = msgf("cannot load the program for %s:::%s: %s\n",
+			    u->prov->name, u->key,
+			    sbpf_strerror(err, e, sizeof(e)));
+		free(insns);
+		return -err;
+	}
+done:
+	free(insns);
+	u->prog_fd = fd;
+	return 0;
+}
+
+int dt_load(struct dt_session *s, char **msg)
+{
+	int ret;
+
+	s->possible_cpus = libbpf_num_possible_cpus();
+	if (s->possible_cpus <= 0)
+		s->possible_cpus = 1;
+	ret = create_maps(s, msg);
+	if (ret) {
+		if (*msg && (*msg)[strlen(*msg) - 1] != '\n') {
+			char *m = msgf("%s\n", *msg);
+
+			free(*msg);
+			*msg = m;
+		}
+		return ret;
+	}
+	for (int i = 0; i < s->nunits; i++) {
+		ret = load_unit(s, s->units[i], msg);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+int dt_attach(struct dt_session *s, char *err, size_t len)
+{
+	for (int i = 0; i < s->nunits; i++) {
+		struct dt_unit *u = s->units[i];
+		int ret;
+
+		if (u->prov == &dt_prov_dtrace)
+			continue;
+		ret = u->prov->attach(u, err, len);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+void dt_detach(struct dt_session *s)
+{
+	for (int i = 0; i < s->nunits; i++) {
+		struct dt_unit *u = s->units[i];
+
+		for (int j = 0; j < u->nfds; j++)
+			close(u->fds[j]);
+		u->nfds = 0;
+	}
+}
+
+void dt_unload(struct dt_session *s)
+{
+	dt_detach(s);
+	for (int i = 0; i < s->nunits; i++)
+		if (s->units[i]->prog_fd >= 0) {
+			close(s->units[i]->prog_fd);
+			s->units[i]->prog_fd = -1;
+		}
+	for (int i = 0; i < s->nmaps; i++)
+		if (s->map_fds[i] >= 0)
+			close(s->map_fds[i]);
+	s->nmaps = 0;
+}

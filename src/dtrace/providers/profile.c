@@ -1,0 +1,253 @@
+/* profile provider — profile-N fires on every CPU and tick-N on one, N
+ * times a second or every N units (ns us ms s m h d, or hz: the default).
+ * Each probe is a software cpu-clock perf event per CPU running a
+ * perf_event BPF program. tick-N binds to CPU 0: on these VMs a timer on
+ * an idle CPU other than 0 barely fires. arg0 is the kernel PC when the
+ * sample interrupted the kernel, arg1 the user PC when it interrupted
+ * user code. */
+#include "provider.h"
+#include "../cg.h"
+#include "../../lib/bpf.h"
+#include "../../lib/util.h"
+
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#if defined(__aarch64__)
+#define PC_OFF 256
+#define MODE_OFF 264	/* pstate: EL0 has mode bits 0 */
+#define USER_MODE(m) (((m) & 0xf) == 0)
+#else
+#define PC_OFF 128	/* pt_regs.ip */
+#define MODE_OFF 136	/* pt_regs.cs: CPL 3 is user */
+#endif
+
+static const char *const listed[] = {
+	"profile-97", "profile-199", "profile-499", "profile-997",
+	"profile-1999", "profile-4001", "profile-4999", "tick-1", "tick-10",
+	"tick-100", "tick-500", "tick-1000", "tick-5000",
+};
+#define NLISTED (sizeof(listed) / sizeof(listed[0]))
+
+static struct dt_probe fixed[NLISTED];
+static struct dt_probe **dynamic;
+static size_t ndynamic, dyncap;
+
+/* "profile-997" -> period in ns; 0 when the name is not a rate. */
+static uint64_t period_of(const char *name)
+{
+	const char *s;
+	char *end;
+	uint64_t v, mult;
+
+	if (!strncmp(name, "profile-", 8))
+		s = name + 8;
+	else if (!strncmp(name, "tick-", 5))
+		s = name + 5;
+	else
+		return 0;
+	if (*s < '0' || *s > '9')
+		return 0;
+	v = strtoull(s, &end, 10);
+	if (!v)
+		return 0;
+	static const struct { const char *u; uint64_t ns; } units[] = {
+		{ "ns", 1 }, { "nsec", 1 }, { "us", 1000 }, { "usec", 1000 },
+		{ "ms", 1000000 }, { "msec", 1000000 },
+		{ "s", 1000000000ull }, { "sec", 1000000000ull },
+		{ "m", 60000000000ull }, { "min", 60000000000ull },
+		{ "h", 3600000000000ull }, { "hour", 3600000000000ull },
+		{ "d", 86400000000000ull }, { "day", 86400000000000ull },
+	};
+	if (!*end || !strcmp(end, "hz")) {
+		if (v > 1000000000ull)
+			return 0;
+		return 1000000000ull / v;
+	}
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(end, units[i].u))
+			continue;
+		mult = units[i].ns;
+		if (v > UINT64_MAX / mult)
+			return 0;
+		return v * mult;
+	}
+	return 0;
+}
+
+static void init_fixed(void)
+{
+	if (fixed[0].id)
+		return;
+	for (size_t i = 0; i < NLISTED; i++) {
+		fixed[i] = (struct dt_probe){ DT_ID_PROFILE + (uint32_t)i,
+					      &dt_prov_profile, "", "",
+					      listed[i], period_of(listed[i]) };
+	}
+}
+
+static bool has_glob(const char *s)
+{
+	return strpbrk(s, "*?[") != NULL;
+}
+
+static int match(const struct dt_pdesc *pd, dt_probe_fn fn, void *arg)
+{
+	int n = 0;
+
+	init_fixed();
+	if (!dt_glob(pd->mod, "") || !dt_glob(pd->func, ""))
+		return 0;
+	if (!*pd->name || has_glob(pd->name)) {
+		for (size_t i = 0; i < NLISTED; i++)
+			if (dt_glob(pd->name, fixed[i].name))
+				n += fn(&fixed[i], arg);
+		for (size_t i = 0; i < ndynamic; i++)
+			if (dt_glob(pd->name, dynamic[i]->name))
+				n += fn(dynamic[i], arg);
+		return n;
+	}
+	for (size_t i = 0; i < NLISTED; i++)
+		if (!strcmp(pd->name, fixed[i].name))
+			return fn(&fixed[i], arg);
+	for (size_t i = 0; i < ndynamic; i++)
+		if (!strcmp(pd->name, dynamic[i]->name))
+			return fn(dynamic[i], arg);
+	uint64_t period = period_of(pd->name);
+
+	if (!period)
+		return 0;
+	/* A new rate: made on demand, as DTrace does. */
+	struct dt_probe *p = sd_calloc(1, sizeof(*p));
+
+	p->id = DT_ID_DYNAMIC + (uint32_t)ndynamic;
+	p->prov = &dt_prov_profile;
+	p->mod = "";
+	p->func = "";
+	p->name = sd_strdup(pd->name);
+	p->arg = period;
+	sd_grow(&dynamic, &dyncap, ndynamic + 1, sizeof(*dynamic));
+	dynamic[ndynamic++] = p;
+	return fn(p, arg);
+}
+
+static struct dt_probe *by_id(uint32_t id)
+{
+	init_fixed();
+	if (id >= DT_ID_PROFILE && id < DT_ID_PROFILE + NLISTED)
+		return &fixed[id - DT_ID_PROFILE];
+	if (id >= DT_ID_DYNAMIC && id < DT_ID_DYNAMIC + ndynamic)
+		return dynamic[id - DT_ID_DYNAMIC];
+	return NULL;
+}
+
+static void unit_of(const struct dt_probe *p, char *key, size_t len,
+		    uint64_t *arg)
+{
+	snprintf(key, len, "%s", p->name);
+	*arg = p->arg;
+}
+
+static int probe_id(struct dt_cg *g)
+{
+	int r = dt_reg(g);
+
+	dt_emit(g, I_MOV_IMM(r, g->u->probes[0]->id));
+	return r;
+}
+
+static int arg(struct dt_cg *g, int i)
+{
+	int r, m, keep = dt_label(g);
+
+	if (i > 1) {
+		r = dt_reg(g);
+		dt_emit(g, I_MOV_IMM(r, 0));
+		return r;
+	}
+	r = dt_cg_ctx(g);
+	m = dt_reg(g);
+	dt_emit(g, I_LDX(BPF_DW, m, r, MODE_OFF));
+	dt_emit(g, I_LDX(BPF_DW, r, r, PC_OFF));
+#if defined(__aarch64__)
+	dt_emit(g, I_ALU64_IMM(BPF_AND, m, 0xf));
+	/* m == 0: user */
+	dt_jmp_imm(g, i == 1 ? BPF_JEQ : BPF_JNE, m, 0, keep);
+#else
+	dt_emit(g, I_ALU64_IMM(BPF_AND, m, 3));
+	/* m == 3: user */
+	dt_jmp_imm(g, i == 1 ? BPF_JEQ : BPF_JNE, m, 3, keep);
+#endif
+	dt_emit(g, I_MOV_IMM(r, 0));
+	dt_place(g, keep);
+	dt_reg_free(g, m);
+	return r;
+}
+
+
+static long perf_open(struct perf_event_attr *a, int cpu)
+{
+	return syscall(SYS_perf_event_open, a, -1, cpu, -1,
+		       PERF_FLAG_FD_CLOEXEC);
+}
+
+static int attach(struct dt_unit *u, char *err, size_t len)
+{
+	bool tick = !strncmp(u->key, "tick-", 5);
+	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	bool *online = sd_calloc((size_t)ncpu, sizeof(bool));
+	struct perf_event_attr a = {
+		.type = PERF_TYPE_SOFTWARE,
+		.size = sizeof(a),
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.sample_period = u->arg,
+		.disabled = 1,
+	};
+	int ret = 0;
+
+	if (sd_read_cpulist("/sys/devices/system/cpu/online", online,
+			    (int)ncpu))
+		online[0] = true;
+	u->fds = sd_calloc((size_t)ncpu, sizeof(int));
+	for (int cpu = 0; cpu < ncpu; cpu++) {
+		if (!online[cpu] || (tick && cpu))
+			continue;
+		int fd = (int)perf_open(&a, cpu);
+
+		if (fd < 0) {
+			ret = -errno;
+			snprintf(err, len, "perf_event_open (cpu-clock, CPU %d) "
+				 "for %s: %s", cpu, u->key, strerror(errno));
+			break;
+		}
+		u->fds[u->nfds++] = fd;
+		if (ioctl(fd, PERF_EVENT_IOC_SET_BPF, u->prog_fd) ||
+		    ioctl(fd, PERF_EVENT_IOC_ENABLE, 0)) {
+			ret = -errno;
+			snprintf(err, len, "attaching %s to CPU %d: %s", u->key,
+				 cpu, strerror(errno));
+			break;
+		}
+	}
+	free(online);
+	return ret;
+}
+
+const struct dt_provider dt_prov_profile = {
+	.name = "profile",
+	.prog_type = BPF_PROG_TYPE_PERF_EVENT,
+	.match = match,
+	.by_id = by_id,
+	.unit_of = unit_of,
+	.cg_probe_id = probe_id,
+	.cg_arg = arg,
+	.cg_probestr = dt_cg_probestr_const,
+	.attach = attach,
+	.needs = { 1 + SBPF_PERF_EVENT },
+};

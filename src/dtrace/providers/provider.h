@@ -1,0 +1,103 @@
+/* provider — what a provider is to the compiler: a table of probes (found
+ * by glob, lazily: nothing is listed or resolved that a script does not
+ * name), the BPF program type its probes run as, how its probes group into
+ * programs ("units": probes that share one kernel event, such as every
+ * syscall entry on raw_syscalls:sys_enter), the code each unit needs to
+ * say which probe fired and what its arguments are, and how a unit is
+ * attached. Adding a provider (proc, sched, fbt, pid, usdt) is one file
+ * and one line in providers.c; the compiler does not change. */
+#ifndef SONDE_DTRACE_PROVIDER_H
+#define SONDE_DTRACE_PROVIDER_H
+
+#include "../ast.h"
+
+#include <linux/bpf.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct dt_provider;
+struct dt_cg;
+
+struct dt_probe {
+	uint32_t id;
+	const struct dt_provider *prov;
+	const char *mod, *func, *name;
+	uint64_t arg;		/* the provider's own: syscall number, period */
+};
+
+/* One BPF program: the probes of one kernel event that clauses enable,
+ * and those clauses in program order. */
+struct dt_unit {
+	const struct dt_provider *prov;
+	char key[64];
+	uint64_t arg;
+	struct dt_probe **probes;
+	int nprobes;
+	struct dt_clause **clauses;
+	int nclauses;
+	/* code */
+	struct bpf_insn *insns;
+	int ninsns;
+	struct dt_loc *locs;	/* the D source of each instruction */
+	/* loaded and attached */
+	int prog_fd;
+	int *fds;		/* perf events, links */
+	int nfds;
+};
+
+typedef int (*dt_probe_fn)(struct dt_probe *p, void *arg);
+
+struct dt_provider {
+	const char *name;
+	enum bpf_prog_type prog_type;
+	/* Call fn for each probe matching pd (module, function and name are
+	 * globs; empty matches all); returns the sum of fn's returns or a
+	 * negative errno. */
+	int (*match)(const struct dt_pdesc *pd, dt_probe_fn fn, void *arg);
+	struct dt_probe *(*by_id)(uint32_t id);
+	/* The unit of a probe: a name, and the provider's argument. */
+	void (*unit_of)(const struct dt_probe *p, char *key, size_t len,
+			uint64_t *arg);
+	/* Code generation. The program's context pointer is saved on the
+	 * stack; see cg.h for the helpers. */
+	void (*cg_prologue)(struct dt_cg *g);
+	/* Jump to skip unless the probe that fired is one of cl's. */
+	void (*cg_guard)(struct dt_cg *g, struct dt_clause *cl, int skip);
+	int (*cg_probe_id)(struct dt_cg *g);
+	int (*cg_arg)(struct dt_cg *g, int i);
+	int (*cg_errno)(struct dt_cg *g);
+	/* A pointer to the probe's provider/module/function/name string,
+	 * DT_PROBESTR_SIZE bytes, zero-padded. */
+	int (*cg_probestr)(struct dt_cg *g, int which);
+	/* Attach the loaded unit (u->prog_fd); 0 or -errno with a message. */
+	int (*attach)(struct dt_unit *u, char *err, size_t len);
+	/* Kernel features the provider needs, checked before loading. */
+	int needs[2];		/* enum sbpf_feature + 1; 0: none */
+};
+
+#define DT_PROBESTR_SIZE 64
+
+/* Every provider, in listing order. */
+extern const struct dt_provider dt_prov_dtrace, dt_prov_profile,
+	dt_prov_syscall;
+
+/* Probes of every provider matching pd. */
+int dt_probes_match(const struct dt_pdesc *pd, dt_probe_fn fn, void *arg);
+struct dt_probe *dt_probe_by_id(uint32_t id);
+/* A probe's field: 0 provider, 1 module, 2 function, 3 name. */
+const char *dt_probe_field(const struct dt_probe *p, int which);
+/* fnmatch with DTrace's rule that an empty pattern matches anything. */
+bool dt_glob(const char *pattern, const char *s);
+
+/* Probe id ranges. */
+enum {
+	DT_ID_DTRACE = 1,		/* BEGIN END ERROR */
+	DT_ID_PROFILE = 4,		/* the listed profile-N and tick-N */
+	DT_ID_SYSCALL = 100,		/* 100 + 2 * nr (+1: return) */
+	DT_ID_DYNAMIC = 100000,		/* profile probes made on demand */
+};
+
+/* dtrace provider: run BEGIN/END/ERROR by hand (BPF_PROG_TEST_RUN). */
+int dt_dtrace_fire(struct dt_unit *u, const uint64_t *args, int nargs);
+
+#endif

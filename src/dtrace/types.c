@@ -1,0 +1,924 @@
+/* types — the D type checker: resolves every name (built-in variables,
+ * globals typed by declaration or first assignment, self-> and this->
+ * variables, associative arrays, aggregations, macro-free identifiers),
+ * gives every expression a type with C's integer promotions and usual
+ * arithmetic conversions, checks each function and action through its own
+ * hook (funcs.c), and lays out what the code generator and the consumer
+ * share: clause records, tuple keys, map values, globals and literals. */
+#include "ast.h"
+#include "fmt.h"
+#include "../lib/util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const struct dt_type dt_void = { DT_TVOID, 0, false, 0, 0, false };
+const struct dt_type dt_int = { DT_TINT, 4, true, 0, 0, false };
+const struct dt_type dt_uint = { DT_TINT, 4, false, 0, 0, false };
+const struct dt_type dt_long = { DT_TINT, 8, true, 0, 0, false };
+const struct dt_type dt_ulong = { DT_TINT, 8, false, 0, 0, false };
+
+#define PROBESTR_SIZE 64
+
+bool dt_type_is_int(const struct dt_type *t)
+{
+	return t->kind == DT_TINT || t->kind == DT_TPTR;
+}
+
+const char *dt_type_name(const struct dt_type *t, char *buf, size_t len)
+{
+	switch (t->kind) {
+	case DT_TVOID:
+		snprintf(buf, len, "void");
+		break;
+	case DT_TSTR:
+		snprintf(buf, len, "string");
+		break;
+	case DT_TPTR:
+		snprintf(buf, len, "%s *", t->pointee == 1 ? "char" :
+			 t->pointee == 2 ? "short" : t->pointee == 4 ? "int" :
+			 "long");
+		break;
+	default:
+		switch (t->size) {
+		case 1: snprintf(buf, len, "%schar", t->sign ? "" : "unsigned ");
+			break;
+		case 2: snprintf(buf, len, "%sshort", t->sign ? "" :
+				 "unsigned ");
+			break;
+		case 4: snprintf(buf, len, "%sint", t->sign ? "" : "unsigned ");
+			break;
+		default: snprintf(buf, len, "%s", t->sign ? "int64_t" :
+				  "uint64_t");
+		}
+	}
+	return buf;
+}
+
+static const struct {
+	const char *name;
+	enum dt_builtin bi;
+	struct dt_type type;
+} builtins[] = {
+	{ "pid", BI_PID, { DT_TINT, 4, true } },
+	{ "tid", BI_TID, { DT_TINT, 4, true } },
+	{ "ppid", BI_PPID, { DT_TINT, 4, true } },
+	{ "uid", BI_UID, { DT_TINT, 4, false } },
+	{ "gid", BI_GID, { DT_TINT, 4, false } },
+	{ "execname", BI_EXECNAME, { DT_TSTR, 0, false, 16 } },
+	{ "timestamp", BI_TIMESTAMP, { DT_TINT, 8, false } },
+	{ "vtimestamp", BI_VTIMESTAMP, { DT_TINT, 8, false } },
+	{ "walltimestamp", BI_WALLTIMESTAMP, { DT_TINT, 8, true } },
+	{ "cpu", BI_CPU, { DT_TINT, 4, true } },
+	{ "probeprov", BI_PROBEPROV, { DT_TSTR, 0, false, PROBESTR_SIZE, 0,
+				       true } },
+	{ "probemod", BI_PROBEMOD, { DT_TSTR, 0, false, PROBESTR_SIZE, 0,
+				     true } },
+	{ "probefunc", BI_PROBEFUNC, { DT_TSTR, 0, false, PROBESTR_SIZE, 0,
+				       true } },
+	{ "probename", BI_PROBENAME, { DT_TSTR, 0, false, PROBESTR_SIZE, 0,
+				       true } },
+	{ "arg0", BI_ARG0 + 0, { DT_TINT, 8, true } },
+	{ "arg1", BI_ARG0 + 1, { DT_TINT, 8, true } },
+	{ "arg2", BI_ARG0 + 2, { DT_TINT, 8, true } },
+	{ "arg3", BI_ARG0 + 3, { DT_TINT, 8, true } },
+	{ "arg4", BI_ARG0 + 4, { DT_TINT, 8, true } },
+	{ "arg5", BI_ARG0 + 5, { DT_TINT, 8, true } },
+	{ "arg6", BI_ARG0 + 6, { DT_TINT, 8, true } },
+	{ "arg7", BI_ARG0 + 7, { DT_TINT, 8, true } },
+	{ "arg8", BI_ARG0 + 8, { DT_TINT, 8, true } },
+	{ "arg9", BI_ARG0 + 9, { DT_TINT, 8, true } },
+	{ "errno", BI_ERRNO, { DT_TINT, 4, true } },
+	{ "epid", BI_EPID, { DT_TINT, 4, false } },
+	{ "id", BI_ID, { DT_TINT, 4, false } },
+};
+
+/* Names D defines that this version does not provide. */
+static const char *const later_vars[] = {
+	"args", "curthread", "curpsinfo", "curlwpsinfo", "cwd", "root",
+	"stackdepth", "ustackdepth", "caller", "ucaller", "ipl", "uregs",
+	"zonename", "curcpu", "arg10",
+};
+
+struct dt_ck {
+	struct dt_cc *cc;
+	struct dt_prog *p;
+	struct dt_clause *cl;
+	int action;
+	struct dt_node *action_node;	/* the statement's action call */
+	int rec_off;
+	struct dt_action *acts;
+	size_t acts_cap;
+};
+
+static struct dt_type check_expr(struct dt_ck *k, struct dt_node *n);
+
+static struct dt_type str_type(struct dt_ck *k)
+{
+	struct dt_type t = { DT_TSTR, 0, false, 0, 0, false };
+
+	t.ssize = (uint16_t)k->p->opt.strsize;
+	return t;
+}
+
+static const char *tname(const struct dt_type *t, char *buf)
+{
+	return dt_type_name(t, buf, 32);
+}
+
+/* ---- variables ---- */
+
+static struct dt_var *find_var(struct dt_prog *p, const char *name,
+			       enum dt_scope scope)
+{
+	for (struct dt_var *v = p->vars; v; v = v->next)
+		if (v->scope == scope && !strcmp(v->name, name))
+			return v;
+	return NULL;
+}
+
+static struct dt_var *new_var(struct dt_ck *k, const char *name,
+			      enum dt_scope scope, const struct dt_loc *loc)
+{
+	struct dt_var *v = dt_alloc(&k->cc->arena, sizeof(*v)), **tail;
+
+	v->name = dt_strdup(&k->cc->arena, name);
+	v->scope = scope;
+	v->loc = *loc;
+	v->nkeys = -1;
+	v->map = -1;
+	for (tail = &k->p->vars; *tail; tail = &(*tail)->next)
+		;
+	*tail = v;
+	return v;
+}
+
+static const char *scope_prefix(enum dt_scope s)
+{
+	return s == DT_SELF ? "self->" : s == DT_THIS ? "this->" : "";
+}
+
+/* ---- integer conversions ---- */
+
+static struct dt_type promote(struct dt_type t)
+{
+	if (t.kind == DT_TINT && t.size < 4)
+		return dt_int;
+	return t;
+}
+
+/* C's usual arithmetic conversions (pointers count as uint64_t). */
+static struct dt_type arith(struct dt_type a, struct dt_type b)
+{
+	a = promote(a);
+	b = promote(b);
+	if (a.kind == DT_TPTR)
+		a = dt_ulong;
+	if (b.kind == DT_TPTR)
+		b = dt_ulong;
+	if (a.size == b.size)
+		return a.sign && b.sign ? a : (a.sign ? b : a);
+	return a.size > b.size ? a : b;
+}
+
+static void need_int(struct dt_ck *k, struct dt_node *n, const struct dt_type *t,
+		     const char *what)
+{
+	char b[32];
+
+	if (!dt_type_is_int(t))
+		dt_error(k->cc, &n->loc, "%s needs an integer operand, not %s",
+			 what, tname(t, b));
+}
+
+static void need_lvalue(struct dt_ck *k, struct dt_node *n, const char *what)
+{
+	switch (n->kind) {
+	case N_VAR:
+		for (size_t i = 0; i < ARRAY_SIZE(builtins); i++)
+			if (!strcmp(builtins[i].name, n->name))
+				dt_error(k->cc, &n->loc, "%s: built-in variable "
+					 "%s cannot be modified", what, n->name);
+		/* fall through */
+	case N_SELF: case N_THIS: case N_INDEX:
+		return;
+	default:
+		dt_error(k->cc, &n->loc, "%s needs a variable on its left",
+			 what);
+	}
+}
+
+/* ---- tuple keys ---- */
+
+static struct dt_key key_of(struct dt_node *e)
+{
+	struct dt_key key = { 0 };
+
+	if (e->type.kind == DT_TSTR && e->type.probe_str && e->kind == N_VAR) {
+		key.kind = KEY_PROBESTR;
+		key.which = (uint8_t)(e->bi - BI_PROBEPROV);
+	} else if (e->type.kind == DT_TSTR) {
+		key.kind = KEY_STR;
+		key.ssize = e->type.ssize;
+	} else {
+		key.kind = KEY_INT;
+		key.size = e->type.size;
+		key.sign = e->type.sign;
+	}
+	return key;
+}
+
+static void check_keys(struct dt_ck *k, struct dt_var *v, struct dt_node **args,
+		       int nargs, const struct dt_loc *loc)
+{
+	char what[80];
+
+	snprintf(what, sizeof(what), "%s%s", v->scope == DT_AGGVAR ? "" : "",
+		 v->name);
+	for (int i = 0; i < nargs; i++) {
+		struct dt_type t = check_expr(k, args[i]);
+
+		if (t.kind == DT_TVOID)
+			dt_error(k->cc, &args[i]->loc, "key %d of %s has no "
+				 "value", i + 1, what);
+	}
+	if (v->nkeys < 0) {
+		v->nkeys = nargs;
+		v->keys = dt_alloc(&k->cc->arena, sizeof(*v->keys) *
+				   (nargs ? nargs : 1));
+		for (int i = 0; i < nargs; i++)
+			v->keys[i] = key_of(args[i]);
+		return;
+	}
+	if (v->nkeys != nargs)
+		dt_error(k->cc, loc, "%s is used with %d key%s here but %d "
+			 "before", what, nargs, nargs == 1 ? "" : "s",
+			 v->nkeys);
+	for (int i = 0; i < nargs; i++) {
+		struct dt_key a = v->keys[i], b = key_of(args[i]);
+
+		if ((a.kind == KEY_INT) != (b.kind == KEY_INT))
+			dt_error(k->cc, &args[i]->loc, "key %d of %s is %s "
+				 "here but %s before", i + 1, what,
+				 b.kind == KEY_INT ? "an integer" : "a string",
+				 a.kind == KEY_INT ? "an integer" :
+				 "a string");
+		if (a.kind == KEY_INT)
+			continue;
+		if (a.kind == KEY_PROBESTR && b.kind == KEY_PROBESTR &&
+		    a.which == b.which)
+			continue;
+		/* Different kinds of string: store the bytes. */
+		uint16_t sa = a.kind == KEY_STR ? a.ssize : PROBESTR_SIZE;
+		uint16_t sb = b.kind == KEY_STR ? b.ssize : PROBESTR_SIZE;
+
+		v->keys[i].kind = KEY_STR;
+		v->keys[i].ssize = sa > sb ? sa : sb;
+	}
+}
+
+/* ---- expressions ---- */
+
+static struct dt_type check_var(struct dt_ck *k, struct dt_node *n)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(builtins); i++) {
+		if (strcmp(builtins[i].name, n->name))
+			continue;
+		n->bi = builtins[i].bi;
+		if (n->bi == BI_PPID)
+			k->p->uses_ppid = true;
+		if (n->bi == BI_VTIMESTAMP)
+			k->p->uses_vtimestamp = true;
+		return builtins[i].type;
+	}
+	struct dt_var *v = find_var(k->p, n->name, DT_GLOBAL);
+
+	if (!v) {
+		if (find_var(k->p, n->name, DT_ARRAY))
+			dt_error(k->cc, &n->loc, "%s is an associative array: "
+				 "it needs [key]", n->name);
+		for (size_t i = 0; i < ARRAY_SIZE(later_vars); i++)
+			if (!strcmp(later_vars[i], n->name))
+				dt_error(k->cc, &n->loc, "not supported: "
+					 "built-in variable %s in this "
+					 "version", n->name);
+		dt_error(k->cc, &n->loc, "%s is not defined (a variable must "
+			 "be declared or assigned before it is used)",
+			 n->name);
+	}
+	if (!v->typed)
+		dt_error(k->cc, &n->loc, "%s is used before it has a type",
+			 n->name);
+	n->var = v;
+	return v->type;
+}
+
+static struct dt_type check_scoped(struct dt_ck *k, struct dt_node *n)
+{
+	enum dt_scope s = n->kind == N_SELF ? DT_SELF : DT_THIS;
+	struct dt_var *v = find_var(k->p, n->name, s);
+
+	if (!v || !v->typed)
+		dt_error(k->cc, &n->loc, "%s%s is used before it is assigned",
+			 scope_prefix(s), n->name);
+	n->var = v;
+	return v->type;
+}
+
+static struct dt_type check_index(struct dt_ck *k, struct dt_node *n)
+{
+	struct dt_var *v = find_var(k->p, n->name, DT_ARRAY);
+
+	if (!v) {
+		if (find_var(k->p, n->name, DT_GLOBAL))
+			dt_error(k->cc, &n->loc, "%s is a scalar, not an "
+				 "associative array", n->name);
+		for (size_t i = 0; i < ARRAY_SIZE(later_vars); i++)
+			if (!strcmp(later_vars[i], n->name))
+				dt_error(k->cc, &n->loc, "not supported: "
+					 "built-in variable %s in this "
+					 "version", n->name);
+		dt_error(k->cc, &n->loc, "associative array %s is used before "
+			 "it is assigned", n->name);
+	}
+	check_keys(k, v, n->args, n->nargs, &n->loc);
+	n->var = v;
+	return v->type;
+}
+
+/* The type an assignment gives a new variable. */
+static struct dt_type stored_type(struct dt_ck *k, struct dt_type t)
+{
+	if (t.kind == DT_TSTR)
+		return str_type(k);
+	return t;
+}
+
+/* x++, self->n += 2 on a variable never seen: it is an int, as in
+ * DTrace, starting at zero. */
+static void implicit_int(struct dt_ck *k, struct dt_node *l)
+{
+	enum dt_scope s = l->kind == N_SELF ? DT_SELF : l->kind == N_THIS ?
+			  DT_THIS : l->kind == N_INDEX ? DT_ARRAY : DT_GLOBAL;
+	struct dt_var *v;
+
+	if (l->kind == N_VAR) {
+		for (size_t i = 0; i < ARRAY_SIZE(builtins); i++)
+			if (!strcmp(builtins[i].name, l->name))
+				return;
+		if (find_var(k->p, l->name, DT_ARRAY))
+			return;
+	}
+	v = find_var(k->p, l->name, s);
+	if (!v)
+		v = new_var(k, l->name, s, &l->loc);
+	if (!v->typed) {
+		v->type = dt_int;
+		v->typed = true;
+	}
+	v->assigned = true;
+}
+
+static struct dt_type check_assign(struct dt_ck *k, struct dt_node *n)
+{
+	struct dt_node *l = n->a;
+	struct dt_type rt, lt;
+	char b1[32], b2[32];
+
+	need_lvalue(k, l, "assignment");
+	rt = check_expr(k, n->b);
+	if (n->op != T_ASSIGN)
+		implicit_int(k, l);
+	if (rt.kind == DT_TVOID)
+		dt_error(k->cc, &n->b->loc, "the right side of '=' has no "
+			 "value");
+	/* Create the variable at its first assignment. */
+	if (n->op == T_ASSIGN) {
+		enum dt_scope s = l->kind == N_SELF ? DT_SELF :
+				  l->kind == N_THIS ? DT_THIS :
+				  l->kind == N_INDEX ? DT_ARRAY : DT_GLOBAL;
+		struct dt_var *v = NULL;
+
+		if (l->kind == N_VAR) {
+			for (size_t i = 0; i < ARRAY_SIZE(builtins); i++)
+				if (!strcmp(builtins[i].name, l->name))
+					dt_error(k->cc, &l->loc, "built-in "
+						 "variable %s cannot be "
+						 "modified", l->name);
+			if (find_var(k->p, l->name, DT_ARRAY))
+				dt_error(k->cc, &l->loc, "%s is an associative "
+					 "array: it needs [key]", l->name);
+		}
+		if (l->kind == N_INDEX && find_var(k->p, l->name, DT_GLOBAL))
+			dt_error(k->cc, &l->loc, "%s is a scalar, not an "
+				 "associative array", l->name);
+		v = find_var(k->p, l->name, s);
+		if (!v)
+			v = new_var(k, l->name, s, &l->loc);
+		if (!v->typed) {
+			v->type = stored_type(k, rt);
+			v->typed = true;
+		}
+		v->assigned = true;
+	}
+	lt = check_expr(k, l);
+	if (n->op == T_ASSIGN) {
+		if ((lt.kind == DT_TSTR) != (rt.kind == DT_TSTR))
+			dt_error(k->cc, &n->loc, "cannot assign %s to %s%s "
+				 "(of type %s)", tname(&rt, b1),
+				 l->var ? scope_prefix(l->var->scope) : "",
+				 l->name, tname(&lt, b2));
+	} else {
+		need_int(k, n, &lt, "compound assignment");
+		need_int(k, n, &rt, "compound assignment");
+	}
+	return lt;
+}
+
+static struct dt_type check_binary(struct dt_ck *k, struct dt_node *n)
+{
+	struct dt_type a = check_expr(k, n->a), b = check_expr(k, n->b);
+	char b1[32], b2[32];
+
+	switch (n->op) {
+	case T_EQ: case T_NE: case T_LT: case T_GT: case T_LE: case T_GE:
+		if (a.kind == DT_TSTR && b.kind == DT_TSTR)
+			return dt_int;
+		if (a.kind == DT_TSTR || b.kind == DT_TSTR)
+			dt_error(k->cc, &n->loc, "operator %s cannot compare %s "
+				 "with %s", dt_tok_name(n->op), tname(&a, b1),
+				 tname(&b, b2));
+		need_int(k, n, &a, dt_tok_name(n->op));
+		need_int(k, n, &b, dt_tok_name(n->op));
+		return dt_int;
+	default:
+		break;
+	}
+	if (!dt_type_is_int(&a) || !dt_type_is_int(&b))
+		dt_error(k->cc, &n->loc, "operator %s needs integer operands, "
+			 "not %s and %s", dt_tok_name(n->op), tname(&a, b1),
+			 tname(&b, b2));
+	if ((n->op == T_PLUS || n->op == T_MINUS) && a.kind == DT_TPTR &&
+	    b.kind != DT_TPTR)
+		return a;
+	if (n->op == T_PLUS && b.kind == DT_TPTR && a.kind != DT_TPTR)
+		return b;
+	if (n->op == T_MINUS && a.kind == DT_TPTR && b.kind == DT_TPTR)
+		return dt_long;
+	if (n->op == T_SHL || n->op == T_SHR)
+		return promote(a);
+	return arith(a, b);
+}
+
+static struct dt_type check_call(struct dt_ck *k, struct dt_node *n)
+{
+	const struct dt_func *f = dt_func_lookup(n->name);
+
+	if (!f)
+		dt_error(k->cc, &n->loc, "%s() is not a D function", n->name);
+	if (!f->check)
+		dt_error(k->cc, &n->loc, "not supported: %s() in this version",
+			 n->name);
+	if (f->is_agg)
+		dt_error(k->cc, &n->loc, "%s() is an aggregating function: use "
+			 "it as @name[keys] = %s(...)", n->name, n->name);
+	if (f->is_action && n != k->action_node)
+		dt_error(k->cc, &n->loc, "%s() is an action: it has no value "
+			 "and stands alone as a statement", n->name);
+	if (n->nargs < f->min_args || n->nargs > f->max_args) {
+		if (f->min_args == f->max_args)
+			dt_error(k->cc, &n->loc, "%s() takes %d argument%s, "
+				 "not %d", n->name, f->min_args,
+				 f->min_args == 1 ? "" : "s", n->nargs);
+		dt_error(k->cc, &n->loc, "%s() takes %d to %d arguments, not %d",
+			 n->name, f->min_args, f->max_args, n->nargs);
+	}
+	n->fn = f;
+	n->type = dt_void;
+	f->check(k, n);
+	return n->type;
+}
+
+static struct dt_type check_expr(struct dt_ck *k, struct dt_node *n)
+{
+	struct dt_type t, a, b;
+	char b1[32], b2[32];
+
+	switch (n->kind) {
+	case N_INT:
+		t = n->type;
+		break;
+	case N_STR:
+		t = n->type;
+		break;
+	case N_VAR:
+		t = check_var(k, n);
+		break;
+	case N_SELF: case N_THIS:
+		t = check_scoped(k, n);
+		break;
+	case N_INDEX:
+		t = check_index(k, n);
+		break;
+	case N_AGG:
+		dt_error(k->cc, &n->loc, "aggregation %s has no value in an "
+			 "expression (print it with printa())", n->name);
+	case N_UNARY:
+		a = check_expr(k, n->a);
+		need_int(k, n, &a, dt_tok_name(n->op));
+		t = n->op == T_BANG ? dt_int : promote(a);
+		if (t.kind == DT_TPTR && n->op != T_BANG)
+			t = dt_ulong;
+		break;
+	case N_BINARY:
+		t = check_binary(k, n);
+		break;
+	case N_LOGICAL:
+		a = check_expr(k, n->a);
+		b = check_expr(k, n->b);
+		need_int(k, n->a, &a, dt_tok_name(n->op));
+		need_int(k, n->b, &b, dt_tok_name(n->op));
+		t = dt_int;
+		break;
+	case N_TERNARY:
+		a = check_expr(k, n->a);
+		need_int(k, n->a, &a, "?:");
+		a = check_expr(k, n->b);
+		b = check_expr(k, n->c);
+		if (a.kind == DT_TSTR && b.kind == DT_TSTR) {
+			t = a;
+			t.probe_str = false;
+			if (b.ssize > t.ssize)
+				t.ssize = b.ssize;
+		} else if (dt_type_is_int(&a) && dt_type_is_int(&b)) {
+			t = arith(a, b);
+		} else {
+			dt_error(k->cc, &n->loc, "the two sides of ?: differ: %s "
+				 "and %s", tname(&a, b1), tname(&b, b2));
+		}
+		break;
+	case N_ASSIGN:
+		t = check_assign(k, n);
+		break;
+	case N_PREINC: case N_POSTINC:
+		need_lvalue(k, n->a, dt_tok_name(n->op));
+		implicit_int(k, n->a);
+		a = check_expr(k, n->a);
+		need_int(k, n, &a, dt_tok_name(n->op));
+		t = a;
+		break;
+	case N_CAST:
+		a = check_expr(k, n->a);
+		t = n->cast;
+		if (t.kind == DT_TSTR) {
+			if (a.kind != DT_TSTR)
+				dt_error(k->cc, &n->loc, "not supported: "
+					 "converting %s to a string",
+					 tname(&a, b1));
+			t = a;
+		} else if (t.kind == DT_TVOID) {
+			/* (void)expr: the value is dropped */
+		} else if (!dt_type_is_int(&a)) {
+			dt_error(k->cc, &n->loc, "cannot cast %s to %s",
+				 tname(&a, b1), tname(&t, b2));
+		}
+		break;
+	case N_SIZEOF:
+		if (n->a) {
+			a = check_expr(k, n->a);
+			n->ival = a.kind == DT_TSTR ? k->p->opt.strsize : a.size;
+		} else {
+			n->ival = n->cast.kind == DT_TSTR ? k->p->opt.strsize :
+				  n->cast.size;
+		}
+		if (!n->ival)
+			dt_error(k->cc, &n->loc, "sizeof of void");
+		t = dt_ulong;
+		break;
+	case N_CALL:
+		t = check_call(k, n);
+		break;
+	default:
+		dt_error(k->cc, &n->loc, "statement used as an expression");
+	}
+	n->type = t;
+	return t;
+}
+
+/* ---- records ---- */
+
+struct dt_action *dt_ck_action(struct dt_ck *k, enum dt_actkind kind,
+			       struct dt_node *n)
+{
+	struct dt_clause *cl = k->cl;
+
+	if ((size_t)cl->nacts + 1 > k->acts_cap) {
+		size_t cap = k->acts_cap ? k->acts_cap * 2 : 8;
+		struct dt_action *na = dt_alloc(&k->cc->arena,
+						sizeof(*na) * cap);
+
+		if (cl->nacts)
+			memcpy(na, cl->acts, sizeof(*na) * cl->nacts);
+		cl->acts = na;
+		k->acts_cap = cap;
+	}
+	struct dt_action *a = &cl->acts[cl->nacts++];
+
+	memset(a, 0, sizeof(*a));
+	a->kind = kind;
+	a->loc = n->loc;
+	n->act = cl->nacts - 1;
+	cl->emits = true;
+	return a;
+}
+
+/* Reserve room in the record for e's value; returns its offset. */
+int dt_ck_recval(struct dt_ck *k, struct dt_action *a, struct dt_node *e)
+{
+	struct dt_recval *nv = dt_alloc(&k->cc->arena, sizeof(*nv) *
+					(a->nvals + 1));
+	struct dt_key key = key_of(e);
+	struct dt_recval *v;
+
+	if (a->nvals)
+		memcpy(nv, a->vals, sizeof(*nv) * a->nvals);
+	a->vals = nv;
+	v = &nv[a->nvals++];
+	v->kind = key.kind;
+	v->size = key.size;
+	v->sign = key.sign;
+	v->ssize = key.ssize;
+	v->which = key.which;
+	v->off = k->rec_off;
+	if (key.kind == KEY_INT)
+		k->rec_off += 8;
+	else if (key.kind == KEY_STR)
+		k->rec_off += (key.ssize + 7) & ~7;
+	return v->off;
+}
+
+/* ---- statements ---- */
+
+static void check_agg(struct dt_ck *k, struct dt_node *s)
+{
+	struct dt_node *lhs = s->a, *call = s->b;
+	const struct dt_func *f = dt_func_lookup(call->name);
+	struct dt_var *v;
+
+	if (!f || !f->is_agg) {
+		if (f && f->check == NULL)
+			dt_error(k->cc, &call->loc, "not supported: %s() in "
+				 "this version", call->name);
+		dt_error(k->cc, &call->loc, "%s() is not an aggregating "
+			 "function (count, sum, avg, min, max)", call->name);
+	}
+	if (call->nargs < f->min_args || call->nargs > f->max_args)
+		dt_error(k->cc, &call->loc, "%s() takes %d argument%s, not %d",
+			 f->name, f->min_args, f->min_args == 1 ? "" : "s",
+			 call->nargs);
+	call->fn = f;
+	for (int i = 0; i < call->nargs; i++) {
+		struct dt_type t = check_expr(k, call->args[i]);
+
+		if (!dt_type_is_int(&t))
+			dt_error(k->cc, &call->args[i]->loc, "%s() needs an "
+				 "integer argument", f->name);
+	}
+	v = find_var(k->p, lhs->name, DT_AGGVAR);
+	if (!v) {
+		v = new_var(k, lhs->name, DT_AGGVAR, &lhs->loc);
+		v->fn = f->aggfn;
+		v->id = ++k->p->naggs;
+		v->typed = true;
+	} else if (v->fn != f->aggfn) {
+		const struct dt_func *pf = NULL;
+
+		for (const char *const *nm = (const char *const[]){
+			     "count", "sum", "avg", "min", "max", NULL }; *nm;
+		     nm++)
+			if (dt_func_lookup(*nm)->aggfn == v->fn)
+				pf = dt_func_lookup(*nm);
+		dt_error(k->cc, &call->loc, "%s is %s() here but %s() before",
+			 lhs->name, f->name, pf ? pf->name : "?");
+	}
+	check_keys(k, v, lhs->args, lhs->nargs < 0 ? 0 : lhs->nargs,
+		   &lhs->loc);
+	lhs->var = v;
+}
+
+static void check_stmts(struct dt_ck *k, struct dt_node *s);
+
+static void check_stmt(struct dt_ck *k, struct dt_node *s)
+{
+	struct dt_type t;
+
+	s->action = ++k->action;
+	switch (s->kind) {
+	case S_EXPR:
+		if (s->a->kind == N_CALL) {
+			const struct dt_func *f = dt_func_lookup(s->a->name);
+
+			if (f && f->is_action) {
+				k->action_node = s->a;
+				check_expr(k, s->a);
+				k->action_node = NULL;
+				break;
+			}
+		}
+		t = check_expr(k, s->a);
+		(void)t;
+		break;
+	case S_AGG:
+		check_agg(k, s);
+		break;
+	case S_IF:
+		t = check_expr(k, s->a);
+		if (!dt_type_is_int(&t))
+			dt_error(k->cc, &s->a->loc, "if needs an integer "
+				 "condition");
+		check_stmt(k, s->b);
+		if (s->c)
+			check_stmt(k, s->c);
+		break;
+	case S_BLOCK:
+		check_stmts(k, s->a);
+		break;
+	default:
+		break;
+	}
+}
+
+static void check_stmts(struct dt_ck *k, struct dt_node *s)
+{
+	for (; s; s = s->next)
+		check_stmt(k, s);
+}
+
+/* Functions whose value is an action, called as expressions, are refused
+ * in check_call through is_action; actions are fine as statements. */
+
+static void layout_keys(struct dt_cc *cc, struct dt_prog *p)
+{
+	for (struct dt_var *v = p->vars; v; v = v->next) {
+		if (v->scope != DT_ARRAY && v->scope != DT_AGGVAR)
+			continue;
+		int off = 0;
+
+		for (int i = 0; i < v->nkeys; i++) {
+			struct dt_key *key = &v->keys[i];
+
+			key->off = off;
+			off += key->kind == KEY_STR ? (key->ssize + 7) & ~7 : 8;
+		}
+		v->key_size = off ? off : 8;
+		if (v->key_size > 512)
+			dt_error(cc, &v->loc, "the key of %s takes %d bytes; "
+				 "BPF hash maps take at most 512 (lower "
+				 "strsize, or use fewer strings in the key)",
+				 v->name, v->key_size);
+		if (v->scope == DT_ARRAY)
+			v->val_size = v->type.kind == DT_TSTR ?
+				      (int)((v->type.ssize + 7) & ~7) : 8;
+		else
+			v->val_size = v->fn == AGG_COUNT ||
+				      v->fn == AGG_SUM ? 8 : 16;
+	}
+}
+
+int dt_rodata_add(struct dt_prog *p, const void *data, size_t len)
+{
+	size_t n = (len + 7) & ~(size_t)7;
+	int off = p->rodata_size;
+
+	if ((size_t)off + n > (size_t)p->rodata_cap) {
+		size_t cap = (size_t)p->rodata_cap;
+
+		sd_grow(&p->rodata, &cap, off + n, 1);
+		p->rodata_cap = (int)cap;
+	}
+	memset(p->rodata + off, 0, n);
+	memcpy(p->rodata + off, data, len);
+	p->rodata_size = off + (int)n;
+	return off;
+}
+
+int dt_literal(struct dt_prog *p, const char *s, size_t ssize)
+{
+	size_t n = (ssize + 7) & ~(size_t)7, len = strlen(s);
+	int off;
+
+	/* Reuse an identical literal followed by enough zeros. */
+	for (int o = 0; o + (int)n <= p->rodata_size; o += 8) {
+		bool ok = !memcmp(p->rodata + o, s, len);
+
+		for (size_t i = len; ok && i < n; i++)
+			ok = p->rodata[o + i] == '\0';
+		if (ok)
+			return o;
+	}
+	off = p->rodata_size;
+	if ((size_t)off + n > (size_t)p->rodata_cap) {
+		size_t cap = (size_t)p->rodata_cap;
+
+		sd_grow(&p->rodata, &cap, off + n, 1);
+		p->rodata_cap = (int)cap;
+	}
+	memset(p->rodata + off, 0, n);
+	memcpy(p->rodata + off, s, len);
+	p->rodata_size = off + (int)n;
+	return off;
+}
+
+static void literals(struct dt_prog *p, struct dt_node *n)
+{
+	for (; n; n = n->next) {
+		if (n->kind == N_STR)
+			n->lit_off = dt_literal(p, n->sval, n->type.ssize);
+		literals(p, n->a);
+		literals(p, n->b);
+		literals(p, n->c);
+		for (int i = 0; i < n->nargs; i++)
+			literals(p, n->args[i]);
+	}
+}
+
+void dt_check(struct dt_cc *cc, struct dt_prog *p)
+{
+	struct dt_ck k = { .cc = cc, .p = p };
+	int goff = 16;	/* first exit()'s flag and status */
+
+	/* strsize in whole words keeps every string buffer canonical */
+	p->opt.strsize = (p->opt.strsize + 7) & ~7ull;
+
+	/* Declared variables keep their declared types. */
+	for (struct dt_var *v = p->vars; v; v = v->next)
+		if (v->typed && v->type.kind == DT_TSTR)
+			v->type.ssize = (uint16_t)p->opt.strsize;
+	for (int i = 0; i < p->nclauses; i++) {
+		struct dt_clause *cl = p->clauses[i];
+
+		k.cl = cl;
+		k.action = 0;
+		k.acts_cap = 0;
+		k.rec_off = sizeof(struct dt_rechdr);
+		if (cl->pred) {
+			struct dt_type t = check_expr(&k, cl->pred);
+
+			if (!dt_type_is_int(&t) && t.kind != DT_TSTR)
+				dt_error(cc, &cl->pred->loc, "a predicate needs "
+					 "an integer or string value");
+		}
+		check_stmts(&k, cl->body);
+		if (!cl->body)
+			cl->emits = true;	/* the default action */
+		cl->rec_size = k.rec_off;
+	}
+	layout_keys(cc, p);
+	for (struct dt_var *v = p->vars; v; v = v->next) {
+		if (v->scope == DT_GLOBAL) {
+			int sz = v->type.kind == DT_TSTR ?
+				 (v->type.ssize + 7) & ~7 : 8;
+
+			v->off = goff;
+			goff += sz;
+		} else if (v->scope == DT_THIS) {
+			int sz = v->type.kind == DT_TSTR ?
+				 (v->type.ssize + 7) & ~7 : 8;
+
+			v->off = p->this_size;
+			p->this_size += sz;
+		} else if (v->scope == DT_SELF) {
+			v->val_size = v->type.kind == DT_TSTR ?
+				      (v->type.ssize + 7) & ~7 : 8;
+		}
+	}
+	p->globals_size = goff;
+	for (int i = 0; i < p->nclauses; i++) {
+		literals(p, p->clauses[i]->pred);
+		literals(p, p->clauses[i]->body);
+	}
+	p->empty_off = dt_literal(p, "", p->opt.strsize > PROBESTR_SIZE ?
+				  p->opt.strsize : PROBESTR_SIZE);
+}
+
+struct dt_type dt_ck_expr(struct dt_ck *k, struct dt_node *n)
+{
+	return check_expr(k, n);
+}
+
+struct dt_cc *dt_ck_cc(struct dt_ck *k)
+{
+	return k->cc;
+}
+
+struct dt_prog *dt_ck_prog(struct dt_ck *k)
+{
+	return k->p;
+}
+
+struct dt_var *dt_ck_find(struct dt_ck *k, const char *name,
+			  enum dt_scope scope)
+{
+	return find_var(k->p, name, scope);
+}

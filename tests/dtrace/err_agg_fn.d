@@ -1,0 +1,10 @@
+/* STATUS: 2 */
+BEGIN
+{
+	@a = count();
+}
+
+END
+{
+	@a = sum(1);
+}

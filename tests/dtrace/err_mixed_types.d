@@ -1,0 +1,6 @@
+/* STATUS: 2 */
+BEGIN
+{
+	x = 1;
+	x = "one";
+}

@@ -1,0 +1,4 @@
+/* STATUS: 2 */
+syscall::no_such_syscall:entry
+{
+}

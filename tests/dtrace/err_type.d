@@ -1,0 +1,6 @@
+/* STATUS: 2 */
+BEGIN
+{
+	s = "text";
+	printf("%d\n", s);
+}

@@ -1,0 +1,5 @@
+/* STATUS: 2 */
+BEGIN
+{
+	trace(never_assigned + 1);
+}

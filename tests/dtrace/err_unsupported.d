@@ -1,0 +1,6 @@
+/* STATUS: 2 */
+/* What this version does not do fails at compile time, clearly. */
+BEGIN
+{
+	@q = quantize(1);
+}

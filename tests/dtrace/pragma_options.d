@@ -1,0 +1,9 @@
+#pragma D option quiet
+#pragma D option strsize=16
+/* strsize truncates strings; pragmas set options as -x does. */
+BEGIN
+{
+	s = "0123456789abcdefghijklmnop";
+	printf("%s %d\n", s, sizeof(s));
+	exit(0);
+}

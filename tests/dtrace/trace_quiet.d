@@ -1,0 +1,9 @@
+/* ARGS: -q */
+BEGIN
+{
+	trace(1);
+	trace("hi");
+	trace(-5);
+	printf("\n");
+	exit(0);
+}

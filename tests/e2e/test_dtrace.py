@@ -1,0 +1,393 @@
+"""`sonde dtrace` against the real kernel: the D conformance suite in
+tests/dtrace (scripts with expected outputs written from DTrace's documented
+behaviour), and the behaviours that need an outside oracle: syscall counts
+against strace, the probe list against the kernel's syscall table, timer
+rates against the clock, Ctrl-C, -c/-p, the command line."""
+import os
+import re
+import shlex
+import signal
+import subprocess
+import time
+
+import pytest
+
+from conftest import ROOT, run
+
+SUITE = os.path.join(ROOT, "tests", "dtrace")
+SCRIPTS = sorted(f[:-2] for f in os.listdir(SUITE) if f.endswith(".d"))
+
+
+@pytest.fixture(scope="session")
+def fixture_bin(tmp_path_factory):
+    """tests/dtrace/fixture.c, built once."""
+    out = tmp_path_factory.mktemp("dtrace") / "fixture"
+    p = run(["cc", "-O1", "-pthread", "-o", str(out),
+             os.path.join(SUITE, "fixture.c")])
+    assert p.returncode == 0, p.stderr
+    return str(out)
+
+
+def directives(path):
+    d = {"ARGS": "", "MACROS": "", "STATUS": "0", "CMD": ""}
+    with open(path) as f:
+        for line in f.read().split("\n")[:8]:
+            m = re.match(r"^/\*\s*([A-Z]+):\s*(.*?)\s*\*/$", line)
+            if m and m.group(1) in d:
+                d[m.group(1)] = m.group(2)
+    return d
+
+
+def dtrace(sonde, *args, timeout=60, **kw):
+    return run([sonde, "dtrace"] + list(args), timeout=timeout, **kw)
+
+
+@pytest.mark.parametrize("name", SCRIPTS)
+def test_conformance(sonde, root, fixture_bin, name):
+    d = directives(os.path.join(SUITE, name + ".d"))
+    cmd = ["taskset", "-c", "0", sonde, "dtrace"] + shlex.split(d["ARGS"])
+    if d["CMD"]:
+        words = shlex.split(d["CMD"])
+        words[0] = fixture_bin if words[0] == "fixture" else words[0]
+        cmd += ["-c", " ".join(shlex.quote(w) for w in words)]
+    cmd += ["-s", name + ".d"] + shlex.split(d["MACROS"])
+    p = subprocess.run(cmd, cwd=SUITE, capture_output=True, text=True,
+                       timeout=60)
+    with open(os.path.join(SUITE, name + ".out")) as f:
+        want_out = f.read()
+    err_path = os.path.join(SUITE, name + ".err")
+    want_err = open(err_path).read() if os.path.exists(err_path) else ""
+    got_err = re.sub(r"at DIF offset \d+", "at DIF offset N", p.stderr)
+    assert p.returncode == int(d["STATUS"]), p.stderr
+    assert p.stdout == want_out
+    assert got_err == want_err
+
+
+# ---- syscalls against strace ----
+
+def strace_counts(cmd):
+    """Syscall counts of cmd from strace -c (the oracle)."""
+    p = run(["strace", "-f", "-c", "-U", "name,calls", "-o", "/dev/stderr"]
+            + cmd)
+    counts = {}
+    for line in p.stderr.splitlines():
+        m = re.match(r"^\s*(\w+)\s+(\d+)\s*$", line)
+        if m and m.group(1) not in ("syscall", "total"):
+            counts[m.group(1)] = int(m.group(2))
+    return counts
+
+
+def test_syscall_counts_match_strace(sonde, root, fixture_bin):
+    cmd = [fixture_bin, "getppid", "37"]
+    want = strace_counts(cmd)
+    p = dtrace(sonde, "-q", "-c", " ".join(cmd), "-n",
+               "syscall:::entry /pid == $target/ { @[probefunc] = count(); }"
+               " END { printa(\"%s %@d\\n\", @); }")
+    assert p.returncode == 0, p.stderr
+    got = {}
+    for line in p.stdout.splitlines():
+        if line.strip():
+            name, n = line.split()
+            got[name] = int(n)
+    assert got["getppid"] == 37
+    # -c's command is released after tracing starts: its execve is the
+    # first call both see. strace -c counts a call when it returns, so it
+    # never counts exit_group.
+    assert got.pop("exit_group") == 1
+    assert got == want
+
+
+def test_syscall_return_errno(sonde, root, fixture_bin):
+    p = dtrace(sonde, "-q", "-c", fixture_bin + " open /nonexistent/x "
+               "/etc/hostname", "-n",
+               "syscall::openat:return /pid == $target/ "
+               "{ @[errno] = count(); }")
+    assert p.returncode == 0, p.stderr
+    lines = [l.split() for l in p.stdout.splitlines() if l.strip()]
+    errnos = {int(k): int(v) for k, v in lines}
+    assert errnos.get(2) == 1          # ENOENT for /nonexistent/x
+    assert errnos.get(0, 0) >= 1       # /etc/hostname and the libraries
+
+
+def kernel_syscalls():
+    names = {}
+    with open("/usr/include/x86_64-linux-gnu/asm/unistd_64.h") as f:
+        for line in f:
+            m = re.match(r"#define __NR_(\w+)\s+(\d+)", line)
+            if m:
+                names[m.group(1)] = int(m.group(2))
+    return names
+
+
+def test_list_matches_kernel_syscall_table(sonde):
+    if os.uname().machine != "x86_64":
+        pytest.skip("the oracle is the x86_64 UAPI header")
+    p = dtrace(sonde, "-l", "-P", "syscall")
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.splitlines()
+    assert lines[0] == "%5s %10s %17s %33s %s" % (
+        "ID", "PROVIDER", "MODULE", "FUNCTION", "NAME")
+    funcs = {}
+    for l in lines[1:]:
+        f = l.split()
+        assert f[1] == "syscall" and f[2] == "vmlinux"
+        funcs.setdefault(f[3], set()).add(f[4])
+    want = kernel_syscalls()
+    assert set(funcs) == set(want)
+    assert all(v == {"entry", "return"} for v in funcs.values())
+
+
+def test_list_globs_and_dtrace_provider(sonde):
+    p = dtrace(sonde, "-l", "-n", "dtrace:::")
+    assert p.stdout.splitlines()[1:] == [
+        "%5d %10s %17s %33s %s" % (i + 1, "dtrace", "", "", n)
+        for i, n in enumerate(["BEGIN", "END", "ERROR"])]
+    p = dtrace(sonde, "-l", "-n", "syscall::read?:entry")
+    assert [l.split()[3] for l in p.stdout.splitlines()[1:]] == ["readv"]
+    p = dtrace(sonde, "-l", "-n", "syscall::nosuch:entry")
+    assert p.returncode == 1
+    assert "failed to match syscall::nosuch:entry" in p.stderr
+
+
+def test_description_matched_count(sonde, root):
+    p = dtrace(sonde, "-n", "syscall:::entry { } tick-1ms { exit(0); }")
+    assert p.returncode == 0, p.stderr
+    n = len(kernel_syscalls()) + 1 if os.uname().machine == "x86_64" \
+        else None
+    m = re.match(r"^dtrace: description 'syscall:::entry ' matched (\d+) "
+                 r"probes\n", p.stderr)
+    assert m, p.stderr
+    if n:
+        assert int(m.group(1)) == n
+
+
+# ---- profile ----
+
+def test_tick_rate_and_cpu0(sonde, root):
+    t0 = time.monotonic()
+    p = dtrace(sonde, "-q", "-n", "tick-20ms { n++; @c[cpu] = count(); } "
+               "tick-1s { printf(\"%d\\n\", n); exit(0); }")
+    elapsed = time.monotonic() - t0
+    assert p.returncode == 0, p.stderr
+    lines = [l for l in p.stdout.splitlines() if l.strip()]
+    n = int(lines[0])
+    # 50 per second; the first tick-1s ends the run after about a second
+    assert 35 <= n <= 55, n
+    assert elapsed < 3
+    # tick fires on CPU 0 only
+    assert [l.split()[0] for l in lines[1:]] == ["0"]
+
+
+def test_profile_fires_on_every_cpu(sonde, root, fixture_bin):
+    ncpu = os.cpu_count()
+    # keep every CPU busy so that none idles
+    loads = [subprocess.Popen(["taskset", "-c", str(c), "sh", "-c",
+                               "while :; do :; done"]) for c in range(ncpu)]
+    try:
+        p = dtrace(sonde, "-q", "-n", "profile-199 { @[cpu] = count(); "
+                   "@m[arg0 != 0 ? \"k\" : \"u\"] = count(); } "
+                   "tick-1s { exit(0); }")
+    finally:
+        for l in loads:
+            l.kill()
+            l.wait()
+    assert p.returncode == 0, p.stderr
+    rows = [l.split() for l in p.stdout.splitlines() if l.strip()]
+    cpus = {int(r[0]): int(r[1]) for r in rows if r[0].isdigit()}
+    assert set(cpus) == set(range(ncpu))
+    for c, n in cpus.items():
+        assert n > 60, (c, n)     # ~199 a second; shared CPUs lose some
+    modes = {r[0]: int(r[1]) for r in rows if not r[0].isdigit()}
+    assert modes.get("u", 0) > 0   # the shell loops run in user mode
+
+
+def test_profile_user_pc_is_in_the_programs_text(sonde, root):
+    """arg1 of a sample in user mode is a PC in an executable mapping of
+    the process, as /proc/PID/maps (the oracle) says."""
+    busy = subprocess.Popen(["taskset", "-c", "0", "sh", "-c",
+                             "while :; do :; done"])
+    try:
+        time.sleep(0.1)
+        p = dtrace(sonde, "-q", "-n", "profile-499 /pid == %d && arg1/ "
+                   "{ @[arg1] = count(); } tick-1s { exit(0); } END "
+                   "{ printa(\"%%x %%@d\\n\", @); }" % busy.pid)
+        maps = open(f"/proc/{busy.pid}/maps").read().splitlines()
+    finally:
+        busy.kill()
+        busy.wait()
+    assert p.returncode == 0, p.stderr
+    text = []
+    for m in maps:
+        f = m.split()
+        if "x" in f[1]:
+            lo, hi = (int(x, 16) for x in f[0].split("-"))
+            text.append((lo, hi))
+    pcs = [(int(l.split()[0], 16), int(l.split()[1]))
+           for l in p.stdout.splitlines() if l.strip()]
+    total = sum(n for _, n in pcs)
+    assert total > 50, p.stdout
+    inside = sum(n for pc, n in pcs if any(lo <= pc < hi for lo, hi in text))
+    assert inside == total
+
+
+def test_profile_kernel_pc_is_kernel_text(sonde, root, dd_load):
+    """arg0 of a sample in the kernel is in the kernel's text, as
+    /proc/kallsyms (the oracle) says."""
+    syms = {}
+    with open("/proc/kallsyms") as f:
+        for line in f:
+            a, _, name = line.split()[:3]
+            syms[name] = int(a, 16)
+    if not syms.get("_stext"):
+        pytest.skip("/proc/kallsyms hides addresses")
+    lo, hi = syms["_stext"], syms["_etext"]
+    p = dtrace(sonde, "-q", "-n", "profile-499 /arg0/ { @[arg0] = count(); }"
+               " tick-1s { exit(0); } END { printa(\"%x %@d\\n\", @); }")
+    assert p.returncode == 0, p.stderr
+    pcs = [(int(l.split()[0], 16), int(l.split()[1]))
+           for l in p.stdout.splitlines() if l.strip()]
+    total = sum(n for _, n in pcs)
+    assert total > 50
+    inside = sum(n for pc, n in pcs if lo <= pc < hi)
+    # BPF programs and modules live outside _stext.._etext
+    assert inside >= 0.9 * total, (inside, total)
+
+
+# ---- ending a run ----
+
+def test_ctrl_c_runs_end_and_prints_aggregations(sonde, root):
+    p = subprocess.Popen([sonde, "dtrace", "-n",
+                          "tick-10ms { @ticks = count(); } "
+                          "END { printf(\"end ran\\n\"); }"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True)
+    time.sleep(0.6)
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=10)
+    assert p.returncode == 0, err
+    assert err.startswith("dtrace: description 'tick-10ms ' matched 2 "
+                          "probes\n")
+    # dtrace(1) prints a newline when interrupted, before END's output
+    lines = out.split("\n")
+    assert lines[0] == ""
+    assert lines[1] == "CPU     ID                    FUNCTION:NAME"
+    end = [l for l in lines if l.endswith(":END end ran")]
+    assert len(end) == 1, out
+    # the aggregation, after the blank line dtrace prints at exit
+    assert re.search(r"\n\n {15,}\d+\n$", out), out
+    n = int(out.split()[-1])
+    assert 20 <= n <= 80, n
+
+
+def test_dash_p_ends_with_the_process(sonde, root, fixture_bin):
+    target = subprocess.Popen([fixture_bin, "sleep", "700"])
+    p = dtrace(sonde, "-p", str(target.pid), "-n",
+               "syscall::exit_group:entry /pid == $target/ "
+               "{ printf(\"exit %d\", arg0); }")
+    target.wait()
+    assert p.returncode == 0, p.stderr
+    assert f"dtrace: pid {target.pid} has exited\n" in p.stderr
+    assert re.search(r":entry exit 0\n", p.stdout), p.stdout
+
+
+def test_dash_c_exit_status_and_output_file(sonde, root, fixture_bin,
+                                            tmp_path):
+    out = tmp_path / "out.txt"
+    out.write_text("before\n")
+    p = dtrace(sonde, "-q", "-o", str(out), "-c", fixture_bin + " getppid 3",
+               "-n", "syscall::getppid:entry /pid == $target/ { n++; } "
+               "END { printf(\"%d\\n\", n); exit(4); }")
+    assert p.returncode == 4, p.stderr
+    assert p.stdout == ""
+    assert out.read_text() == "before\n3\n\n"
+
+
+def test_full_ring_buffer_counts_drops(sonde, root, tmp_path):
+    """Records that do not fit are counted and reported, never lost
+    silently: what printed plus what dropped is what was written."""
+    script = tmp_path / "burst.d"
+    script.write_text("".join(
+        "BEGIN { printf(\"%%d %%s\\n\", %d, \"%s\"); }\n" % (i, "x" * 200)
+        for i in range(100)) + "BEGIN { exit(0); }\n")
+    p = subprocess.run(["taskset", "-c", "0", sonde, "dtrace", "-q", "-x",
+                        "bufsize=4k", "-s", str(script)],
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    printed = [l for l in p.stdout.splitlines() if l.strip()]
+    m = re.search(r"^dtrace: (\d+) drops? on CPU 0$", p.stderr, re.M)
+    assert m, p.stderr
+    # 100 printf records and exit()'s, which ends the run even when its
+    # record is among the dropped
+    assert len(printed) + int(m.group(1)) == 101
+    assert 0 < len(printed) < 100
+
+
+# ---- the command line ----
+
+def test_compile_only_and_bpf_listing(sonde):
+    p = dtrace(sonde, "-e", "-S", "-n",
+               "syscall::read:entry /arg0 == 0/ { @[execname] = count(); }")
+    assert p.returncode == 0, p.stderr
+    assert p.stdout == ""
+    assert p.stderr.startswith("syscall:::entry: ")
+    assert re.search(r"call map_lookup_elem#1", p.stderr)
+    assert re.search(r"; -n:1", p.stderr)
+    assert "exit\n" in p.stderr
+
+
+def test_verifier_rejection_names_the_line(sonde, root):
+    script = os.path.join(SUITE, "variables.d")
+    env = dict(os.environ, SONDE_DTRACE_TEST_REJECT="13")
+    p = dtrace(sonde, "-s", script, env=env)
+    assert p.returncode == 1
+    first = p.stderr.splitlines()[-3]
+    assert re.match(r"^sonde dtrace: .*variables\.d:13:\d+: the BPF "
+                    r"verifier rejected the program for dtrace:::BEGIN at "
+                    r"instruction \d+: invalid read from stack", first), \
+        p.stderr
+    assert p.stderr.splitlines()[-2].strip() == "implicit = declared * 2;"
+
+
+@pytest.mark.parametrize("args,message", [
+    ([], "no program: give -n, -s, -P, -m or -f"),
+    (["-n"], "option '-n' needs a value"),
+    (["-x", "bufsize=lots", "-n", "BEGIN"], "invalid value 'lots' for "
+     "option bufsize"),
+    (["-x", "nosuchopt", "-n", "BEGIN"], "unknown option 'nosuchopt'"),
+    (["-y"], "unknown option '-y'"),
+    (["-p", "0", "-n", "BEGIN"], "bad pid '0'"),
+    (["-c", "true", "-p", "1", "-n", "BEGIN"], "-c and -p exclude each "
+     "other"),
+])
+def test_usage_errors(sonde, args, message):
+    p = dtrace(sonde, *args)
+    assert p.returncode == 2, p.stderr
+    assert p.stderr.split("\n")[0] == f"sonde dtrace: {message}"
+    assert "usage: sonde dtrace" in p.stderr
+
+
+def test_help(sonde):
+    p = dtrace(sonde, "-h")
+    assert p.returncode == 0
+    assert p.stdout.startswith("usage: sonde dtrace ")
+
+
+def test_fbt_names_the_missing_feature(sonde):
+    p = dtrace(sonde, "-e", "-n", "fbt::vfs_read:entry { }")
+    assert p.returncode == 2
+    if os.path.exists("/sys/bus/event_source/devices/kprobe"):
+        assert "not supported: the fbt provider" in p.stderr
+    else:
+        assert "the fbt provider needs kprobes" in p.stderr
+        assert "CONFIG_KPROBES" in p.stderr
+
+
+def test_interpreter_line(sonde, root, tmp_path):
+    script = tmp_path / "hello.d"
+    script.write_text("#!/usr/bin/env -S %s dtrace -qs\n"
+                      "BEGIN { printf(\"%%s %%d\\n\", $$1, $2); exit(0); }\n"
+                      % sonde)
+    script.chmod(0o755)
+    p = run([str(script), "word", "5"])
+    assert p.returncode == 0, p.stderr
+    assert p.stdout == "word 5\n\n"

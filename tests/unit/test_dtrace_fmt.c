@@ -1,0 +1,113 @@
+/* Unit tests for D's printf formats: parsing (conversions, flags, '*',
+ * length modifiers, errors) and printing with values of each size and
+ * signedness, %@ for printa. */
+#include "test.h"
+#include "dtrace/fmt.h"
+
+static char *print(const char *fmt, const struct dt_fmt_val *vals, int n,
+		   const struct dt_fmt_val *agg)
+{
+	struct dt_fmt f;
+	char err[128], *buf = NULL;
+	size_t len = 0;
+	FILE *m;
+
+	if (dt_fmt_parse(fmt, &f, err, sizeof(err)))
+		fail_msg("%s: %s", fmt, err);
+	m = open_memstream(&buf, &len);
+	dt_fmt_print(m, &f, vals, n, agg);
+	fclose(m);
+	dt_fmt_free(&f);
+	return buf;
+}
+
+#define I(v, sz, sg) { false, NULL, (uint64_t)(v), sz, sg }
+#define S(s) { true, s, 0, 0, false }
+
+static void check(const char *fmt, const struct dt_fmt_val *vals, int n,
+		  const char *want)
+{
+	char *got = print(fmt, vals, n, NULL);
+
+	if (strcmp(got, want))
+		fail_msg("%s: \"%s\", want \"%s\"", fmt, got, want);
+	free(got);
+}
+
+static void test_conversions(void **state)
+{
+	(void)state;
+	struct dt_fmt_val a[] = { I(-1, 4, true), I(-1, 4, false),
+				  I(255, 1, false), I(-1, 8, true) };
+	check("%d %d %d %d", a, 4, "-1 4294967295 255 -1");
+	check("%u %x %X %o", (struct dt_fmt_val[]){ I(-1, 4, true),
+		I(255, 8, false), I(255, 8, false), I(8, 4, true) }, 4,
+	      "4294967295 ff FF 10");
+	check("%i|%5d|%-5d|%05d|%+d|% d", (struct dt_fmt_val[]){
+		I(1, 4, true), I(2, 4, true), I(3, 4, true), I(4, 4, true),
+		I(5, 4, true), I(6, 4, true) }, 6,
+	      "1|    2|3    |00004|+5| 6");
+	check("%ld %lld %hd %hhu %zu", (struct dt_fmt_val[]){ I(1, 8, true),
+		I(2, 8, true), I(3, 2, true), I(4, 1, false), I(5, 8, false) },
+	      5, "1 2 3 4 5");
+	check("%c%c|%s|%8s|%-4s|%.2s", (struct dt_fmt_val[]){ I('o', 1, true),
+		I('k', 4, true), S("str"), S("right"), S("l"), S("trunc") }, 6,
+	      "ok|str|   right|l   |tr");
+	check("%*d|%-*d|%.*s", (struct dt_fmt_val[]){ I(4, 4, true),
+		I(7, 4, true), I(3, 4, true), I(8, 4, true), I(1, 4, true),
+		S("xyz") }, 6, "   7|8  |x");
+	check("%p %#x %#o", (struct dt_fmt_val[]){ I(4096, 8, false),
+		I(16, 4, false), I(8, 4, false) }, 3, "0x1000 0x10 010");
+	check("100%% %S", (struct dt_fmt_val[]){ S("a\tb\"\x01") }, 1,
+	      "100% a\\tb\\\"\\001");
+	check("no conversions\n", NULL, 0, "no conversions\n");
+}
+
+static void test_printa_value(void **state)
+{
+	struct dt_fmt_val keys[] = { S("read"), I(3, 4, true) };
+	struct dt_fmt_val agg = I(12, 8, true);
+	char *got;
+	(void)state;
+
+	got = print("%-6s fd %d: %@d calls\n", keys, 2, &agg);
+	assert_string_equal(got, "read   fd 3: 12 calls\n");
+	free(got);
+	got = print("%@8u|", NULL, 0, &agg);
+	assert_string_equal(got, "      12|");
+	free(got);
+}
+
+static void test_parse_counts_and_errors(void **state)
+{
+	struct dt_fmt f;
+	char err[128];
+	(void)state;
+
+	assert_int_equal(dt_fmt_parse("%d %*.*s %@d %%", &f, err,
+				      sizeof(err)), 0);
+	assert_int_equal(f.nargs, 4);	/* d, *, *, s; not %@ */
+	assert_int_equal(f.n, 4);	/* three conversions and a tail */
+	assert_int_equal(f.convs[1].width, -2);
+	assert_int_equal(f.convs[1].prec, -2);
+	assert_true(f.convs[2].agg);
+	dt_fmt_free(&f);
+	assert_int_equal(dt_fmt_parse("%y", &f, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "invalid conversion %y"));
+	assert_int_equal(dt_fmt_parse("%5", &f, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "ends in the middle of a conversion"));
+	assert_int_equal(dt_fmt_parse("%f", &f, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "not supported: %f"));
+	assert_int_equal(dt_fmt_wants('s'), FMT_STR);
+	assert_int_equal(dt_fmt_wants('x'), FMT_INT);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_conversions),
+		cmocka_unit_test(test_printa_value),
+		cmocka_unit_test(test_parse_counts_and_errors),
+	};
+	return RUN(tests);
+}

@@ -1,0 +1,254 @@
+/* Unit tests for the D type checker: the type of each expression (C's
+ * promotions and conversions, D's built-ins), variables typed by
+ * declaration or first use, tuple key and record layouts, and type errors
+ * at their position. */
+#include "test.h"
+#include "dtrace/ast.h"
+#include "lib/util.h"
+
+struct tfix {
+	struct dt_cc cc;
+	struct dt_prog prog;
+	struct dt_src src;
+};
+
+static char *check(struct tfix *f, const char *text)
+{
+	memset(f, 0, sizeof(*f));
+	f->src.name = "t.d";
+	f->src.text = text;
+	f->src.len = strlen(text);
+	dt_options_default(&f->prog.opt);
+	if (setjmp(f->cc.jmp))
+		return strdup(f->cc.msg);
+	dt_parse(&f->cc, &f->prog, &f->src);
+	dt_check(&f->cc, &f->prog);
+	return NULL;
+}
+
+static void tfree(struct tfix *f)
+{
+	free(f->prog.clauses);
+	free(f->prog.rodata);
+	free(f->cc.msg);
+	dt_arena_free(&f->cc.arena);
+}
+
+/* The type name of the value assigned by "BEGIN { pre; v = EXPR; }". */
+static char *type_of(const char *pre, const char *expr)
+{
+	struct tfix f;
+	char text[512], b[32], *err;
+	struct dt_node *s;
+
+	snprintf(text, sizeof(text), "BEGIN { %s v = %s; }", pre, expr);
+	err = check(&f, text);
+	if (err)
+		fail_msg("%s: %s", expr, err);
+	for (s = f.prog.clauses[0]->body; s->next; s = s->next)
+		;
+	char *r = strdup(dt_type_name(&s->a->b->type, b, sizeof(b)));
+
+	tfree(&f);
+	return r;
+}
+
+#define TYPE(pre, expr, want) do {					\
+		char *got_ = type_of(pre, expr);			\
+		if (strcmp(got_, want))					\
+			fail_msg("%s: %s, want %s", expr, got_, want);	\
+		free(got_);						\
+	} while (0)
+
+static void test_expression_types(void **state)
+{
+	(void)state;
+	TYPE("", "1", "int");
+	TYPE("", "4294967295", "unsigned int");
+	TYPE("", "4294967296", "int64_t");
+	TYPE("", "1u", "unsigned int");
+	TYPE("", "1l", "int64_t");
+	TYPE("", "'c'", "char");
+	TYPE("", "'c' + 'd'", "int");		/* promoted */
+	TYPE("", "(short)1 * (char)2", "int");
+	TYPE("", "1 + 1u", "unsigned int");
+	TYPE("", "1u + 1l", "int64_t");
+	TYPE("", "1ul + -1l", "uint64_t");
+	TYPE("", "(char)1 << 40", "int");
+	TYPE("", "1 < 2u", "int");
+	TYPE("", "!timestamp", "int");
+	TYPE("", "~(unsigned char)1", "int");
+	TYPE("", "timestamp", "uint64_t");
+	TYPE("", "walltimestamp", "int64_t");
+	TYPE("", "pid", "int");
+	TYPE("", "uid", "unsigned int");
+	TYPE("", "arg3", "int64_t");
+	TYPE("", "execname", "string");
+	TYPE("", "probefunc == \"read\"", "int");
+	TYPE("", "1 ? \"a\" : \"bb\"", "string");
+	TYPE("", "1 ? 1 : 2l", "int64_t");
+	TYPE("", "(uint16_t)70000", "unsigned short");
+	TYPE("", "(int *)0 + 1", "int *");
+	TYPE("", "sizeof(long)", "uint64_t");
+	TYPE("", "copyinstr(arg0)", "string");
+	TYPE("x = 1;", "x += 2", "int");
+	TYPE("", "self->n++", "int");	/* implicit int */
+	TYPE("a[\"k\"] = 5l;", "a[\"k\"]", "int64_t");
+}
+
+static void test_variables_and_layout(void **state)
+{
+	struct tfix f;
+	char *err;
+	(void)state;
+
+	err = check(&f, "#pragma D option strsize=100\n"
+		    "int d; string s;\n"
+		    "BEGIN { x = 1; s = \"hi\"; this->t = 2; this->u = "
+		    "execname; self->k = 3; a[1, \"k\"] = \"v\"; "
+		    "@c[execname, pid, probefunc] = count(); @m = max(1); "
+		    "printf(\"%d %s %s\\n\", x, s, probename); exit(0); }\n"
+		    "END { @c[\"x\", 1, probefunc] = count(); trace(1); }\n");
+	if (err)
+		fail_msg("%s", err);
+	struct dt_var *v;
+	int seen = 0;
+
+	for (v = f.prog.vars; v; v = v->next) {
+		if (!strcmp(v->name, "d")) {
+			assert_int_equal(v->scope, DT_GLOBAL);
+			assert_int_equal(v->off, 16);	/* after exit()'s */
+			seen++;
+		} else if (!strcmp(v->name, "s")) {
+			assert_int_equal(v->type.ssize, 104);	/* strsize up */
+			assert_int_equal(v->off, 24);
+			seen++;
+		} else if (!strcmp(v->name, "x")) {
+			assert_int_equal(v->off, 24 + 104);
+			seen++;
+		} else if (!strcmp(v->name, "u")) {
+			assert_int_equal(v->scope, DT_THIS);
+			assert_int_equal(v->off, 8);	/* after this->t */
+			seen++;
+		} else if (!strcmp(v->name, "a")) {
+			assert_int_equal(v->scope, DT_ARRAY);
+			assert_int_equal(v->nkeys, 2);
+			assert_int_equal(v->keys[1].kind, KEY_STR);
+			assert_int_equal(v->keys[1].off, 8);
+			assert_int_equal(v->key_size, 16);
+			assert_int_equal(v->val_size, 104);
+			seen++;
+		} else if (!strcmp(v->name, "@c")) {
+			assert_int_equal(v->fn, AGG_COUNT);
+			assert_int_equal(v->id, 1);
+			assert_int_equal(v->keys[0].kind, KEY_STR);
+			/* execname (16) widened for the literal "x" */
+			assert_int_equal(v->keys[0].ssize, 16);
+			assert_int_equal(v->keys[1].kind, KEY_INT);
+			assert_int_equal(v->keys[1].size, 4);
+			assert_int_equal(v->keys[2].kind, KEY_PROBESTR);
+			assert_int_equal(v->key_size, 16 + 8 + 8);
+			assert_int_equal(v->val_size, 8);
+			seen++;
+		} else if (!strcmp(v->name, "@m")) {
+			assert_int_equal(v->id, 2);
+			assert_int_equal(v->key_size, 8);	/* no key */
+			assert_int_equal(v->val_size, 16);	/* value, set */
+			seen++;
+		}
+	}
+	assert_int_equal(seen, 7);
+	/* BEGIN's record: header, x (8), s (104), probename (0), exit (8) */
+	struct dt_clause *c = f.prog.clauses[0];
+
+	assert_true(c->emits);
+	assert_int_equal(c->nacts, 2);
+	assert_int_equal(c->acts[0].kind, ACT_PRINTF);
+	assert_int_equal(c->acts[0].vals[0].off, 16);
+	assert_int_equal(c->acts[0].vals[1].off, 24);
+	assert_int_equal(c->acts[0].vals[2].kind, KEY_PROBESTR);
+	assert_int_equal(c->acts[1].kind, ACT_EXIT);
+	assert_int_equal(c->acts[1].vals[0].off, 24 + 104);
+	assert_int_equal(c->rec_size, 24 + 104 + 8);
+	/* the literals, zero-padded, in the read-only data */
+	assert_string_equal(f.prog.rodata + f.prog.empty_off, "");
+	tfree(&f);
+}
+
+static void check_error(const char *text, const char *want)
+{
+	struct tfix f;
+	char *err = check(&f, text);
+
+	if (!err)
+		fail_msg("'%s' checked", text);
+	if (!strstr(err, want))
+		fail_msg("'%s': got \"%s\", want \"%s\"", text, err, want);
+	free(err);
+	tfree(&f);
+}
+
+static void test_errors(void **state)
+{
+	(void)state;
+	check_error("BEGIN { trace(y); }", "t.d:1:15: y is not defined");
+	check_error("BEGIN { x = 1; x = \"s\"; }", "t.d:1:18: cannot assign "
+		    "string to x (of type int)");
+	check_error("BEGIN { x = \"a\" + 1; }", "operator + needs integer "
+		    "operands, not string and int");
+	check_error("BEGIN { x = \"a\" == 1; }", "cannot compare string with");
+	check_error("BEGIN { pid = 1; }", "built-in variable pid cannot be "
+		    "modified");
+	/* found by fuzzing: op= and ++ on a built-in */
+	check_error("BEGIN { pid *= 2; }", "built-in variable pid cannot be "
+		    "modified");
+	check_error("BEGIN { timestamp++; }", "++: built-in variable timestamp "
+		    "cannot be modified");
+	check_error("BEGIN { printf(\"%d\\n\"); }", "conversion #1 (%d) has "
+		    "no argument");
+	check_error("BEGIN { printf(\"%s\\n\", 1); }", "argument #2 is int, "
+		    "which %s cannot print");
+	check_error("BEGIN { printf(\"%d\\n\", 1, 2); }", "more arguments "
+		    "than its format");
+	check_error("BEGIN { printf(\"%f\\n\", 1); }", "not supported: %f");
+	check_error("BEGIN { x = 1; printf(x); }", "needs a string literal");
+	check_error("BEGIN { @a = count(); @a = sum(1); }", "@a is sum() "
+		    "here but count() before");
+	check_error("BEGIN { @a[1] = count(); @a[\"s\"] = count(); }",
+		    "key 1 of @a is a string here but an integer before");
+	check_error("BEGIN { @a[1] = count(); @a[1, 2] = count(); }",
+		    "@a is used with 2 keys here but 1 before");
+	check_error("BEGIN { x = count(); }", "aggregating function");
+	check_error("BEGIN { x = printf(\"\"); }", "printf() is an action");
+	check_error("BEGIN { printa(@nope); }", "aggregation @nope is not "
+		    "defined");
+	check_error("BEGIN { @a = count(); printa(\"%d %d\", @a); }",
+		    "has 2 key conversions but @a has 0 keys");
+	check_error("BEGIN { @a[1] = count(); printa(\"%s %@d\", @a); }",
+		    "conversion %s cannot print key 1 of @a, an integer");
+	check_error("BEGIN { @a = count(); printa(\"%@s\", @a); }",
+		    "%@ needs an integer conversion");
+	check_error("BEGIN { @k[copyinstr(0), copyinstr(1), 1] = count(); }",
+		    "the key of "
+		    "@k takes 520 bytes; BPF hash maps take at most 512");
+	check_error("BEGIN { x = args[0]; }", "not supported: built-in "
+		    "variable args");
+	check_error("BEGIN { x = stack(); }", "not supported: stack()");
+	check_error("BEGIN { frob(); }", "frob() is not a D function");
+	check_error("BEGIN { exit(); }", "exit() takes 1 argument, not 0");
+	check_error("BEGIN { a[1] = 2; x = a; }", "a is an associative array");
+	check_error("BEGIN { x = 2; x[1] = 3; }", "x is a scalar");
+	check_error("BEGIN { trace(self->never); }", "self->never is used "
+		    "before it is assigned");
+	check_error("BEGIN { x = (string)1; }", "converting int to a string");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_expression_types),
+		cmocka_unit_test(test_variables_and_layout),
+		cmocka_unit_test(test_errors),
+	};
+	return RUN(tests);
+}
