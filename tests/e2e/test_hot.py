@@ -25,6 +25,18 @@ IDLE_ONLY = re.compile(r"safe_halt|default_idle|cpuidle|do_idle|mwait_idle|"
                        r"poll_idle|acpi_idle")
 
 
+# The kernel may throttle a sampling event when the machine is loaded
+# (perf_cpu_time_max_percent); sonde hot must then say so, and that warning
+# is the only stderr output a quiet run may have.
+THROTTLED = re.compile(r"^sonde hot: warning: the kernel throttled sampling "
+                       r"\d+ times \(kernel\.perf_cpu_time_max_percent\); "
+                       r"shares are still comparable, totals are low$")
+
+
+def unexpected_stderr(stderr):
+    return [l for l in stderr.splitlines() if not THROTTLED.match(l)]
+
+
 def hot(sonde, *args, timeout=60):
     p = run([sonde, "hot"] + list(args), timeout=timeout)
     assert p.returncode == 0, p.stderr
@@ -55,7 +67,7 @@ def test_dd_load_shows_syscall_path(sonde, root, dd_load):
     assert foot["idle"] > 0     # CPU 0 idled: --no-idle dropped it
     top = rows[:10]
     assert sum(1 for r in top if RW_PATH.match(r[1])) >= 2, top
-    assert p.stderr == ""
+    assert unexpected_stderr(p.stderr) == []
 
 
 def cpu0_idle_ticks():
@@ -302,7 +314,7 @@ def test_progress_only_on_tty(sonde, root):
     assert tty.endswith(b"\r\x1b[K"), tty[-40:]   # the line is erased at the end
     assert "elapsed" not in out
     # Without a TTY, stderr stays empty.
-    assert hot(sonde, "-d", "500ms").stderr == ""
+    assert unexpected_stderr(hot(sonde, "-d", "500ms").stderr) == []
 
 
 def test_kallsyms_symbol_count(sonde, root):
