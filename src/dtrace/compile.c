@@ -60,7 +60,7 @@ static int add_probe(struct dt_probe *p, void *arg)
 static void no_match(struct dt_session *s, struct dt_pdesc *pd)
 {
 	static const char *const later[] = {
-		"proc", "sched", "pid", "usdt", "io", "ip", "tcp", "udp",
+		"proc", "sched", "usdt", "io", "ip", "tcp", "udp",
 		"lockstat", "sdt", "cpc", "rawtp", "rawfbt", "lockstat",
 	};
 	const char *prov = pd->prov;
@@ -72,10 +72,12 @@ static void no_match(struct dt_session *s, struct dt_pdesc *pd)
 	if (!strcmp(prov, "fbt"))
 		dt_error(&s->cc, &pd->loc, "not supported: the fbt provider "
 			 "in this version (%s)", pd->text);
+	if (!strcmp(prov, "pid"))
+		dt_error(&s->cc, &pd->loc, "probe description %s: the pid "
+			 "provider is per process: pid$target (with -c or -p) "
+			 "or pidPID", pd->text);
 	for (size_t i = 0; i < ARRAY_SIZE(later); i++)
-		if (!strcmp(prov, later[i]) ||
-		    (!strncmp(prov, later[i], strlen(later[i])) &&
-		     !strcmp(later[i], "pid")))
+		if (!strcmp(prov, later[i]))
 			dt_error(&s->cc, &pd->loc, "not supported: the %s "
 				 "provider in this version (%s)", later[i],
 				 pd->text);
@@ -307,7 +309,8 @@ static int list_probe(struct dt_probe *p, void *arg)
 	}
 	if (!l->seen[p->id]) {
 		l->seen[p->id] = 1;
-		fprintf(l->f, "%5u %10s %17s %33s %s\n", p->id, p->prov->name,
+		fprintf(l->f, "%5u %10s %17s %33s %s\n", p->id,
+			dt_probe_field(p, 0),
 			p->mod, p->func, p->name);
 	}
 	return 1;

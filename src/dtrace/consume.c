@@ -365,7 +365,7 @@ static void on_error(struct dt_session *s, const struct dt_rechdr *h,
 	fflush(s->out);
 	fprintf(stderr, "dtrace: error on enabled probe ID %u (ID %u: "
 		"%s:%s:%s:%s): %s in action #%u at DIF offset %u\n",
-		h->clause + 1, h->probe, p ? p->prov->name : "?",
+		h->clause + 1, h->probe, p ? dt_probe_field(p, 0) : "?",
 		p ? p->mod : "?", p ? p->func : "?", p ? p->name : "?",
 		fault_name(e->fault), e->action, e->insn);
 	if (s->error) {

@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -89,6 +90,39 @@ struct child {
 	int go;			/* write end: one byte lets it exec */
 	int pidfd;
 };
+
+/* Tell the pid provider which program -c's process (pid) will run: the
+ * command's first word, searched in PATH as execvp does. */
+static void note_command(const char *cmdline, long pid)
+{
+	char path[PATH_MAX];
+	const char *env = getenv("PATH");
+	wordexp_t we;
+
+	if (wordexp(cmdline, &we, WRDE_NOCMD) || !we.we_wordc)
+		return;
+	snprintf(path, sizeof(path), "%s", we.we_wordv[0]);
+	if (!strchr(we.we_wordv[0], '/')) {
+		char *dirs = sd_strdup(env ? env : "/usr/bin:/bin"), *save = NULL;
+
+		for (char *d = strtok_r(dirs, ":", &save); d;
+		     d = strtok_r(NULL, ":", &save)) {
+			snprintf(path, sizeof(path), "%s/%s", d,
+				 we.we_wordv[0]);
+			if (access(path, X_OK) == 0)
+				break;
+			path[0] = '\0';
+		}
+		free(dirs);
+	}
+	if (path[0]) {
+		char *real = realpath(path, NULL);
+
+		dt_pid_set_command(pid, real ? real : path);
+		free(real);
+	}
+	wordfree(&we);
+}
 
 static int start_child(const char *cmdline, struct child *c)
 {
@@ -448,6 +482,20 @@ int cmd_dtrace(int argc, char **argv)
 		}
 		}
 	}
+	if (cmdline && !compile_only) {
+		if (start_child(cmdline, &child)) {
+			sd_err("cannot start '%s': %s", cmdline,
+			       strerror(errno));
+			status = SD_EXIT_FAIL;
+			goto out;
+		}
+		s.macros.target = child.pid;
+		note_command(cmdline, child.pid);
+	} else if (cmdline) {
+		/* -e, -l: not run; its pid is 0 */
+		s.macros.target = 0;
+		note_command(cmdline, 0);
+	}
 	if (list) {
 		char *msg = NULL;
 
@@ -460,18 +508,8 @@ int cmd_dtrace(int argc, char **argv)
 		if (msg)
 			print_msg(msg);
 		free(msg);
+		kill_child(&child);
 		goto out;
-	}
-	if (cmdline && !compile_only) {
-		if (start_child(cmdline, &child)) {
-			sd_err("cannot start '%s': %s", cmdline,
-			       strerror(errno));
-			status = SD_EXIT_FAIL;
-			goto out;
-		}
-		s.macros.target = child.pid;
-	} else if (cmdline) {
-		s.macros.target = 0;
 	}
 	status = dt_compile(&s);
 	if (status) {

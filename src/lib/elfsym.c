@@ -24,6 +24,8 @@ struct eload {
 struct elfsym {
 	struct esym *syms;
 	size_t n, cap;
+	struct esym *all;	/* with aliases (same address), for elfsym_get */
+	size_t nall;
 	struct eload *loads;
 	size_t nloads, caploads;
 	struct sbuf names;	/* NUL-separated; syms index into it */
@@ -147,6 +149,11 @@ static void finish(struct elfsym *e)
 
 	if (e->n)
 		qsort(e->syms, e->n, sizeof(*e->syms), cmp_sym);
+	e->nall = e->n;
+	e->all = sd_malloc(sizeof(*e->all) * (e->n ? e->n : 1));
+	memcpy(e->all, e->syms, sizeof(*e->all) * e->n);
+	for (size_t i = 0; i < e->nall; i++)
+		e->all[i].name = e->names.buf + (uintptr_t)e->all[i].name;
 	for (size_t r = 0; r < e->n; r++) {
 		if (w && e->syms[w - 1].addr == e->syms[r].addr)
 			continue;
@@ -267,6 +274,7 @@ void elfsym_close(struct elfsym *e)
 	if (!e)
 		return;
 	free(e->syms);
+	free(e->all);
 	free(e->loads);
 	sbuf_free(&e->names);
 	free(e);
@@ -320,4 +328,27 @@ size_t elfsym_count(const struct elfsym *e)
 const char *elfsym_build_id(const struct elfsym *e)
 {
 	return e->build_id;
+}
+
+const char *elfsym_get(const struct elfsym *e, size_t i, uint64_t *addr,
+		       uint64_t *size)
+{
+	if (i >= e->nall)
+		return NULL;
+	*addr = e->all[i].addr;
+	*size = e->all[i].size;
+	return e->all[i].name;
+}
+
+bool elfsym_addr_to_off(const struct elfsym *e, uint64_t addr, uint64_t *off)
+{
+	for (size_t i = 0; i < e->nloads; i++) {
+		const struct eload *l = &e->loads[i];
+
+		if (addr >= l->vaddr && addr < l->vaddr + l->filesz) {
+			*off = addr - l->vaddr + l->off;
+			return true;
+		}
+	}
+	return false;
 }

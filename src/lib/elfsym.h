@@ -28,6 +28,14 @@ bool elfsym_off_to_addr(const struct elfsym *e, uint64_t off, uint64_t *addr);
 const char *elfsym_lookup(const struct elfsym *e, uint64_t addr,
 			  uint64_t *delta);
 size_t elfsym_count(const struct elfsym *e);
+/* Symbol i, aliases included (sorted by address): its name, address and
+ * size; NULL past the end. */
+const char *elfsym_get(const struct elfsym *e, size_t i, uint64_t *addr,
+		       uint64_t *size);
+/* The file offset of an ELF virtual address (the reverse of
+ * elfsym_off_to_addr): where a uprobe on it goes. */
+bool elfsym_addr_to_off(const struct elfsym *e, uint64_t addr,
+			uint64_t *off);
 /* Hex build-id, or "" when the file has none. */
 const char *elfsym_build_id(const struct elfsym *e);
 

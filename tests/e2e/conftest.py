@@ -32,6 +32,18 @@ def run(args, timeout=60, **kw):
                           timeout=timeout, **kw)
 
 
+@pytest.fixture(scope="session")
+def ufixture_bin(tmp_path_factory):
+    """tests/dtrace/ufixture.c (functions with known arguments, USDT
+    probes when <sys/sdt.h> is there), built once, with frame pointers."""
+    out = tmp_path_factory.mktemp("ufixture") / "ufixture"
+    p = run(["cc", "-O1", "-g", "-pthread", "-fno-omit-frame-pointer",
+             "-o", str(out),
+             os.path.join(ROOT, "tests", "dtrace", "ufixture.c")])
+    assert p.returncode == 0, p.stderr
+    return str(out)
+
+
 def last_cpu():
     return max(os.sched_getaffinity(0))
 

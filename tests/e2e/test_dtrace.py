@@ -43,12 +43,13 @@ def dtrace(sonde, *args, timeout=60, **kw):
 
 
 @pytest.mark.parametrize("name", SCRIPTS)
-def test_conformance(sonde, root, fixture_bin, name):
+def test_conformance(sonde, root, fixture_bin, ufixture_bin, name):
     d = directives(os.path.join(SUITE, name + ".d"))
     cmd = ["taskset", "-c", "0", sonde, "dtrace"] + shlex.split(d["ARGS"])
     if d["CMD"]:
         words = shlex.split(d["CMD"])
-        words[0] = fixture_bin if words[0] == "fixture" else words[0]
+        words[0] = {"fixture": fixture_bin,
+                    "ufixture": ufixture_bin}.get(words[0], words[0])
         cmd += ["-c", " ".join(shlex.quote(w) for w in words)]
     cmd += ["-s", name + ".d"] + shlex.split(d["MACROS"])
     p = subprocess.run(cmd, cwd=SUITE, capture_output=True, text=True,

@@ -23,6 +23,7 @@ struct dt_probe {
 	const struct dt_provider *prov;
 	const char *mod, *func, *name;
 	uint64_t arg;		/* the provider's own: syscall number, period */
+	const char *provname;	/* when not prov->name: "pid123" */
 };
 
 /* One BPF program: the probes of one kernel event that clauses enable,
@@ -50,6 +51,9 @@ typedef int (*dt_probe_fn)(struct dt_probe *p, void *arg);
 struct dt_provider {
 	const char *name;
 	enum bpf_prog_type prog_type;
+	/* Providers named per process ("pid123"): whether a description's
+	 * provider is one of this provider's; NULL: the name, as a glob. */
+	bool (*owns)(const char *prov);
 	/* Call fn for each probe matching pd (module, function and name are
 	 * globs; empty matches all); returns the sum of fn's returns or a
 	 * negative errno. */
@@ -79,7 +83,7 @@ struct dt_provider {
 
 /* Every provider, in listing order. */
 extern const struct dt_provider dt_prov_dtrace, dt_prov_profile,
-	dt_prov_syscall;
+	dt_prov_syscall, dt_prov_pid;
 
 /* Probes of every provider matching pd. */
 int dt_probes_match(const struct dt_pdesc *pd, dt_probe_fn fn, void *arg);
@@ -95,7 +99,12 @@ enum {
 	DT_ID_PROFILE = 4,		/* the listed profile-N and tick-N */
 	DT_ID_SYSCALL = 100,		/* 100 + 2 * nr (+1: return) */
 	DT_ID_DYNAMIC = 100000,		/* profile probes made on demand */
+	DT_ID_UPROBE = 200000,		/* pid and usdt probes, made as matched */
 };
+
+/* pid provider: -c's command, stopped before exec, and the program it
+ * will run (its modules cannot be read from /proc yet). */
+void dt_pid_set_command(long pid, const char *path);
 
 /* dtrace provider: run BEGIN/END/ERROR by hand (BPF_PROG_TEST_RUN). */
 int dt_dtrace_fire(struct dt_unit *u, const uint64_t *args, int nargs);

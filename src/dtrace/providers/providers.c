@@ -5,7 +5,7 @@
 #include <string.h>
 
 static const struct dt_provider *const providers[] = {
-	&dt_prov_dtrace, &dt_prov_profile, &dt_prov_syscall,
+	&dt_prov_dtrace, &dt_prov_profile, &dt_prov_syscall, &dt_prov_pid,
 };
 
 bool dt_glob(const char *pattern, const char *s)
@@ -20,7 +20,8 @@ int dt_probes_match(const struct dt_pdesc *pd, dt_probe_fn fn, void *arg)
 	for (size_t i = 0; i < sizeof(providers) / sizeof(providers[0]); i++) {
 		int n;
 
-		if (!dt_glob(pd->prov, providers[i]->name))
+		if (providers[i]->owns ? !providers[i]->owns(pd->prov) :
+		    !dt_glob(pd->prov, providers[i]->name))
 			continue;
 		n = providers[i]->match(pd, fn, arg);
 		if (n < 0)
@@ -44,7 +45,7 @@ struct dt_probe *dt_probe_by_id(uint32_t id)
 const char *dt_probe_field(const struct dt_probe *p, int which)
 {
 	switch (which) {
-	case 0: return p->prov->name;
+	case 0: return p->provname ? p->provname : p->prov->name;
 	case 1: return p->mod;
 	case 2: return p->func;
 	default: return p->name;

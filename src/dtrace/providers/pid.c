@@ -1,0 +1,540 @@
+/* pid provider — pidPID:MODULE:FUNCTION:NAME, one uprobe per probe in one
+ * process's code. MODULE is an executable or library the process maps
+ * (its basename, its path, or a.out for the executable), FUNCTION an ELF
+ * function symbol (lib/elfsym: .symtab, else .dynsym, else the debug file
+ * by build-id), NAME entry, return, or a hexadecimal offset into the
+ * function. Globs work on all three; "*" names entry and return (offsets
+ * only when named). The modules are those of /proc/PID/maps; for -c's
+ * command, which is stopped before its exec while probes are matched,
+ * they are the executable and the libraries it needs (DT_NEEDED, found
+ * in the dynamic linker's default directories).
+ *
+ * Each probe is its own program (a kprobe-type program on a uprobe perf
+ * event, created through the uprobe PMU for the one process). entry and
+ * offset probes see the function's arguments in arg0..arg9 (registers,
+ * then the stack); return probes have arg1 = the return value and arg0 =
+ * -1, as on dtrace-utils: a uretprobe fires at the return address and
+ * does not know which instruction returned. */
+#include "provider.h"
+#include "../cg.h"
+#include "../../lib/bpf.h"
+#include "../../lib/elfsym.h"
+#include "../../lib/procmaps.h"
+#include "../../lib/util.h"
+
+#include <ctype.h>
+#include <inttypes.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <limits.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#if defined(__aarch64__)
+static const int reg_arg[8] = { 0, 8, 16, 24, 32, 40, 48, 56 };	/* x0.. */
+#define NREGARGS 8
+#define RET_OFF 0	/* x0 */
+#define SP_OFF 248
+#define STACK_FIRST 0	/* stack arguments start at sp */
+#define MULTIARCH "aarch64-linux-gnu"
+#else
+/* pt_regs: di si dx cx r8 r9 */
+static const int reg_arg[6] = { 112, 104, 96, 88, 72, 64 };
+#define NREGARGS 6
+#define RET_OFF 80	/* ax */
+#define SP_OFF 152
+#define STACK_FIRST 8	/* past the return address */
+#define MULTIARCH "x86_64-linux-gnu"
+#endif
+
+enum { KIND_ENTRY, KIND_RETURN, KIND_OFFSET };
+
+struct upmod {
+	char *path;
+	const char *base;
+	bool exe;
+	struct elfsym *syms;	/* loaded when a description names it */
+	bool tried;
+};
+
+struct uprobe {
+	struct dt_probe p;	/* first: probes are handed out as this */
+	const struct upmod *mod;
+	long pid;
+	int kind;
+	uint64_t off;		/* file offset of the probed instruction */
+	char provname[24];
+	char namebuf[20];
+};
+
+static struct uprobe **probes;
+static size_t nprobes, capprobes;
+
+/* The modules of one process, found once. */
+static long mods_pid = -1;
+static struct upmod *mods;
+static size_t nmods, capmods;
+
+/* -c's command: its pid and the program it is about to exec. */
+static long cmd_pid = -1;
+static char *cmd_path;
+
+void dt_pid_set_command(long pid, const char *path)
+{
+	cmd_pid = pid;
+	free(cmd_path);
+	cmd_path = path ? sd_strdup(path) : NULL;
+}
+
+static void add_mod(const char *path, bool exe)
+{
+	for (size_t i = 0; i < nmods; i++)
+		if (!strcmp(mods[i].path, path)) {
+			mods[i].exe |= exe;
+			return;
+		}
+	sd_grow(&mods, &capmods, nmods + 1, sizeof(*mods));
+	struct upmod *m = &mods[nmods++];
+
+	memset(m, 0, sizeof(*m));
+	m->path = sd_strdup(path);
+	m->base = strrchr(m->path, '/') ? strrchr(m->path, '/') + 1 : m->path;
+	m->exe = exe;
+}
+
+/* A library name from DT_NEEDED, in the default search directories. */
+static bool find_lib(const char *name, char *out, size_t len)
+{
+	static const char *const dirs[] = {
+		"/lib/" MULTIARCH, "/usr/lib/" MULTIARCH, "/lib64",
+		"/usr/lib64", "/lib", "/usr/lib", "/usr/local/lib",
+	};
+
+	if (strchr(name, '/')) {
+		snprintf(out, len, "%s", name);
+		return access(out, R_OK) == 0;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
+		snprintf(out, len, "%s/%s", dirs[i], name);
+		if (access(out, R_OK) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* path's interpreter and DT_NEEDED libraries, recursively. */
+static void add_needed(const char *path, int depth)
+{
+	char found[PATH_MAX];
+	size_t nph;
+	Elf *elf;
+	int fd;
+
+	if (depth > 8)
+		return;
+	elf_version(EV_CURRENT);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (!elf || elf_getphdrnum(elf, &nph)) {
+		if (elf)
+			elf_end(elf);
+		close(fd);
+		return;
+	}
+	size_t first = nmods;
+
+	for (size_t i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+		size_t n;
+		const char *interp;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_INTERP)
+			continue;
+		interp = elf_rawfile(elf, &n);
+		if (interp && ph.p_offset + ph.p_filesz <= n &&
+		    ph.p_filesz < sizeof(found)) {
+			snprintf(found, sizeof(found), "%.*s",
+				 (int)ph.p_filesz, interp + ph.p_offset);
+			if (access(found, R_OK) == 0)
+				add_mod(found, false);
+		}
+	}
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC ||
+		    !(d = elf_getdata(scn, NULL)))
+			continue;
+		for (size_t i = 0; sh.sh_entsize &&
+		     i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Dyn dyn;
+			const char *name;
+
+			if (!gelf_getdyn(d, (int)i, &dyn))
+				break;
+			if (dyn.d_tag != DT_NEEDED)
+				continue;
+			name = elf_strptr(elf, sh.sh_link, dyn.d_un.d_val);
+			if (name && find_lib(name, found, sizeof(found)))
+				add_mod(found, false);
+		}
+	}
+	elf_end(elf);
+	close(fd);
+	for (size_t i = first, end = nmods; i < end; i++)
+		add_needed(mods[i].path, depth + 1);
+}
+
+static void load_mods(long pid)
+{
+	char path[64], exe[PATH_MAX];
+	ssize_t n;
+
+	if (mods_pid == pid)
+		return;
+	for (size_t i = 0; i < nmods; i++) {
+		free(mods[i].path);
+		elfsym_close(mods[i].syms);
+	}
+	nmods = 0;
+	mods_pid = pid;
+	if (pid == cmd_pid && cmd_path) {
+		/* Not exec'd yet: what it will map. */
+		add_mod(cmd_path, true);
+		add_needed(cmd_path, 0);
+		return;
+	}
+	snprintf(path, sizeof(path), "/proc/%ld/exe", pid);
+	n = readlink(path, exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		add_mod(exe, true);
+	}
+	snprintf(path, sizeof(path), "/proc/%ld/maps", pid);
+	char *text = sd_read_file(path, NULL), *save = NULL;
+
+	if (!text)
+		return;
+	for (char *line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		uint64_t start, end, pgoff;
+		const char *file;
+
+		if (procmaps_parse_line(line, &start, &end, &pgoff, &file) &&
+		    file && *file == '/')
+			add_mod(file, false);
+	}
+	free(text);
+}
+
+static bool mod_matches(const struct upmod *m, const char *pat)
+{
+	if (!*pat)
+		return true;
+	if (m->exe && dt_glob(pat, "a.out"))
+		return true;
+	return dt_glob(pat, m->base) || dt_glob(pat, m->path);
+}
+
+static bool is_glob(const char *s)
+{
+	return strpbrk(s, "*?[") != NULL;
+}
+
+static struct uprobe *find_or_make(long pid, const struct upmod *m,
+				   const char *func, int kind, uint64_t off)
+{
+	for (size_t i = 0; i < nprobes; i++) {
+		struct uprobe *u = probes[i];
+
+		if (u->pid == pid && u->mod == m && u->kind == kind &&
+		    u->off == off && !strcmp(u->p.func, func))
+			return u;
+	}
+	struct uprobe *u = sd_calloc(1, sizeof(*u));
+
+	u->p.id = DT_ID_UPROBE + (uint32_t)nprobes;
+	u->p.prov = &dt_prov_pid;
+	u->p.mod = m->base;
+	u->p.func = sd_strdup(func);
+	u->mod = m;
+	u->pid = pid;
+	u->kind = kind;
+	u->off = off;
+	snprintf(u->provname, sizeof(u->provname), "pid%ld", pid);
+	u->p.provname = u->provname;
+	u->p.name = kind == KIND_ENTRY ? "entry" : kind == KIND_RETURN ?
+		    "return" : u->namebuf;
+	sd_grow(&probes, &capprobes, nprobes + 1, sizeof(*probes));
+	probes[nprobes++] = u;
+	return u;
+}
+
+/* "pid123" -> 123; -1 if prov is not a pid provider name. */
+static long pid_of(const char *prov)
+{
+	char *end;
+	long pid;
+
+	if (strncmp(prov, "pid", 3) || !isdigit((unsigned char)prov[3]))
+		return -1;
+	pid = strtol(prov + 3, &end, 10);
+	return *end ? -1 : pid;
+}
+
+static bool owns(const char *prov)
+{
+	return pid_of(prov) >= 0;
+}
+
+static int match(const struct dt_pdesc *pd, dt_probe_fn fn, void *arg)
+{
+	long pid = pid_of(pd->prov);
+	bool entry = dt_glob(pd->name, "entry");
+	bool ret = dt_glob(pd->name, "return");
+	uint64_t offset = 0;
+	int n = 0;
+
+	if (pid < 0)
+		return 0;
+	if (!entry && !ret) {
+		char *end;
+
+		if (!*pd->name || is_glob(pd->name) ||
+		    !isxdigit((unsigned char)pd->name[0]))
+			return 0;
+		offset = strtoull(pd->name, &end, 16);
+		if (*end)
+			return 0;
+	}
+	load_mods(pid);
+	if (!nmods)
+		return -ESRCH;
+	for (size_t i = 0; i < nmods; i++) {
+		struct upmod *m = &mods[i];
+		uint64_t addr, size, foff;
+		const char *name;
+
+		if (!mod_matches(m, pd->mod))
+			continue;
+		if (!m->tried) {
+			m->tried = true;
+			m->syms = elfsym_open(m->path);
+		}
+		if (!m->syms)
+			continue;
+		for (size_t j = 0; (name = elfsym_get(m->syms, j, &addr,
+						      &size)); j++) {
+			char bare[256];
+
+			/* "clock_nanosleep@@GLIBC_2.17": the version goes */
+			if (strchr(name, '@')) {
+				snprintf(bare, sizeof(bare), "%.*s",
+					 (int)strcspn(name, "@"), name);
+				name = bare;
+			}
+			if (!dt_glob(pd->func, name))
+				continue;
+			if (entry || ret) {
+				if (!elfsym_addr_to_off(m->syms, addr, &foff))
+					continue;
+				if (entry)
+					n += fn(&find_or_make(pid, m, name,
+						KIND_ENTRY, foff)->p, arg);
+				if (ret)
+					n += fn(&find_or_make(pid, m, name,
+						KIND_RETURN, foff)->p, arg);
+				continue;
+			}
+			if (offset >= (size ? size : 1) ||
+			    !elfsym_addr_to_off(m->syms, addr + offset, &foff))
+				continue;
+			struct uprobe *u = find_or_make(pid, m, name,
+							KIND_OFFSET, foff);
+
+			u->p.arg = offset;
+			snprintf(u->namebuf, sizeof(u->namebuf), "%" PRIx64,
+				 offset);
+			n += fn(&u->p, arg);
+		}
+	}
+	return n;
+}
+
+static struct dt_probe *by_id(uint32_t id)
+{
+	if (id < DT_ID_UPROBE || id - DT_ID_UPROBE >= nprobes)
+		return NULL;
+	return &probes[id - DT_ID_UPROBE]->p;
+}
+
+static void unit_of(const struct dt_probe *p, char *key, size_t len,
+		    uint64_t *arg)
+{
+	snprintf(key, len, "pid-%u", p->id);
+	*arg = p->id;
+}
+
+static const struct uprobe *unit_probe(struct dt_cg *g)
+{
+	return (const struct uprobe *)g->u->probes[0];
+}
+
+/* The uprobe is the one process's, but a fork inherits its breakpoints
+ * until they are removed: leave unless the process is the target. */
+static void prologue(struct dt_cg *g)
+{
+	int go = dt_label(g);
+
+	dt_call(g, BPF_FUNC_get_current_pid_tgid);
+	dt_emit(g, I_ALU64_IMM(BPF_RSH, BPF_REG_0, 32));
+	dt_jmp_imm(g, BPF_JEQ, BPF_REG_0, (int32_t)unit_probe(g)->pid, go);
+	dt_emit(g, I_MOV_IMM(BPF_REG_0, 0));
+	dt_emit(g, I_EXIT());
+	dt_place(g, go);
+}
+
+static int probe_id(struct dt_cg *g)
+{
+	int r = dt_reg(g);
+
+	dt_emit(g, I_MOV_IMM(r, g->u->probes[0]->id));
+	return r;
+}
+
+/* A word of the user stack: sp + off. */
+static int stack_word(struct dt_cg *g, int off)
+{
+	int tmp = dt_cg_temp(g, 8), r;
+
+	dt_emit(g, I_ST(BPF_DW, DT_SCRATCH_REG, tmp, 0));
+	dt_call_begin(g);
+	dt_emit(g, I_LDX(BPF_DW, BPF_REG_3, BPF_REG_10, DT_FP_CTX));
+	dt_emit(g, I_LDX(BPF_DW, BPF_REG_3, BPF_REG_3, SP_OFF));
+	dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_3, off));
+	dt_emit(g, I_MOV(BPF_REG_1, DT_SCRATCH_REG));
+	dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_1, tmp));
+	dt_emit(g, I_MOV_IMM(BPF_REG_2, 8));
+	dt_call(g, BPF_FUNC_probe_read_user);
+	dt_call_end_void(g);
+	r = dt_reg(g);
+	dt_emit(g, I_LDX(BPF_DW, r, DT_SCRATCH_REG, tmp));
+	return r;
+}
+
+static int arg(struct dt_cg *g, int i)
+{
+	int r;
+
+	if (unit_probe(g)->kind == KIND_RETURN) {
+		if (i == 1) {
+			r = dt_cg_ctx(g);
+			dt_emit(g, I_LDX(BPF_DW, r, r, RET_OFF));
+			return r;
+		}
+		r = dt_reg(g);
+		dt_emit(g, I_MOV_IMM(r, i == 0 ? -1 : 0));
+		return r;
+	}
+	if (i < NREGARGS) {
+		r = dt_cg_ctx(g);
+		dt_emit(g, I_LDX(BPF_DW, r, r, reg_arg[i]));
+		return r;
+	}
+	return stack_word(g, STACK_FIRST + 8 * (i - NREGARGS));
+}
+
+static int probestr(struct dt_cg *g, int which)
+{
+	return dt_cg_probestr_const(g, which);
+}
+
+/* The uprobe PMU's type, and the config bit that makes a uretprobe. */
+static int uprobe_pmu(int *retbit)
+{
+	char *s = sd_read_file("/sys/bus/event_source/devices/uprobe/type",
+			       NULL);
+	int type;
+
+	if (!s)
+		return -errno;
+	type = atoi(s);
+	free(s);
+	*retbit = 0;
+	s = sd_read_file("/sys/bus/event_source/devices/uprobe/format/"
+			 "retprobe", NULL);
+	if (s && !strncmp(s, "config:", 7))
+		*retbit = atoi(s + 7);
+	free(s);
+	return type;
+}
+
+static int attach(struct dt_unit *u, char *err, size_t len)
+{
+	const struct uprobe *up = (const struct uprobe *)u->probes[0];
+	int retbit = 0, type = uprobe_pmu(&retbit), fd;
+	struct perf_event_attr a = {
+		.size = sizeof(a),
+		.sample_period = 1,
+		.wakeup_events = 1,
+	};
+
+	if (type < 0) {
+		snprintf(err, len, "the pid provider needs %s",
+			 sbpf_feature_missing(SBPF_UPROBES));
+		return type;
+	}
+	a.type = (uint32_t)type;
+	a.config = up->kind == KIND_RETURN ? 1ull << retbit : 0;
+	a.config1 = (uint64_t)(uintptr_t)up->mod->path;
+	a.config2 = up->off;
+	fd = (int)syscall(SYS_perf_event_open, &a, (pid_t)up->pid, -1, -1,
+			  PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0) {
+		int e = errno;
+
+		snprintf(err, len, "cannot place a uprobe on %s:%s:%s (%s at "
+			 "offset 0x%" PRIx64 ") in process %ld: %s",
+			 up->p.mod, up->p.func, up->p.name, up->mod->path,
+			 up->off, up->pid, strerror(e));
+		return -e;
+	}
+	u->fds = sd_calloc(1, sizeof(int));
+	u->fds[u->nfds++] = fd;
+	if (ioctl(fd, PERF_EVENT_IOC_SET_BPF, u->prog_fd) ||
+	    ioctl(fd, PERF_EVENT_IOC_ENABLE, 0)) {
+		int e = errno;
+
+		snprintf(err, len, "attaching to the uprobe on %s:%s:%s: %s",
+			 up->p.mod, up->p.func, up->p.name, strerror(e));
+		return -e;
+	}
+	return 0;
+}
+
+const struct dt_provider dt_prov_pid = {
+	.name = "pid",
+	.prog_type = BPF_PROG_TYPE_KPROBE,
+	.owns = owns,
+	.match = match,
+	.by_id = by_id,
+	.unit_of = unit_of,
+	.cg_prologue = prologue,
+	.cg_probe_id = probe_id,
+	.cg_arg = arg,
+	.cg_probestr = probestr,
+	.attach = attach,
+	.needs = { 1 + SBPF_UPROBES },
+};

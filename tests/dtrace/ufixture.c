@@ -1,0 +1,105 @@
+/* A target for the pid and usdt providers: functions with known
+ * arguments, called a known number of times.
+ *   ufixture calls N      N rounds of: uf_add(i, 2 * i) (returns 3i),
+ *                         uf_eight(1..8) (returns 36), uf_leaf(i) through
+ *                         uf_outer(i) -> uf_middle -> uf_leaf
+ *   ufixture spin N       N calls of uf_hot(i) (for the benchmark)
+ *   ufixture threads N    "calls N" in each of two threads, one after the
+ *                         other
+ *   ufixture wait MS N    sleep MS, then run "calls N" (for -p) */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define NOINLINE __attribute__((noinline, noclone, used))
+
+volatile long uf_sink;
+
+NOINLINE long uf_add(long a, long b)
+{
+	__asm__ volatile("" ::: "memory");
+	return a + b;
+}
+
+NOINLINE long uf_eight(long a, long b, long c, long d, long e, long f,
+		       long g, long h)
+{
+	__asm__ volatile("" ::: "memory");
+	return a + b + c + d + e + f + g + h;
+}
+
+NOINLINE long uf_leaf(long x)
+{
+	__asm__ volatile("" ::: "memory");
+	return x * 2;
+}
+
+NOINLINE long uf_middle(long x)
+{
+	long r = uf_leaf(x + 1);
+
+	__asm__ volatile("" ::: "memory");
+	return r + 1;
+}
+
+NOINLINE long uf_outer(long x)
+{
+	long r = uf_middle(x + 1);
+
+	__asm__ volatile("" ::: "memory");
+	return r + 1;
+}
+
+NOINLINE long uf_hot(long x)
+{
+	__asm__ volatile("" ::: "memory");
+	return x ^ 1;
+}
+
+static void calls(long n)
+{
+	for (long i = 1; i <= n; i++) {
+		uf_sink += uf_add(i, 2 * i);
+		uf_sink += uf_eight(1, 2, 3, 4, 5, 6, 7, 8);
+		uf_sink += uf_outer(i);
+	}
+}
+
+static void *thread(void *arg)
+{
+	calls((long)arg);
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc >= 3 && !strcmp(argv[1], "calls")) {
+		calls(atol(argv[2]));
+	} else if (argc >= 3 && !strcmp(argv[1], "threads")) {
+		pthread_t t;
+
+		for (int i = 0; i < 2; i++) {
+			pthread_create(&t, NULL, thread, (void *)atol(argv[2]));
+			pthread_join(t, NULL);
+		}
+	} else if (argc >= 3 && !strcmp(argv[1], "spin")) {
+		long n = atol(argv[2]);
+
+		for (long i = 0; i < n; i++)
+			uf_sink += uf_hot(i);
+	} else if (argc >= 4 && !strcmp(argv[1], "wait")) {
+		struct timespec ts = { atol(argv[2]) / 1000,
+				       atol(argv[2]) % 1000 * 1000000 };
+
+		nanosleep(&ts, NULL);
+		calls(atol(argv[3]));
+	} else {
+		fprintf(stderr, "usage: ufixture calls N | threads N | spin N | "
+			"wait MS N\n");
+		return 2;
+	}
+	return 0;
+}

@@ -1,0 +1,119 @@
+"""`sonde dtrace`'s process providers against the real kernel: pid probes
+(uprobes) on tests/dtrace/ufixture.c, whose functions and call counts are
+known, checked against readelf (the symbols), /proc/PID/maps (the modules) and
+the fixture's own arithmetic; the conformance scripts in tests/dtrace
+cover the D side."""
+import os
+import re
+import subprocess
+import time
+
+import pytest
+
+from conftest import run
+
+
+def dtrace(sonde, *args, timeout=60, **kw):
+    return run([sonde, "dtrace"] + list(args), timeout=timeout, **kw)
+
+
+def need_uprobes():
+    if not os.path.exists("/sys/bus/event_source/devices/uprobe"):
+        pytest.skip("this kernel has no uprobe PMU (CONFIG_UPROBE_EVENTS)")
+
+
+def elf_functions(path):
+    """Defined function symbols of path's .symtab, from readelf (the
+    oracle)."""
+    p = run(["readelf", "-sW", path])
+    assert p.returncode == 0, p.stderr
+    names, table = set(), None
+    for l in p.stdout.splitlines():
+        if l.startswith("Symbol table"):
+            table = l
+        w = l.split()
+        if (table and ".symtab" in table and len(w) >= 8
+                and w[3] in ("FUNC", "IFUNC") and w[6] != "UND"
+                and int(w[1], 16) != 0):
+            names.add(w[7].split("@")[0])
+    return names
+
+
+def test_pid_list_matches_nm(sonde, root, ufixture_bin):
+    need_uprobes()
+    p = dtrace(sonde, "-l", "-n", "pid$target:a.out::entry",
+               "-c", ufixture_bin)
+    assert p.returncode == 0, p.stderr
+    rows = [l.split() for l in p.stdout.splitlines()[1:]]
+    assert rows
+    pids = {r[1] for r in rows}
+    assert len(pids) == 1 and re.match(r"^pid\d+$", pids.pop())
+    assert {r[2] for r in rows} == {"ufixture"}
+    assert {r[4] for r in rows} == {"entry"}
+    assert {r[3] for r in rows} == elf_functions(ufixture_bin)
+
+
+def test_pid_counts_per_function(sonde, root, ufixture_bin):
+    """Every uf_ function fires exactly as often as the fixture calls it,
+    in every thread."""
+    need_uprobes()
+    p = dtrace(sonde, "-q", "-c", ufixture_bin + " threads 25", "-n",
+               "pid$target:a.out:uf_*:entry { @[probefunc] = count(); }"
+               " pid$target:a.out:uf_*:entry { @t[tid] = count(); }",
+               "-n", "END { printa(\"%s %@d\\n\", @); }")
+    assert p.returncode == 0, p.stderr
+    got = dict(re.findall(r"^(uf_\w+) (\d+)$", p.stdout, re.M))
+    assert got == {"uf_add": "50", "uf_eight": "50", "uf_outer": "50",
+                   "uf_middle": "50", "uf_leaf": "50"}
+    # two threads, 125 calls each (5 functions x 25 rounds)
+    per_thread = re.findall(r"^\s+(\d+)\s+125$", p.stdout, re.M)
+    assert len(per_thread) == 2 and len(set(per_thread)) == 2
+
+
+def test_pid_dash_p_and_library_module(sonde, root, ufixture_bin):
+    """-p: the modules come from /proc/PID/maps; a library function (libc's
+    nanosleep, which the fixture calls once) by the library's basename."""
+    need_uprobes()
+    target = subprocess.Popen([ufixture_bin, "wait", "1500", "6"])
+    try:
+        time.sleep(0.3)
+        with open(f"/proc/{target.pid}/maps") as f:
+            libc = [l.split()[-1] for l in f if "libc.so" in l]
+        assert libc
+        base = os.path.basename(libc[0])
+        p = dtrace(sonde, "-q", "-p", str(target.pid), "-n",
+                   "pid$target:a.out:uf_leaf:return { @r[arg1] = count(); }"
+                   f" pid$target:{base}:clock_nanosleep:return,"
+                   f"pid$target:{base}:exit:entry"
+                   " { @l[probemod, probefunc] = count(); }")
+    finally:
+        target.wait()
+    assert p.returncode == 0, p.stderr
+    # uf_leaf(i + 2) returns 2i + 4 for i = 1..6
+    assert re.findall(r"^\s+(\d+)\s+1$", p.stdout, re.M) == \
+        ["6", "8", "10", "12", "14", "16"]
+    assert re.search(rf"^\s+{re.escape(base)}\s+exit\s+1$", p.stdout, re.M)
+
+
+def test_pid_offset_probe(sonde, root, ufixture_bin):
+    """An offset probe fires at the instruction it names: offset 0 is the
+    entry; an offset past the function's size matches nothing."""
+    need_uprobes()
+    p = dtrace(sonde, "-q", "-c", ufixture_bin + " calls 7", "-n",
+               "pid$target:a.out:uf_add:0 { @[probename, arg0] = count(); }")
+    assert p.returncode == 0, p.stderr
+    rows = re.findall(r"^\s+0\s+(\d+)\s+1$", p.stdout, re.M)
+    assert rows == [str(i) for i in range(1, 8)]
+    p = dtrace(sonde, "-c", ufixture_bin + " calls 1", "-n",
+               "pid$target:a.out:uf_add:fffff { }")
+    assert p.returncode == 2
+    assert "does not match any probes" in p.stderr
+
+
+def test_pid_needs_a_process(sonde):
+    p = dtrace(sonde, "-e", "-n", "pid:::entry { }")
+    assert p.returncode == 2
+    assert "pid$target" in p.stderr
+    p = dtrace(sonde, "-e", "-n", "pid$target:::entry { }")
+    assert p.returncode == 2
+    assert "$target needs -c CMD or -p PID" in p.stderr
