@@ -3,6 +3,9 @@
  *   dtrace-helper run N CMD...     run CMD N times: median wall ms, and the
  *                                  largest RSS (KiB) of any run
  *   dtrace-helper loop N           N getppid() calls: ns per call
+ *   dtrace-helper readloop N       N read()s of 1 to 4096 bytes (sizes
+ *                                  cycling over the powers of two) from
+ *                                  /dev/zero: ns per call
  *   dtrace-helper first CMD...     start a process calling getppid()
  *                                  every 20 us, then CMD with @PID@ replaced by its
  *                                  pid; CMD prints the CLOCK_MONOTONIC ns of
@@ -78,6 +81,21 @@ int main(int argc, char **argv)
 		for (long i = 0; i < n; i++)
 			getppid();
 		printf("%.1f\n", (now_ms() - t0) * 1e6 / n);
+		return 0;
+	}
+	if (argc == 3 && !strcmp(argv[1], "readloop")) {
+		long n = atol(argv[2]);
+		static char buf[4096];
+		int fd = open("/dev/zero", O_RDONLY);
+		double t0 = now_ms();
+
+		if (fd < 0)
+			return 1;
+		for (long i = 0; i < n; i++)
+			if (read(fd, buf, (size_t)1 << (i % 13)) < 0)
+				return 1;
+		printf("%.1f\n", (now_ms() - t0) * 1e6 / n);
+		close(fd);
 		return 0;
 	}
 	if (argc >= 3 && !strcmp(argv[1], "first")) {

@@ -9,6 +9,9 @@
 #   4. added cost per getppid() call with `@ = count();`      goal <= bpftrace
 #   5. `syscall:::entry { @[probefunc] = count(); }` attach, first event
 #      and detach (run to the first 1 ms tick)                 goal <= 200 ms
+#   6. `syscall::read:return { @ = quantize(arg0); }` under a read() loop
+#      vs bpftrace's `@ = hist(args->ret)`: time per read() traced over
+#      untraced                                               goal <= bpftrace
 #
 # Needs root. Not a test: it prints figures and the goals they meet or
 # miss; other work on the machine moves them, so compare within one run.
@@ -94,3 +97,26 @@ read -r b_all _ < <($H run 1 "$BPFTRACE" -e \
 printf "%-44s %6s ms %6s ms %8s  %s (<= 200 ms)\n" \
 	"syscall:::entry count: attach + detach run" "$s_all" "$b_all" \
 	"$(ratio "$b_all" "$s_all")" "$(goal "$s_all" 200)"
+
+# 6: a distribution of read() sizes under a read-heavy loop
+READS=${READS:-1000000}
+per_read() {
+	local pid v
+	"$@" >/dev/null 2>&1 &
+	pid=$!
+	sleep "${ATTACH_WAIT:-1.5}"
+	v=$($H readloop "$READS")
+	kill -INT "$pid"
+	wait "$pid" 2>/dev/null || true
+	echo "$v"
+}
+rbase=$($H readloop "$READS")
+s_read=$(per_read "$SONDE" dtrace -qn 'syscall::read:return { @ = quantize(arg0); }')
+b_read=$(ATTACH_WAIT=3 per_read "$BPFTRACE" -e 'tracepoint:syscalls:sys_exit_read { @ = hist(args->ret); }')
+rbase2=$($H readloop "$READS")
+rbase=$(awk -v a="$rbase" -v b="$rbase2" 'BEGIN { printf "%.1f", a < b ? a : b }')
+s_rr=$(awk -v t="$s_read" -v b="$rbase" 'BEGIN { printf "%.2f", t / b }')
+b_rr=$(awk -v t="$b_read" -v b="$rbase" 'BEGIN { printf "%.2f", t / b }')
+printf "%-44s %7sx %8sx %8s  %s (<= bpftrace; untraced %s ns, traced %s / %s ns)\n" \
+	"read() with quantize(arg0) / untraced" "$s_rr" "$b_rr" \
+	"$(ratio "$b_rr" "$s_rr")" "$(goal "$s_rr" "$b_rr")" "$rbase" "$s_read" "$b_read"

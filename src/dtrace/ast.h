@@ -205,7 +205,10 @@ struct dt_clause {
 
 enum dt_scope { DT_GLOBAL, DT_SELF, DT_THIS, DT_ARRAY, DT_AGGVAR };
 
-enum dt_aggfn { AGG_NONE, AGG_COUNT, AGG_SUM, AGG_AVG, AGG_MIN, AGG_MAX };
+enum dt_aggfn {
+	AGG_NONE, AGG_COUNT, AGG_SUM, AGG_AVG, AGG_MIN, AGG_MAX,
+	AGG_STDDEV, AGG_QUANTIZE, AGG_LQUANTIZE, AGG_LLQUANTIZE,
+};
 
 /* One member of a tuple key: how it is stored and printed. */
 enum dt_kkind { KEY_INT, KEY_STR, KEY_PROBESTR };
@@ -233,6 +236,9 @@ struct dt_var {
 	int nkeys;		/* -1: not yet known */
 	int key_size;		/* packed bytes (at least 8) */
 	enum dt_aggfn fn;
+	/* lquantize: lo, hi, step, levels; llquantize: factor, low, high,
+	 * nsteps (agg.c) */
+	int64_t qarg[4];
 	int val_size;		/* map value bytes */
 	int map;		/* index in the program's maps */
 	struct dt_var *next;
@@ -242,6 +248,8 @@ struct dt_var {
 
 enum dt_actkind {
 	ACT_TRACE, ACT_PRINTF, ACT_PRINTA, ACT_EXIT,
+	/* aggregation actions, applied by the consumer */
+	ACT_TRUNC, ACT_CLEAR, ACT_NORMALIZE, ACT_DENORMALIZE,
 };
 
 /* One printf argument or trace value in a record. */
@@ -300,6 +308,9 @@ struct dt_options {
 	uint64_t aggrate;
 	bool destructive;
 	bool flowindent;
+	/* printing order of aggregations */
+	bool aggsortkey, aggsortrev;
+	uint64_t aggsortpos, aggsortkeypos;
 };
 
 /* Macro arguments: $0 (script), $1..$N, $target, $pid ... */
@@ -322,6 +333,8 @@ struct dt_prog {
 	char *rodata;		/* string literals */
 	int rodata_size, rodata_cap;
 	int empty_off;		/* an empty string in the read-only data */
+	int zero_off;		/* zeros for a new aggregation value (-1: the
+				 * scratch area's 16 zero bytes do) */
 	bool uses_ppid, uses_vtimestamp;
 };
 

@@ -1077,12 +1077,17 @@ void dt_cg_agg(struct dt_cg *g, struct dt_node *s)
 {
 	struct dt_node *lhs = s->a, *call = s->b;
 	struct dt_var *v = lhs->var;
-	int val = -1, key, p, q, have = dt_label(g), drop = dt_label(g),
-	    done = dt_label(g);
+	int val = -1, incr = -1, key, p, q, have = dt_label(g),
+	    drop = dt_label(g), done = dt_label(g);
+	/* the histograms' optional increment comes last */
+	int incr_arg = v->fn == AGG_QUANTIZE ? 1 : v->fn == AGG_LQUANTIZE ? 4 :
+		       v->fn == AGG_LLQUANTIZE ? 5 : -1;
 
 	if (call->nargs) {
 		val = dt_cg_expr(g, call->args[0]);
 	}
+	if (incr_arg > 0 && call->nargs > incr_arg)
+		incr = dt_cg_expr(g, call->args[incr_arg]);
 	key = cg_key(g, v, lhs->args, lhs->nargs < 0 ? 0 : lhs->nargs);
 	p = cg_lookup(g, var_map(v), DT_SCRATCH_REG, key);
 	dt_jmp_imm(g, BPF_JNE, p, 0, have);
@@ -1091,8 +1096,12 @@ void dt_cg_agg(struct dt_cg *g, struct dt_node *s)
 	dt_ld_map(g, BPF_REG_1, var_map(v));
 	dt_emit(g, I_MOV(BPF_REG_2, DT_SCRATCH_REG));
 	dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_2, key));
-	dt_emit(g, I_MOV(BPF_REG_3, DT_SCRATCH_REG));
-	dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_3, DT_SCR_ZERO));
+	if (v->val_size > 16) {
+		dt_ld_map_value(g, BPF_REG_3, DT_MAP_RODATA, g->p->zero_off);
+	} else {
+		dt_emit(g, I_MOV(BPF_REG_3, DT_SCRATCH_REG));
+		dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_3, DT_SCR_ZERO));
+	}
 	dt_emit(g, I_MOV_IMM(BPF_REG_4, BPF_NOEXIST));
 	dt_call(g, BPF_FUNC_map_update_elem);
 	dt_call_end_void(g);
@@ -1138,6 +1147,14 @@ void dt_cg_agg(struct dt_cg *g, struct dt_node *s)
 		dt_emit(g, I_ST(BPF_DW, p, 8, 1));
 		break;
 	}
+	case AGG_STDDEV:
+		dt_cg_agg_stddev(g, p, val);
+		break;
+	case AGG_QUANTIZE:
+	case AGG_LQUANTIZE:
+	case AGG_LLQUANTIZE:
+		dt_cg_agg_hist(g, v, p, val, incr);
+		break;
 	default:
 		break;
 	}
@@ -1147,6 +1164,7 @@ void dt_cg_agg(struct dt_cg *g, struct dt_node *s)
 	count_drop(g, 8);
 	dt_place(g, done);
 	dt_reg_free(g, p);
+	dt_reg_free(g, incr);
 	dt_reg_free(g, val);
 }
 

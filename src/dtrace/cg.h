@@ -154,6 +154,10 @@ void dt_cg_fault_if_zero(struct dt_cg *g, int reg, int fault);
 
 /* ---- aggregations (funcs.c) ---- */
 void dt_cg_agg(struct dt_cg *g, struct dt_node *stmt);
+/* Update the value at pointer register p (cg_agg.c); incr -1: one. */
+void dt_cg_agg_hist(struct dt_cg *g, const struct dt_var *v, int p, int val,
+		    int incr);
+void dt_cg_agg_stddev(struct dt_cg *g, int p, int val);
 
 /* ---- units ---- */
 void dt_cg_unit(struct dt_cg *g, struct dt_unit *u);

@@ -279,6 +279,7 @@ void dt_session_free(struct dt_session *s)
 	free(s->varmaps);
 	free(s->map_fds);
 	free(s->printed);
+	free(s->normal);
 	free(s->src_matches);
 	for (int i = 0; i < s->nsrcs; i++) {
 		free((char *)s->srcs[i].name);

@@ -6,6 +6,7 @@
  * CPUs (and across probes whose names print alike), sorted by value then
  * key, and printed in DTrace's layout. */
 #include "dtrace.h"
+#include "agg.h"
 #include "cg.h"
 #include "fmt.h"
 #include "../lib/hash.h"
@@ -112,7 +113,9 @@ struct aggent {
 	struct kv *keys;
 	uint8_t *ser;		/* the keys serialized: the merge key */
 	size_t serlen;
-	int64_t val[2];
+	int64_t *val;		/* merged across CPUs and probes */
+	uint8_t **raw;		/* the map keys merged into this entry */
+	size_t nraw, rawcap;
 };
 
 struct aggtab {
@@ -120,6 +123,7 @@ struct aggtab {
 	struct aggent **ents;
 	size_t n, cap;
 	const struct dt_var *v;
+	int words;
 };
 
 static bool ent_eq(const void *val, const void *key)
@@ -129,32 +133,7 @@ static bool ent_eq(const void *val, const void *key)
 	return a->serlen == b->serlen && !memcmp(a->ser, b->ser, a->serlen);
 }
 
-static void merge_val(const struct dt_var *v, int64_t *dst, const int64_t *src)
-{
-	switch (v->fn) {
-	case AGG_COUNT:
-	case AGG_SUM:
-		dst[0] += src[0];
-		break;
-	case AGG_AVG:
-		dst[0] += src[0];
-		dst[1] += src[1];
-		break;
-	case AGG_MIN:
-	case AGG_MAX:
-		if (!src[1])
-			break;
-		if (!dst[1] || (v->fn == AGG_MIN ? src[0] < dst[0] :
-				src[0] > dst[0]))
-			dst[0] = src[0];
-		dst[1] = 1;
-		break;
-	default:
-		break;
-	}
-}
-
-static void add_entry(struct aggtab *t, const uint8_t *key, const int64_t *val)
+static struct aggent *add_entry(struct aggtab *t, const uint8_t *key)
 {
 	const struct dt_var *v = t->v;
 	struct aggent e = { 0 }, *found;
@@ -188,40 +167,39 @@ static void add_entry(struct aggtab *t, const uint8_t *key, const int64_t *val)
 
 	found = htab_get(&t->h, h, ent_eq, &e);
 	if (found) {
-		merge_val(v, found->val, val);
 		for (int i = 0; i < v->nkeys; i++)
 			free(e.keys[i].s);
 		free(e.keys);
 		free(e.ser);
-		return;
+	} else {
+		found = sd_malloc(sizeof(*found));
+		*found = e;
+		found->val = sd_calloc((size_t)t->words, 8);
+		htab_put(&t->h, h, found);
+		sd_grow(&t->ents, &t->cap, t->n + 1, sizeof(*t->ents));
+		t->ents[t->n++] = found;
 	}
-	found = sd_malloc(sizeof(*found));
-	*found = e;
-	found->val[0] = found->val[1] = 0;
-	merge_val(v, found->val, val);
-	htab_put(&t->h, h, found);
-	sd_grow(&t->ents, &t->cap, t->n + 1, sizeof(*t->ents));
-	t->ents[t->n++] = found;
+	sd_grow(&found->raw, &found->rawcap, found->nraw + 1,
+		sizeof(*found->raw));
+	found->raw[found->nraw] = sd_malloc((size_t)v->key_size);
+	memcpy(found->raw[found->nraw++], key, (size_t)v->key_size);
+	return found;
 }
 
-static int64_t sort_val(const struct dt_var *v, const struct aggent *e)
-{
-	if (v->fn == AGG_AVG)
-		return e->val[0] ? e->val[1] / e->val[0] : 0;
-	return e->val[0];
-}
-
+/* The order printa() and the end of the run print in: by value then by
+ * key (keys from aggsortkeypos on), or by key then value with
+ * aggsortkey; aggsortrev reverses it. */
 static const struct dt_var *sort_var;
+static const struct dt_options *sort_opt;
 
-static int ent_cmp(const void *pa, const void *pb)
+static int key_cmp(const struct aggent *a, const struct aggent *b)
 {
-	const struct aggent *a = *(struct aggent *const *)pa;
-	const struct aggent *b = *(struct aggent *const *)pb;
-	int64_t va = sort_val(sort_var, a), vb = sort_val(sort_var, b);
+	int n = sort_var->nkeys;
+	int from = sort_opt && sort_opt->aggsortkeypos < (uint64_t)n ?
+		   (int)sort_opt->aggsortkeypos : 0;
 
-	if (va != vb)
-		return va < vb ? -1 : 1;
-	for (int i = 0; i < sort_var->nkeys; i++) {
+	for (int j = 0; j < n; j++) {
+		int i = (from + j) % n;
 		const struct kv *x = &a->keys[i], *y = &b->keys[i];
 		int c;
 
@@ -240,6 +218,34 @@ static int ent_cmp(const void *pa, const void *pb)
 	return 0;
 }
 
+static int ent_cmp(const void *pa, const void *pb)
+{
+	const struct aggent *a = *(struct aggent *const *)pa;
+	const struct aggent *b = *(struct aggent *const *)pb;
+	int c;
+
+	if (sort_opt && sort_opt->aggsortkey) {
+		c = key_cmp(a, b);
+		if (!c)
+			c = dt_agg_valcmp(sort_var, a->val, b->val);
+	} else {
+		c = dt_agg_valcmp(sort_var, a->val, b->val);
+		if (!c)
+			c = key_cmp(a, b);
+	}
+	return sort_opt && sort_opt->aggsortrev ? -c : c;
+}
+
+/* By value only, ascending: trunc() keeps the ends of this. */
+static int ent_valcmp(const void *pa, const void *pb)
+{
+	const struct aggent *a = *(struct aggent *const *)pa;
+	const struct aggent *b = *(struct aggent *const *)pb;
+	int c = dt_agg_valcmp(sort_var, a->val, b->val);
+
+	return c ? c : key_cmp(a, b);
+}
+
 static int read_agg(struct dt_session *s, const struct dt_var *v,
 		    struct aggtab *t)
 {
@@ -253,18 +259,23 @@ static int read_agg(struct dt_session *s, const struct dt_var *v,
 
 	memset(t, 0, sizeof(*t));
 	t->v = v;
+	t->words = dt_agg_words(v);
 	while (bpf_map_get_next_key(fd, first ? NULL : key, next) == 0) {
+		struct aggent *e;
+
 		first = false;
 		memcpy(key, next, (size_t)v->key_size);
 		if (bpf_map_lookup_elem(fd, key, vals))
 			continue;	/* deleted meanwhile */
+		e = add_entry(t, key);
 		for (int c = 0; c < ncpu; c++)
-			add_entry(t, key, (const int64_t *)(vals + c * vsz));
+			dt_agg_merge(v, e->val, (const int64_t *)(vals + c * vsz));
 	}
 	free(key);
 	free(next);
 	free(vals);
 	sort_var = v;
+	sort_opt = &s->prog.opt;
 	if (t->n)
 		qsort(t->ents, t->n, sizeof(*t->ents), ent_cmp);
 	return 0;
@@ -273,19 +284,38 @@ static int read_agg(struct dt_session *s, const struct dt_var *v,
 static void free_aggtab(struct aggtab *t)
 {
 	for (size_t i = 0; i < t->n; i++) {
+		struct aggent *e = t->ents[i];
+
 		for (int k = 0; k < t->v->nkeys; k++)
-			free(t->ents[i]->keys[k].s);
-		free(t->ents[i]->keys);
-		free(t->ents[i]->ser);
-		free(t->ents[i]);
+			free(e->keys[k].s);
+		for (size_t r = 0; r < e->nraw; r++)
+			free(e->raw[r]);
+		free(e->raw);
+		free(e->keys);
+		free(e->ser);
+		free(e->val);
+		free(e);
 	}
 	free(t->ents);
 	htab_free(&t->h);
 }
 
-static int64_t agg_value(const struct dt_var *v, const struct aggent *e)
+struct histctx {
+	const struct dt_var *v;
+	const int64_t *val;
+	uint64_t normal;
+};
+
+static void print_hist_cb(FILE *f, const void *ctx)
 {
-	return sort_val(v, e);
+	const struct histctx *h = ctx;
+
+	dt_agg_print_hist(f, h->v, h->val, h->normal);
+}
+
+static uint64_t agg_normal(struct dt_session *s, const struct dt_var *v)
+{
+	return s->normal && s->normal[v->id] ? s->normal[v->id] : 1;
 }
 
 static void print_agg(struct dt_session *s, const struct dt_var *v,
@@ -295,20 +325,28 @@ static void print_agg(struct dt_session *s, const struct dt_var *v,
 	FILE *f = s->out;
 	struct dt_fmt fmt;
 	char err[128];
-	bool have_fmt = false;
+	bool have_fmt = false, hist = dt_agg_is_hist(v);
+	uint64_t normal = agg_normal(s, v);
 
 	read_agg(s, v, &t);
 	if (fmtstr && !dt_fmt_parse(fmtstr, &fmt, err, sizeof(err)))
 		have_fmt = true;
 	for (size_t i = 0; i < t.n; i++) {
 		struct aggent *e = t.ents[i];
+		struct histctx hc = { v, e->val, normal };
 
 		if (have_fmt) {
 			struct dt_fmt_val *vals = sd_calloc((size_t)v->nkeys + 1,
 							    sizeof(*vals));
-			struct dt_fmt_val av = { .v = (uint64_t)agg_value(v, e),
-						 .size = 8, .sign = true };
+			struct dt_fmt_val av = { .size = 8, .sign = true };
 
+			if (hist) {
+				av.print = print_hist_cb;
+				av.ctx = &hc;
+			} else {
+				av.v = (uint64_t)dt_agg_scalar(v, e->val,
+							       normal);
+			}
 			for (int k = 0; k < v->nkeys; k++) {
 				vals[k].is_str = e->keys[k].is_str;
 				vals[k].s = e->keys[k].s;
@@ -335,10 +373,67 @@ static void print_agg(struct dt_session *s, const struct dt_var *v,
 			default: fprintf(f, " %16lld", (long long)x->v);
 			}
 		}
-		fprintf(f, " %16lld\n", (long long)agg_value(v, e));
+		if (hist)
+			dt_agg_print_hist(f, v, e->val, normal);
+		else if (v->fn == AGG_STDDEV)
+			fprintf(f, " %16llu", (unsigned long long)
+				dt_agg_scalar(v, e->val, normal));
+		else
+			fprintf(f, " %16lld", (long long)
+				dt_agg_scalar(v, e->val, normal));
+		fputc('\n', f);
 	}
 	if (have_fmt)
 		dt_fmt_free(&fmt);
+	free_aggtab(&t);
+}
+
+/* clear(): every value back to zero, the keys kept. */
+static void agg_clear(struct dt_session *s, const struct dt_var *v)
+{
+	int fd = s->map_fds[DT_MAP_FIRST_VAR + v->map];
+	size_t vsz = ((size_t)v->val_size + 7) & ~(size_t)7;
+	uint8_t *zeros = sd_calloc((size_t)s->possible_cpus, vsz);
+	uint8_t *key = sd_calloc(1, (size_t)v->key_size);
+	uint8_t *next = sd_calloc(1, (size_t)v->key_size);
+	bool first = true;
+
+	while (bpf_map_get_next_key(fd, first ? NULL : key, next) == 0) {
+		first = false;
+		memcpy(key, next, (size_t)v->key_size);
+		bpf_map_update_elem(fd, key, zeros, BPF_EXIST);
+	}
+	free(zeros);
+	free(key);
+	free(next);
+}
+
+/* trunc(@, n): keep the n largest values (the n smallest when n < 0);
+ * trunc(@): keep nothing. */
+static void agg_trunc(struct dt_session *s, const struct dt_var *v,
+		      bool all, int64_t n)
+{
+	int fd = s->map_fds[DT_MAP_FIRST_VAR + v->map];
+	struct aggtab t;
+	size_t keep_lo = 0, keep_hi = 0;	/* kept: [keep_lo, keep_hi) */
+
+	read_agg(s, v, &t);
+	if (t.n)
+		qsort(t.ents, t.n, sizeof(*t.ents), ent_valcmp);
+	if (!all) {
+		uint64_t m = n < 0 ? -(uint64_t)n : (uint64_t)n;
+
+		if (m > t.n)
+			m = t.n;
+		keep_lo = n < 0 ? 0 : t.n - m;
+		keep_hi = n < 0 ? m : t.n;
+	}
+	for (size_t i = 0; i < t.n; i++) {
+		if (i >= keep_lo && i < keep_hi)
+			continue;
+		for (size_t r = 0; r < t.ents[i]->nraw; r++)
+			bpf_map_delete_elem(fd, t.ents[i]->raw[r]);
+	}
 	free_aggtab(&t);
 }
 
@@ -424,6 +519,27 @@ static int on_record(void *ctx, void *data, size_t size)
 			print_agg(s, a->agg, a->fmt);
 			s->printed[a->agg->id] = true;
 			break;
+		case ACT_TRUNC: {
+			int64_t n = 0;
+
+			if (a->nvals)
+				memcpy(&n, rec + a->vals[0].off, 8);
+			agg_trunc(s, a->agg, !a->nvals, n);
+			break;
+		}
+		case ACT_CLEAR:
+			agg_clear(s, a->agg);
+			break;
+		case ACT_NORMALIZE: {
+			int64_t n;
+
+			memcpy(&n, rec + a->vals[0].off, 8);
+			s->normal[a->agg->id] = n > 0 ? (uint64_t)n : 1;
+			break;
+		}
+		case ACT_DENORMALIZE:
+			s->normal[a->agg->id] = 1;
+			break;
 		case ACT_EXIT: {
 			int64_t st;
 
@@ -460,6 +576,7 @@ static void check_exit_flag(struct dt_session *s)
 int dt_consume_open(struct dt_session *s)
 {
 	s->printed = sd_calloc((size_t)s->prog.naggs + 1, sizeof(bool));
+	s->normal = sd_calloc((size_t)s->prog.naggs + 1, sizeof(uint64_t));
 	s->rb = ring_buffer__new(s->map_fds[DT_MAP_OUT], on_record, s, NULL);
 	return s->rb ? 0 : -errno;
 }

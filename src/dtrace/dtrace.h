@@ -37,6 +37,7 @@ struct dt_session {
 	bool done;		/* exit() seen */
 	int status;		/* exit()'s value */
 	bool *printed;		/* per aggregation id: printa() printed it */
+	uint64_t *normal;	/* per aggregation id: normalize()'s divisor */
 	bool heading;
 	uint64_t errors;
 };

@@ -185,6 +185,10 @@ void dt_fmt_print(FILE *f, const struct dt_fmt *fmt,
 			v = ai < nvals ? &vals[ai++] : NULL;
 		if (!v)
 			continue;
+		if (v->print) {
+			v->print(f, v->ctx);
+			continue;
+		}
 		*p++ = '%';
 		p = stpcpy(p, c->flags);
 		if (c->width == -2 || width >= 0)

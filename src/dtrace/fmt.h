@@ -43,6 +43,9 @@ struct dt_fmt_val {
 	uint64_t v;
 	uint8_t size;		/* 1, 2, 4, 8 */
 	bool sign;
+	/* printa's value when it is a histogram: printed by this */
+	void (*print)(FILE *f, const void *ctx);
+	const void *ctx;
 };
 
 /* Print with vals (nvals of them, '*' ones included); the value of %@

@@ -244,6 +244,55 @@ static int cg_nothing(struct dt_cg *g, struct dt_node *n)
 	return -1;
 }
 
+/* ---- trunc, clear, normalize, denormalize ---- */
+
+/* The aggregation named by an action's first argument. */
+static struct dt_var *agg_arg(struct dt_ck *k, struct dt_node *n)
+{
+	struct dt_cc *cc = dt_ck_cc(k);
+	struct dt_node *agg = n->args[0];
+	struct dt_var *v;
+
+	if (agg->kind != N_AGG || agg->nargs > 0)
+		dt_error(cc, &agg->loc, "%s() needs an aggregation such as "
+			 "@name as its first argument", n->name);
+	v = dt_ck_find(k, agg->name, DT_AGGVAR);
+	if (!v)
+		dt_error(cc, &agg->loc, "aggregation %s is not defined before "
+			 "this %s()", agg->name, n->name);
+	agg->var = v;
+	return v;
+}
+
+static void check_aggact(struct dt_ck *k, struct dt_node *n)
+{
+	struct dt_var *v = agg_arg(k, n);
+	enum dt_actkind kind = !strcmp(n->name, "trunc") ? ACT_TRUNC :
+			       !strcmp(n->name, "clear") ? ACT_CLEAR :
+			       !strcmp(n->name, "normalize") ? ACT_NORMALIZE :
+			       ACT_DENORMALIZE;
+	struct dt_action *a;
+
+	if (n->nargs == 2) {
+		struct dt_type t = dt_ck_expr(k, n->args[1]);
+
+		if (!dt_type_is_int(&t))
+			dt_error(dt_ck_cc(k), &n->args[1]->loc, "%s() needs "
+				 "an integer as its second argument", n->name);
+	}
+	a = dt_ck_action(k, kind, n);
+	a->agg = v;
+	if (n->nargs == 2)
+		dt_ck_recval(k, a, n->args[1]);
+}
+
+static int cg_aggact(struct dt_cg *g, struct dt_node *n)
+{
+	if (n->nargs == 2)
+		store_vals(g, act_of(g, n), n->args + 1, 1);
+	return -1;
+}
+
 /* ---- copyinstr ---- */
 
 static void check_copyinstr(struct dt_ck *k, struct dt_node *n)
@@ -297,6 +346,8 @@ static int cg_copyinstr(struct dt_cg *g, struct dt_node *n)
 
 #define AGG(nm, fn, na) { nm, na, na, true, false, fn, check_agg_dummy, \
 			  cg_nothing }
+#define AGGN(nm, fn, lo, hi) { nm, lo, hi, true, false, fn, check_agg_dummy, \
+			       cg_nothing }
 #define LATER(nm) { nm, 0, 99, false, false, AGG_NONE, NULL, NULL }
 
 static const struct dt_func funcs[] = {
@@ -305,16 +356,23 @@ static const struct dt_func funcs[] = {
 	AGG("avg", AGG_AVG, 1),
 	AGG("min", AGG_MIN, 1),
 	AGG("max", AGG_MAX, 1),
+	AGG("stddev", AGG_STDDEV, 1),
+	AGGN("quantize", AGG_QUANTIZE, 1, 2),
+	AGGN("lquantize", AGG_LQUANTIZE, 3, 5),
+	AGGN("llquantize", AGG_LLQUANTIZE, 5, 6),
 	{ "printf", 1, 64, false, true, AGG_NONE, check_printf, cg_printf },
 	{ "trace", 1, 1, false, true, AGG_NONE, check_trace, cg_trace },
 	{ "exit", 1, 1, false, true, AGG_NONE, check_exit, cg_exit },
 	{ "printa", 1, 2, false, true, AGG_NONE, check_printa, cg_nothing },
 	{ "copyinstr", 1, 2, false, false, AGG_NONE, check_copyinstr,
 	  cg_copyinstr },
+	{ "trunc", 1, 2, false, true, AGG_NONE, check_aggact, cg_aggact },
+	{ "clear", 1, 1, false, true, AGG_NONE, check_aggact, cg_aggact },
+	{ "normalize", 2, 2, false, true, AGG_NONE, check_aggact, cg_aggact },
+	{ "denormalize", 1, 1, false, true, AGG_NONE, check_aggact,
+	  cg_aggact },
 	/* D functions that come with the rest of the language */
-	LATER("stddev"), LATER("quantize"), LATER("lquantize"),
-	LATER("llquantize"), LATER("trunc"), LATER("clear"),
-	LATER("normalize"), LATER("denormalize"), LATER("strlen"),
+	LATER("strlen"),
 	LATER("strjoin"), LATER("substr"), LATER("index"), LATER("rindex"),
 	LATER("strchr"), LATER("strrchr"), LATER("strstr"), LATER("strtok"),
 	LATER("basename"), LATER("dirname"), LATER("lltostr"),

@@ -70,8 +70,7 @@ static const char *const ignored[] = {
 	"cpu", "cleanrate", "statusrate", "specsize", "nspec", "stackframes",
 	"ustackframes", "jstackframes", "jstackstrsize", "stackindent",
 	"defaultargs", "rawbytes", "zdefs", "linkmode", "temporal",
-	"bufpolicy", "bufresize", "aggsortkey", "aggsortrev", "aggsortpos",
-	"aggsortkeypos", "aggpercpu", "grabanon", "evaltime",
+	"bufpolicy", "bufresize", "aggpercpu", "grabanon", "evaltime",
 };
 
 int dt_set_option(struct dt_options *o, const char *name, const char *val,
@@ -86,6 +85,15 @@ int dt_set_option(struct dt_options *o, const char *name, const char *val,
 	if (!strcmp(name, "flowindent")) {
 		snprintf(err, errlen, "not supported: option flowindent");
 		return -EINVAL;
+	}
+	if (!strcmp(name, "aggsortkey") || !strcmp(name, "aggsortrev")) {
+		bool on = !val || strcmp(val, "0");
+
+		if (name[7] == 'k')
+			o->aggsortkey = on;
+		else
+			o->aggsortrev = on;
+		return 0;
 	}
 	if (!strcmp(name, "destructive") || !strcmp(name, "w")) {
 		o->destructive = true;
@@ -103,6 +111,8 @@ int dt_set_option(struct dt_options *o, const char *name, const char *val,
 		{ "dynvarsize", &o->dynvarsize, false, 4096, 1ull << 32 },
 		{ "switchrate", &o->switchrate, true, 0, UINT64_MAX },
 		{ "aggrate", &o->aggrate, true, 0, UINT64_MAX },
+		{ "aggsortpos", &o->aggsortpos, false, 0, 1024 },
+		{ "aggsortkeypos", &o->aggsortkeypos, false, 0, 1024 },
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(opts); i++) {
 		if (strcmp(opts[i].name, name))

@@ -5,6 +5,7 @@
  * arithmetic conversions, checks each function and action through its own
  * hook (funcs.c), and lays out what the code generator and the consumer
  * share: clause records, tuple keys, map values, globals and literals. */
+#include "agg.h"
 #include "ast.h"
 #include "fmt.h"
 #include "../lib/util.h"
@@ -660,23 +661,120 @@ int dt_ck_recval(struct dt_ck *k, struct dt_action *a, struct dt_node *e)
 
 /* ---- statements ---- */
 
+/* An integer constant expression (negative numbers, simple arithmetic),
+ * as aggregating functions' parameters need. */
+static bool const_eval(struct dt_node *n, int64_t *out)
+{
+	int64_t a, b;
+
+	switch (n->kind) {
+	case N_INT:
+		*out = (int64_t)n->ival;
+		return true;
+	case N_CAST:
+		return const_eval(n->a, out);
+	case N_UNARY:
+		if (!const_eval(n->a, &a))
+			return false;
+		*out = n->op == T_MINUS ? -a : n->op == T_TILDE ? ~a :
+		       n->op == T_BANG ? !a : a;
+		return true;
+	case N_BINARY:
+		if (!const_eval(n->a, &a) || !const_eval(n->b, &b))
+			return false;
+		switch (n->op) {
+		case T_PLUS: *out = a + b; return true;
+		case T_MINUS: *out = a - b; return true;
+		case T_STAR: *out = a * b; return true;
+		case T_SHL: *out = (int64_t)((uint64_t)a << (b & 63));
+			return true;
+		case T_SLASH: if (!b) return false; *out = a / b; return true;
+		default: return false;
+		}
+	default:
+		return false;
+	}
+}
+
+/* lquantize(expr, lo, hi[, step[, incr]]), llquantize(expr, factor, low,
+ * high, nsteps[, incr]): constant parameters, checked as DTrace does. */
+static void agg_params(struct dt_ck *k, struct dt_node *call,
+		       const struct dt_func *f, int64_t q[4])
+{
+	int nparams = f->aggfn == AGG_LQUANTIZE ? (call->nargs >= 4 ? 3 : 2) :
+		      4;
+	int64_t a[4] = { 0, 0, 1, 0 };
+	const char *bad;
+
+	for (int i = 0; i < nparams; i++)
+		if (!const_eval(call->args[i + 1], &a[i]))
+			dt_error(k->cc, &call->args[i + 1]->loc, "%s() argument "
+				 "#%d must be an integer constant", f->name,
+				 i + 1);
+	if (f->aggfn == AGG_LQUANTIZE) {
+		int64_t lo = a[0], hi = a[1], step = a[2], levels;
+
+		if (step <= 0)
+			dt_error(k->cc, &call->loc, "lquantize( ) step value "
+				 "must be greater than zero");
+		if (lo < INT32_MIN || lo > INT32_MAX)
+			dt_error(k->cc, &call->args[1]->loc, "lquantize( ) "
+				 "argument #1 must be a 32-bit quantity");
+		if (hi < INT32_MIN || hi > INT32_MAX)
+			dt_error(k->cc, &call->args[2]->loc, "lquantize( ) "
+				 "argument #2 must be a 32-bit quantity");
+		if (hi < lo)
+			dt_error(k->cc, &call->loc, "lquantize( ) base "
+				 "(argument #1) must be less than limit "
+				 "(argument #2)");
+		levels = (hi - lo) / step;
+		if (levels == 0)
+			dt_error(k->cc, &call->loc, "lquantize( ) step "
+				 "(argument #3) too large: must have at least "
+				 "one quantization level");
+		if (levels > 4000)
+			dt_error(k->cc, &call->loc, "lquantize( ) has %lld "
+				 "levels; a per-CPU BPF map value holds at most "
+				 "4000 (use a larger step)", (long long)levels);
+		q[0] = lo;
+		q[1] = hi;
+		q[2] = step;
+		q[3] = levels;
+		return;
+	}
+	bad = dt_llquantize_check(a[0], a[1], a[2], a[3]);
+	if (bad)
+		dt_error(k->cc, &call->loc, "llquantize( ) %s", bad);
+	if (dt_llquantize_nbuckets(a[0], a[1], a[2], a[3]) > 4000)
+		dt_error(k->cc, &call->loc, "llquantize( ) has more than 4000 "
+			 "buckets, more than a per-CPU BPF map value holds");
+	memcpy(q, a, sizeof(a));
+}
+
 static void check_agg(struct dt_ck *k, struct dt_node *s)
 {
 	struct dt_node *lhs = s->a, *call = s->b;
 	const struct dt_func *f = dt_func_lookup(call->name);
 	struct dt_var *v;
+	int64_t q[4] = { 0 };
 
 	if (!f || !f->is_agg) {
 		if (f && f->check == NULL)
 			dt_error(k->cc, &call->loc, "not supported: %s() in "
 				 "this version", call->name);
 		dt_error(k->cc, &call->loc, "%s() is not an aggregating "
-			 "function (count, sum, avg, min, max)", call->name);
+			 "function (count, sum, avg, min, max, stddev, "
+			 "quantize, lquantize, llquantize)", call->name);
 	}
-	if (call->nargs < f->min_args || call->nargs > f->max_args)
-		dt_error(k->cc, &call->loc, "%s() takes %d argument%s, not %d",
-			 f->name, f->min_args, f->min_args == 1 ? "" : "s",
+	if (call->nargs < f->min_args || call->nargs > f->max_args) {
+		if (f->min_args == f->max_args)
+			dt_error(k->cc, &call->loc, "%s() takes %d argument%s, "
+				 "not %d", f->name, f->min_args,
+				 f->min_args == 1 ? "" : "s", call->nargs);
+		dt_error(k->cc, &call->loc, "%s() takes %d to %d arguments, "
+			 "not %d", f->name, f->min_args, f->max_args,
 			 call->nargs);
+	}
 	call->fn = f;
 	for (int i = 0; i < call->nargs; i++) {
 		struct dt_type t = check_expr(k, call->args[i]);
@@ -685,22 +783,29 @@ static void check_agg(struct dt_ck *k, struct dt_node *s)
 			dt_error(k->cc, &call->args[i]->loc, "%s() needs an "
 				 "integer argument", f->name);
 	}
+	if (f->aggfn == AGG_LQUANTIZE || f->aggfn == AGG_LLQUANTIZE)
+		agg_params(k, call, f, q);
 	v = find_var(k->p, lhs->name, DT_AGGVAR);
 	if (!v) {
 		v = new_var(k, lhs->name, DT_AGGVAR, &lhs->loc);
 		v->fn = f->aggfn;
+		memcpy(v->qarg, q, sizeof(q));
 		v->id = ++k->p->naggs;
 		v->typed = true;
 	} else if (v->fn != f->aggfn) {
 		const struct dt_func *pf = NULL;
 
 		for (const char *const *nm = (const char *const[]){
-			     "count", "sum", "avg", "min", "max", NULL }; *nm;
+			     "count", "sum", "avg", "min", "max", "stddev",
+			     "quantize", "lquantize", "llquantize", NULL }; *nm;
 		     nm++)
 			if (dt_func_lookup(*nm)->aggfn == v->fn)
 				pf = dt_func_lookup(*nm);
 		dt_error(k->cc, &call->loc, "%s is %s() here but %s() before",
 			 lhs->name, f->name, pf ? pf->name : "?");
+	} else if (memcmp(v->qarg, q, sizeof(q))) {
+		dt_error(k->cc, &call->loc, "%s( ) parameters of %s differ "
+			 "from those used before", f->name, lhs->name);
 	}
 	check_keys(k, v, lhs->args, lhs->nargs < 0 ? 0 : lhs->nargs,
 		   &lhs->loc);
@@ -781,8 +886,7 @@ static void layout_keys(struct dt_cc *cc, struct dt_prog *p)
 			v->val_size = v->type.kind == DT_TSTR ?
 				      (int)((v->type.ssize + 7) & ~7) : 8;
 		else
-			v->val_size = v->fn == AGG_COUNT ||
-				      v->fn == AGG_SUM ? 8 : 16;
+			v->val_size = 8 * dt_agg_words(v);
 	}
 }
 
@@ -900,6 +1004,20 @@ void dt_check(struct dt_cc *cc, struct dt_prog *p)
 	}
 	p->empty_off = dt_literal(p, "", p->opt.strsize > PROBESTR_SIZE ?
 				  p->opt.strsize : PROBESTR_SIZE);
+	/* A new aggregation value larger than the scratch area's zeros
+	 * starts as these. */
+	int zeros = 16;
+
+	p->zero_off = -1;
+	for (struct dt_var *v = p->vars; v; v = v->next)
+		if (v->scope == DT_AGGVAR && v->val_size > zeros)
+			zeros = v->val_size;
+	if (zeros > 16) {
+		void *z = calloc(1, (size_t)zeros);
+
+		p->zero_off = dt_rodata_add(p, z, (size_t)zeros);
+		free(z);
+	}
 }
 
 struct dt_type dt_ck_expr(struct dt_ck *k, struct dt_node *n)

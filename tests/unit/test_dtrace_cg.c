@@ -5,6 +5,7 @@
  * comparison, variables of every scope, aggregations, faults, and deep
  * expressions that make the register allocator spill. */
 #include "test.h"
+#include "dtrace/agg.h"
 #include "dtrace/cg.h"
 #include "dtrace/dtrace.h"
 #include "lib/syscalls.h"
@@ -520,6 +521,118 @@ static void test_aggregations(void **state)
 	done(&t);
 }
 
+/* The bucket the BPF code chose for key i of aggregation name. */
+static int agg_bucket(struct run *t, const char *name, int64_t i)
+{
+	for (int j = 0; j < t->s.nvarmaps; j++) {
+		struct dt_var *v = t->s.varmaps[j];
+		int m = DT_MAP_FIRST_VAR + j;
+
+		if (strcmp(v->name, name))
+			continue;
+		for (int e = 0; e < t->vm.nents[m]; e++) {
+			int64_t k, c;
+			int found = -1;
+
+			memcpy(&k, t->vm.ents[m][e].key, 8);
+			if (k != i)
+				continue;
+			for (int b = 0; b < dt_agg_words(v); b++) {
+				memcpy(&c, t->vm.ents[m][e].val + 8 * b, 8);
+				if (c) {
+					assert_int_equal(c, 1);
+					assert_int_equal(found, -1);
+					found = b;
+				}
+			}
+			return found;
+		}
+	}
+	fail_msg("no key %lld in %s", (long long)i, name);
+	return -1;
+}
+
+static void test_histogram_buckets_match_c(void **state)
+{
+	static const int64_t vals[] = {
+		0, 1, -1, 2, 3, -3, 4, 7, 8, 9, 10, 11, 19, 20, 99, 100, 101,
+		999, 1000, 1023, 1024, 9999, 10000, 12345, 99999, 100000,
+		-10, -11, -100, 1ll << 40, -(1ll << 40), INT64_MAX, INT64_MIN,
+		(1ll << 62) + 5, 96, 97, 103, -17,
+	};
+	struct sbuf sb;
+	struct run t;
+	(void)state;
+
+	sbuf_init(&sb);
+	sbuf_puts(&sb, "BEGIN {\n");
+	for (size_t i = 0; i < ARRAY_SIZE(vals); i++)
+		sbuf_printf(&sb, "@q[%zu] = quantize(%lldll); "
+			    "@l[%zu] = lquantize(%lldll, -10, 100, 7); "
+			    "@ll[%zu] = llquantize(%lldll, 10, 1, 4, 20);\n",
+			    i, (long long)vals[i], i, (long long)vals[i], i,
+			    (long long)vals[i]);
+	sbuf_puts(&sb, "}");
+	compile(&t, sb.buf);
+	fire(&t, "BEGIN", 0);
+	for (size_t i = 0; i < ARRAY_SIZE(vals); i++) {
+		int64_t x = vals[i];
+
+		if (agg_bucket(&t, "@q", (int64_t)i) != dt_quantize_bucket(x))
+			fail_msg("quantize(%lld)", (long long)x);
+		if (agg_bucket(&t, "@l", (int64_t)i) !=
+		    dt_lquantize_bucket(-10, 7, 15, x))
+			fail_msg("lquantize(%lld)", (long long)x);
+		if (agg_bucket(&t, "@ll", (int64_t)i) !=
+		    dt_llquantize_bucket(10, 1, 4, 20, x))
+			fail_msg("llquantize(%lld)", (long long)x);
+	}
+	done(&t);
+	sbuf_free(&sb);
+	/* The C rules themselves, from DTrace's definitions. */
+	assert_int_equal(dt_quantize_bucketval(dt_quantize_bucket(-3)), -2);
+	assert_int_equal(dt_quantize_bucketval(dt_quantize_bucket(1500)), 1024);
+	assert_int_equal(dt_quantize_bucket(INT64_MIN), 0);
+	assert_int_equal(dt_quantize_bucket(INT64_MAX), 126);
+	assert_int_equal(dt_llquantize_bucket(10, 0, 2, 20, 12), 10);
+	assert_int_equal(dt_llquantize_nbuckets(10, 0, 2, 20), 47);
+	assert_non_null(dt_llquantize_check(10, 0, 2, 15));
+	assert_null(dt_llquantize_check(10, 0, 2, 20));
+}
+
+static void test_stddev_sum_of_squares(void **state)
+{
+	static const int64_t vals[] = { 3, -4000000000ll, 5000000000ll,
+					INT64_MIN + 1, 77 };
+	unsigned __int128 sq = 0;
+	int64_t sum = 0, got[4];
+	struct sbuf sb;
+	struct run t;
+	(void)state;
+
+	sbuf_init(&sb);
+	sbuf_puts(&sb, "BEGIN {");
+	for (size_t i = 0; i < ARRAY_SIZE(vals); i++) {
+		uint64_t a = vals[i] < 0 ? -(uint64_t)vals[i] :
+			     (uint64_t)vals[i];
+
+		sbuf_printf(&sb, " @sd = stddev(%lldll);", (long long)vals[i]);
+		sq += (unsigned __int128)a * a;
+		sum += vals[i];
+	}
+	sbuf_puts(&sb, " }");
+	compile(&t, sb.buf);
+	fire(&t, "BEGIN", 0);
+	for (int w = 0; w < 4; w++)
+		got[w] = agg_value(&t, "@sd", w);
+	assert_int_equal(got[0], ARRAY_SIZE(vals));
+	assert_int_equal(got[1], sum);
+	assert_int_equal((uint64_t)got[2], (uint64_t)sq);
+	assert_int_equal((uint64_t)got[3], (uint64_t)(sq >> 64));
+	done(&t);
+	sbuf_free(&sb);
+}
+
 static void test_fault_ends_the_clause(void **state)
 {
 	struct run t;
@@ -663,6 +776,8 @@ int main(void)
 		cmocka_unit_test(test_arrays_and_deletion),
 		cmocka_unit_test(test_thread_locals_and_globals),
 		cmocka_unit_test(test_aggregations),
+		cmocka_unit_test(test_histogram_buckets_match_c),
+		cmocka_unit_test(test_stddev_sum_of_squares),
 		cmocka_unit_test(test_fault_ends_the_clause),
 		cmocka_unit_test(test_deep_expression_spills),
 		cmocka_unit_test(test_values_survive_calls),

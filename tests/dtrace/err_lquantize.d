@@ -1,0 +1,6 @@
+/* STATUS: 2 */
+/* lquantize()'s parameters are checked as DTrace checks them. */
+BEGIN
+{
+	@l = lquantize(1, 0, 10, 20);
+}
