@@ -6,5 +6,6 @@
 int cmd_hot(int argc, char **argv);
 int cmd_prof(int argc, char **argv);
 int cmd_dtrace(int argc, char **argv);
+int cmd_kptrace(int argc, char **argv);
 
 #endif

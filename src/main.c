@@ -14,6 +14,7 @@ static const struct command {
 	{ "hot", cmd_hot, "which kernel code is hot right now (sampling profiler)" },
 	{ "prof", cmd_prof, "CPU profile of a command, right per thread (pprof)" },
 	{ "dtrace", cmd_dtrace, "D programs compiled to BPF, as dtrace(1)" },
+	{ "kptrace", cmd_kptrace, "kernel crash report to file:line per frame" },
 };
 
 static void usage(FILE *f)

@@ -134,6 +134,30 @@ int dsym_symbol_addr(struct dsym *d, const char *name, uint64_t *addr)
 	return -ENOENT;
 }
 
+int dsym_symbols(struct dsym *d,
+		 void (*fn)(const char *name, uint64_t addr, uint64_t size,
+			    void *arg),
+		 void *arg)
+{
+	int n = dwfl_module_getsymtab(d->mod), count = 0;
+
+	for (int i = 0; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr a;
+		const char *s = dwfl_module_getsym_info(d->mod, i, &sym, &a,
+							NULL, NULL, NULL);
+		int type = GELF_ST_TYPE(sym.st_info);
+
+		if (!s || !*s || sym.st_shndx == SHN_UNDEF ||
+		    (type != STT_FUNC && type != STT_NOTYPE &&
+		     type != STT_OBJECT))
+			continue;
+		fn(s, a - d->bias, sym.st_size, arg);
+		count++;
+	}
+	return count;
+}
+
 /* A DIE's name, following abstract_origin and specification; the
  * linkage name when there is no plain one. */
 static const char *die_name(Dwarf_Die *die)

@@ -31,6 +31,14 @@ int dsym_section_addr(struct dsym *d, const char *section, uint64_t *addr);
 /* The address of a symbol by name (the first match), 0 or -ENOENT. */
 int dsym_symbol_addr(struct dsym *d, const char *name, uint64_t *addr);
 
+/* Call fn for every defined function and object symbol of the file, with
+ * its address (in the same space as dsym_lookup's) and size. Returns the
+ * number of symbols. */
+int dsym_symbols(struct dsym *d,
+		 void (*fn)(const char *name, uint64_t addr, uint64_t size,
+			    void *arg),
+		 void *arg);
+
 /* One level of an address's location. */
 struct dsym_loc {
 	const char *func;	/* NULL when unknown */

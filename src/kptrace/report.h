@@ -1,0 +1,148 @@
+/* report — what `sonde kptrace` knows about a kernel crash report once it
+ * is parsed: the reports found in a log, each a kind, a culprit function,
+ * the kernel release and KASLR offset it states, and its frames as the
+ * report printed them (address and/or symbol+offset/size, module and
+ * build-id, reliable or `?`, task/irq/nmi section). The Linux parser
+ * (linux.c) and the macOS parser (macos.c) fill it, symbolize.c adds
+ * file:line and inline chains, output.c prints it. docs/kptrace.md
+ * documents the JSON form. */
+#ifndef SONDE_KPTRACE_REPORT_H
+#define SONDE_KPTRACE_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum kp_section {
+	KP_SEC_TASK,
+	KP_SEC_IRQ,
+	KP_SEC_SOFTIRQ,
+	KP_SEC_NMI,
+	KP_SEC_EXC,		/* exception stack (#DF, #MC, ...) */
+};
+
+/* One inlined level as symbolize.c finds it. */
+struct kp_inline {
+	char *function, *file;
+	int line;
+};
+
+struct kp_frame {
+	uint64_t addr;		/* the address the report printed (0: none) */
+	char *sym;		/* symbol the report printed, or NULL */
+	uint64_t off, size;	/* +off/size after the symbol */
+	bool has_addr, has_off, has_size;
+	char *module;		/* [module] suffix, NULL for vmlinux */
+	char *buildid;		/* [module buildid] suffix, or NULL */
+	bool reliable;		/* false for `?` frames */
+	bool pc;		/* the faulting pc (RIP/pc line): looked up at
+				 * addr, return addresses at addr - 1 */
+	enum kp_section section;
+	int stack;		/* index into kp_report.stacks */
+	int line;		/* 1-based input line */
+
+	/* Filled by symbolize.c. */
+	char *function;		/* resolved function (else sym) */
+	uint64_t func_off;
+	char *file;
+	int lineno;
+	struct kp_inline *inlines;	/* outermost last, as printed */
+	int ninlines;
+	char *object;		/* "vmlinux", a module name, a kext */
+	uint64_t lookup;	/* address looked up in the object, 0: none */
+};
+
+struct kp_report {
+	char *kind;		/* "BUG: kernel NULL pointer dereference" */
+	char *culprit;		/* function the report is about, or NULL */
+	char *title;		/* kind [+ " in " culprit] */
+	char *release;		/* kernel release, or NULL */
+	char *arch;		/* "x86_64", "arm64", ..., or NULL if unknown */
+	bool has_kaslr;		/* "Kernel Offset:" was printed */
+	uint64_t kaslr;
+	char *panic;		/* "Kernel panic - not syncing: ..." text */
+	char *headline_func;	/* function named on the first line */
+	char *lock_func;	/* lockdep "at: func" of the lock taken */
+	char **modules;		/* Modules linked in: */
+	size_t nmodules;
+	char **stacks;		/* stack headers: "Call Trace", "Freed by
+				 * task 1", "-> #0 (&mm->mmap_lock)", ... */
+	size_t nstacks;
+	struct kp_frame *frames;
+	size_t nframes, capframes;
+	int first_line, last_line;
+	int ctx;		/* [T123] / [C1] of the first line, or 0 */
+	bool corrupted;
+
+	/* Filled by symbolize.c. */
+	char *symfile;		/* vmlinux / kernel the frames were looked
+				 * up in, or NULL */
+	bool dwarf;		/* with DWARF lines (else symbols only) */
+	char *fallback;		/* System.map / kallsyms used instead */
+	const char *kaslr_source; /* "report", "derived", "option", NULL */
+	bool has_kaslr_used;
+	uint64_t kaslr_used;
+	char **notes;		/* what the reader must know: mismatches,
+				 * missing files, fallbacks */
+	size_t nnotes;
+
+	/* macOS only. */
+	char *os_build;
+	uint64_t slide;		/* kernel slide */
+	bool has_slide;
+	struct kp_kext *kexts;
+	size_t nkexts;
+};
+
+/* A kext from macOS "Kernel Extensions in backtrace". */
+struct kp_kext {
+	char *bundle, *version, *uuid;
+	uint64_t start, end;
+};
+
+/* A module's place in memory, from /proc/modules lines in the log
+ * ("kptest 16384 0 - Live 0xffffffffc0a00000"). */
+struct kp_modbase {
+	char *name;
+	uint64_t base, size;
+};
+
+struct kp_reports {
+	struct kp_report *v;
+	size_t n, cap;
+	struct kp_modbase *modbases;
+	size_t nmodbases, capmodbases;
+	size_t lines;		/* input lines read */
+	size_t long_lines;	/* lines cut at KP_MAX_LINE */
+	bool binary;		/* NUL bytes or mostly non-text input */
+};
+
+/* Lines longer than this are cut (and counted), never overflow. */
+#define KP_MAX_LINE 4096
+
+/* Parse a Linux kernel log (dmesg, serial console, journal, pstore) and
+ * append every report found to out. Returns 0, or -ENOMEM. */
+int kp_linux_parse(const char *buf, size_t len, struct kp_reports *out);
+/* Parse a macOS panic report (text or JSON .panic/.ips). 0 when at least
+ * one was found, -ENOENT when the text is not one. */
+int kp_macos_parse(const char *buf, size_t len, struct kp_reports *out);
+/* Whether buf looks like a macOS panic rather than a Linux log. */
+bool kp_macos_detect(const char *buf, size_t len);
+void kp_reports_free(struct kp_reports *r);
+
+/* The culprit rules (culprit.c): the function a report is about, chosen
+ * from the headline, the lock, the pc or the first reliable frame that is
+ * not a generic helper (dump_stack, panic, __warn, kasan_report, ...). */
+const char *kp_culprit(const struct kp_report *r);
+/* Whether a function is a generic helper never blamed for a report. */
+bool kp_generic_func(const char *name);
+/* Add a note to a report (printf-style). */
+void kp_note(struct kp_report *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Append a frame to a report (zeroed, reliable, section task). */
+struct kp_frame *kp_frame_add(struct kp_report *r);
+/* name without compiler suffixes (.isra.0, .cold, .constprop.1, ...),
+ * written into buf. */
+const char *kp_func_base(const char *name, char *buf, size_t len);
+
+#endif
