@@ -12,6 +12,7 @@ libprotobuf-c-dev protobuf-c-compiler
 libcmocka-dev python3 python3-pytest scdoc
 elfutils linux-perf bpftrace strace util-linux procps time
 golang-go libgoogle-perftools-dev
+qemu-system-x86 busybox-static cpio xz-utils
 "
 
 # One dpkg-query for all: packages it does not know are reported on stderr.
