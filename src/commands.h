@@ -7,5 +7,7 @@ int cmd_hot(int argc, char **argv);
 int cmd_prof(int argc, char **argv);
 int cmd_dtrace(int argc, char **argv);
 int cmd_kptrace(int argc, char **argv);
+int cmd_ktrace(int argc, char **argv);
+int cmd_kdump(int argc, char **argv);
 
 #endif

@@ -15,6 +15,8 @@ static const struct command {
 	{ "prof", cmd_prof, "CPU profile of a command, right per thread (pprof)" },
 	{ "dtrace", cmd_dtrace, "D programs compiled to BPF, as dtrace(1)" },
 	{ "kptrace", cmd_kptrace, "kernel crash report to file:line per frame" },
+	{ "ktrace", cmd_ktrace, "record what processes do into a trace file (eBPF)" },
+	{ "kdump", cmd_kdump, "print a trace file recorded by sonde ktrace" },
 };
 
 static void usage(FILE *f)

@@ -1,0 +1,184 @@
+/* format — the sonde trace file (docs/trace-format.md, version 1): the one
+ * contract between the recorder (ktrace, whose BPF program writes records in
+ * exactly this layout) and the decoder (kdump). A file is one header
+ * followed by self-delimiting records; every record starts with its length,
+ * so a reader can skip types it does not know and a killed recorder damages
+ * at most its last record. Integers are in the byte order the header names
+ * (the recorder's); every record's length is a multiple of 8. Prefix ktr_.
+ *
+ * This header is included by BPF C (record.bpf.c) as well as by user space:
+ * fixed-width types only, no libc. */
+#ifndef SONDE_KTRACE_FORMAT_H
+#define SONDE_KTRACE_FORMAT_H
+
+#ifndef __VMLINUX_H__
+#include <stdint.h>
+#endif
+
+#define KTR_MAGIC "SONDEKTR"	/* 8 bytes, no NUL */
+#define KTR_VERSION 1
+#define KTR_LITTLE 1		/* byte_order */
+#define KTR_BIG 2
+
+/* The file header, written once. hdr_len lets later versions grow it:
+ * a reader skips to hdr_len for the first record. */
+struct ktr_file_header {
+	char magic[8];
+	uint32_t version;
+	uint32_t hdr_len;	/* bytes from the file start to the first record */
+	uint8_t byte_order;	/* KTR_LITTLE or KTR_BIG */
+	uint8_t abi;		/* syscall ABI: enum sc_abi (0 x86_64, 1 aarch64) */
+	uint16_t reserved0;
+	uint32_t reserved1;
+	/* Wall-clock time = record ts (CLOCK_MONOTONIC ns) + clock_base_ns. */
+	int64_t clock_base_ns;
+	char release[65];	/* uname -r of the recording kernel */
+	char hostname[65];
+	char reserved2[6];
+};				/* 168 bytes */
+
+/* Record types. */
+enum ktr_type {
+	KTR_CALL = 1,		/* syscall entry: nr and six raw arguments */
+	KTR_RET = 2,		/* syscall return: nr and the return value */
+	KTR_NAMI = 3,		/* a path name a syscall took (NUL-terminated) */
+	KTR_GIO = 4,		/* data read or written by a syscall */
+	KTR_PSIG = 5,		/* a signal generated for or delivered to the thread */
+	KTR_CSW = 6,		/* a context switch of the thread */
+	KTR_FORK = 7,		/* a new process or thread */
+	KTR_EXEC = 8,		/* a successful exec: path and argv */
+	KTR_EXIT = 9,		/* a thread exited */
+	KTR_DROP = 10,		/* records were lost before this one */
+	KTR_NTYPES
+};
+
+/* Record flags. */
+#define KTR_F_DROP 0x1		/* records of this process were lost before it */
+
+#define KTR_COMM_LEN 16
+
+/* Every record starts with this header; len covers header and payload and
+ * is a multiple of 8. pid is the process (thread group) id, tid the thread. */
+struct ktr_rec {
+	uint32_t len;
+	uint16_t type;
+	uint16_t flags;
+	uint32_t pid;
+	uint32_t tid;
+	uint64_t ts;		/* CLOCK_MONOTONIC ns */
+	uint16_t cpu;
+	uint16_t reserved;
+	char comm[KTR_COMM_LEN];
+	uint32_t reserved2;
+};				/* 48 bytes */
+
+#define KTR_MAX_ARGS 6
+#define KTR_REC_MAX (1u << 20)	/* no valid record is longer */
+
+struct ktr_call {
+	struct ktr_rec h;
+	uint32_t nr;
+	uint32_t reserved;
+	uint64_t args[KTR_MAX_ARGS];
+};
+
+struct ktr_ret {
+	struct ktr_rec h;
+	uint32_t nr;
+	uint32_t reserved;
+	int64_t ret;		/* the raw return value; -4095..-1 is -errno */
+};
+
+/* NAMI: the header, then the path, NUL-terminated, padded with NULs. */
+struct ktr_nami {
+	struct ktr_rec h;
+	char path[];
+};
+
+#define KTR_GIO_READ 0
+#define KTR_GIO_WRITE 1
+
+/* GIO: data_len bytes follow (at most the recorder's -m), of total bytes
+ * the call transferred (its return value). */
+struct ktr_gio {
+	struct ktr_rec h;
+	int32_t fd;
+	uint32_t nr;
+	uint8_t dir;		/* KTR_GIO_READ or KTR_GIO_WRITE */
+	uint8_t reserved[3];
+	uint32_t data_len;
+	uint64_t total;
+	char data[];
+};
+
+#define KTR_SIG_GENERATED 0
+#define KTR_SIG_DELIVERED 1
+
+/* PSIG: generated (recorded for the target thread; sender is who sent it,
+ * result the kernel's TRACE_SIGNAL_* verdict) or delivered (handler is the
+ * disposition: 0 SIG_DFL, 1 SIG_IGN, else the handler's address). */
+struct ktr_psig {
+	struct ktr_rec h;
+	int32_t sig;
+	int32_t code;		/* si_code */
+	uint8_t kind;		/* KTR_SIG_GENERATED or KTR_SIG_DELIVERED */
+	uint8_t reserved[3];
+	int32_t result;		/* generated: 0 delivered, 1 ignored, 2 already
+				 * pending, 3 overflow, 4 lose info */
+	uint32_t sender_pid;	/* generated: the sending process, 0 the kernel */
+	uint32_t sa_flags;	/* delivered: sa_flags */
+	uint64_t handler;	/* delivered */
+};
+
+#define KTR_CSW_OUT 0
+#define KTR_CSW_IN 1
+
+struct ktr_csw {
+	struct ktr_rec h;
+	uint8_t dir;		/* KTR_CSW_OUT (off CPU) or KTR_CSW_IN */
+	uint8_t voluntary;	/* out: 1 it slept, 0 it was preempted */
+	uint8_t reserved[6];
+};
+
+#define KTR_FORK_THREAD 0x1	/* the child shares the parent's process */
+
+/* FORK: written by the parent. */
+struct ktr_fork {
+	struct ktr_rec h;
+	uint32_t child_pid;
+	uint32_t child_tid;
+	uint32_t flags;
+	uint32_t reserved;
+};
+
+/* EXEC: path_len bytes of path (NUL included), then argv_len bytes of the
+ * new argv as the process sees it (NUL-separated), truncated to what the
+ * recorder copies (argc says how many there were; 0 unknown). */
+struct ktr_exec {
+	struct ktr_rec h;
+	uint32_t old_tid;	/* the thread that called exec (a non-leader
+				 * thread's exec takes over the leader's id) */
+	uint16_t path_len;
+	uint16_t argv_len;
+	uint32_t argc;
+	uint32_t reserved;
+	char data[];
+};
+
+/* EXIT: code is the kernel's exit code (wait status: exit status << 8, or
+ * the terminating signal); group_dead says the process ended. */
+struct ktr_exit {
+	struct ktr_rec h;
+	int32_t code;
+	uint8_t group_dead;
+	uint8_t reserved[3];
+};
+
+/* DROP: count records of this process (or of the whole trace when pid is
+ * 0) were lost because the ring buffer was full. */
+struct ktr_drop {
+	struct ktr_rec h;
+	uint64_t count;
+};
+
+#endif

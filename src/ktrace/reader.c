@@ -1,0 +1,189 @@
+/* reader — checked reading of trace files. */
+#include "reader.h"
+#include "../lib/syscalls.h"
+#include "../lib/util.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int ktr_check_header(const void *buf, size_t len, struct ktr_file_header *h)
+{
+	const char *b = buf;
+	struct ktr_file_header tmp;
+	size_t m = len < 8 ? len : 8;
+
+	if (memcmp(b, KTR_MAGIC, m))
+		return -EINVAL;
+	if (len < sizeof(tmp))
+		return -ENODATA;
+	memcpy(&tmp, buf, sizeof(tmp));
+	if (tmp.byte_order != KTR_LITTLE && tmp.byte_order != KTR_BIG)
+		return -EBADMSG;
+	if (tmp.byte_order != (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ?
+			       KTR_LITTLE : KTR_BIG))
+		return -EPROTONOSUPPORT;
+	if (tmp.version != KTR_VERSION || tmp.abi >= SC_NABIS)
+		return -EPROTONOSUPPORT;
+	if (tmp.hdr_len < sizeof(tmp) || tmp.hdr_len > 65536 ||
+	    tmp.hdr_len % 8)
+		return -EBADMSG;
+	tmp.release[sizeof(tmp.release) - 1] = '\0';
+	tmp.hostname[sizeof(tmp.hostname) - 1] = '\0';
+	if (h)
+		*h = tmp;
+	return 0;
+}
+
+/* The smallest valid length of each record type. */
+static const uint32_t min_len[KTR_NTYPES] = {
+	[KTR_CALL] = sizeof(struct ktr_call),
+	[KTR_RET] = sizeof(struct ktr_ret),
+	[KTR_NAMI] = sizeof(struct ktr_nami) + 8,
+	[KTR_GIO] = sizeof(struct ktr_gio),
+	[KTR_PSIG] = sizeof(struct ktr_psig),
+	[KTR_CSW] = sizeof(struct ktr_csw),
+	[KTR_FORK] = sizeof(struct ktr_fork),
+	[KTR_EXEC] = sizeof(struct ktr_exec),
+	[KTR_EXIT] = sizeof(struct ktr_exit),
+	[KTR_DROP] = sizeof(struct ktr_drop),
+};
+
+int ktr_check_record(const void *buf, size_t avail, uint32_t *lenp)
+{
+	struct ktr_rec h;
+	uint32_t len;
+
+	if (avail < sizeof(uint32_t))
+		return -ENODATA;
+	memcpy(&len, buf, sizeof(len));
+	if (len < sizeof(h) || len > KTR_REC_MAX || len % 8)
+		return -EBADMSG;
+	if (avail < len)
+		return -ENODATA;
+	memcpy(&h, buf, sizeof(h));
+	if (h.type < KTR_NTYPES && min_len[h.type] && len < min_len[h.type])
+		return -EBADMSG;
+	if (h.type == KTR_GIO) {
+		struct ktr_gio g;
+
+		memcpy(&g, buf, sizeof(g));
+		if (g.data_len > len - sizeof(g))
+			return -EBADMSG;
+	} else if (h.type == KTR_EXEC) {
+		struct ktr_exec e;
+
+		memcpy(&e, buf, sizeof(e));
+		if ((uint64_t)e.path_len + e.argv_len > len - sizeof(e))
+			return -EBADMSG;
+	}
+	/* Unknown types are skipped by their length: later versions may
+	 * add some. */
+	*lenp = len;
+	return 0;
+}
+
+const char *ktr_strerror(int err)
+{
+	switch (err) {
+	case -ENODATA: return "truncated";
+	case -EINVAL: return "not a sonde trace file";
+	case -EPROTONOSUPPORT: return "a trace format version, byte order or "
+				      "ABI this kdump does not read";
+	case -EBADMSG: return "corrupt record";
+	default: return strerror(-err);
+	}
+}
+
+void ktr_reader_init(struct ktr_reader *r, int fd)
+{
+	memset(r, 0, sizeof(*r));
+	r->fd = fd;
+	r->cap = 1 << 20;
+	r->buf = sd_malloc(r->cap);
+}
+
+void ktr_reader_free(struct ktr_reader *r)
+{
+	free(r->buf);
+	r->buf = NULL;
+}
+
+/* Make at least want unread bytes available, if the file has them:
+ * 0, or -errno. */
+static int fill(struct ktr_reader *r, size_t want)
+{
+	while (r->end - r->start < want) {
+		ssize_t n;
+
+		if (r->start && r->end + (want - (r->end - r->start)) > r->cap) {
+			memmove(r->buf, r->buf + r->start, r->end - r->start);
+			r->end -= r->start;
+			r->start = 0;
+		}
+		if (want > r->cap) {
+			r->cap = want;
+			r->buf = sd_realloc(r->buf, r->cap);
+		}
+		n = read(r->fd, r->buf + r->end, r->cap - r->end);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0) {
+			r->eof = true;
+			return 0;
+		}
+		r->eof = false;
+		r->end += n;
+	}
+	return 0;
+}
+
+int ktr_reader_header(struct ktr_reader *r)
+{
+	int err = fill(r, sizeof(struct ktr_file_header));
+
+	if (err)
+		return err;
+	err = ktr_check_header(r->buf + r->start, r->end - r->start, &r->hdr);
+	if (err)
+		return err;
+	err = fill(r, r->hdr.hdr_len);
+	if (err)
+		return err;
+	if (r->end - r->start < r->hdr.hdr_len)
+		return -ENODATA;
+	r->start += r->hdr.hdr_len;
+	r->offset += r->hdr.hdr_len;
+	return 0;
+}
+
+int ktr_reader_next(struct ktr_reader *r, const struct ktr_rec **rec)
+{
+	uint32_t len = 0;
+	int err = fill(r, sizeof(uint32_t));
+
+	if (err)
+		return err;
+	if (r->end == r->start)
+		return 0;
+	err = ktr_check_record(r->buf + r->start, r->end - r->start, &len);
+	if (err == -ENODATA && r->end - r->start >= sizeof(uint32_t)) {
+		memcpy(&len, r->buf + r->start, sizeof(len));
+		if ((err = fill(r, len)))
+			return err;
+		err = ktr_check_record(r->buf + r->start, r->end - r->start,
+				       &len);
+	}
+	if (err)
+		return err;
+	/* Records are 8-byte aligned in the file; keep them aligned in
+	 * memory too (start only ever moves by multiples of 8). */
+	*rec = (const struct ktr_rec *)(r->buf + r->start);
+	r->start += len;
+	r->offset += len;
+	return 1;
+}

@@ -1,0 +1,45 @@
+/* reader — reads sonde trace files (format.h): validates the header and
+ * each record's framing on untrusted bytes, from a buffer (ktr_check_*) or
+ * incrementally from a file descriptor (struct ktr_reader), keeping a
+ * partial record at the end so that a file still being written can be
+ * followed. Never trusts a length it has not checked. Prefix ktr_. */
+#ifndef SONDE_KTRACE_READER_H
+#define SONDE_KTRACE_READER_H
+
+#include "format.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Results besides 0: -ENODATA the bytes end early (truncated, or not yet
+ * written); -EINVAL not a sonde trace; -EPROTONOSUPPORT a version, byte
+ * order or ABI this reader does not know; -EBADMSG corrupt framing. */
+
+/* Check the header in buf[0..len); on success copy it to *h. */
+int ktr_check_header(const void *buf, size_t len, struct ktr_file_header *h);
+/* Check the record at buf (avail bytes); on success store its length. */
+int ktr_check_record(const void *buf, size_t avail, uint32_t *len);
+/* A sentence for those results. */
+const char *ktr_strerror(int err);
+
+struct ktr_reader {
+	int fd;
+	char *buf;
+	size_t cap, start, end;	/* unread bytes: buf[start..end) */
+	uint64_t offset;	/* file offset of buf[start] */
+	bool eof;		/* the last read() returned 0 */
+	struct ktr_file_header hdr;
+};
+
+void ktr_reader_init(struct ktr_reader *r, int fd);
+void ktr_reader_free(struct ktr_reader *r);
+/* Read and check the header: 0 or a negative result. */
+int ktr_reader_header(struct ktr_reader *r);
+/* The next record: 1 and *rec (valid until the next call), 0 at the end
+ * of the file on a record boundary, or a negative result (-ENODATA: the
+ * file ends inside a record at r->offset; calling again reads on, for
+ * files being written). */
+int ktr_reader_next(struct ktr_reader *r, const struct ktr_rec **rec);
+
+#endif

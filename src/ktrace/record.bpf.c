@@ -1,0 +1,632 @@
+// SPDX-License-Identifier: GPL-2.0
+/* record.bpf — sonde ktrace's kernel side: BPF programs on the syscall,
+ * scheduler and signal tracepoints (BTF raw tracepoints, the cheapest kind)
+ * that write trace-file records (format.h) for the processes in the traced
+ * map into one ring buffer. Children join the map at fork; a process leaves
+ * it when its last thread exits. Nothing is lost silently: a failed
+ * reservation is counted per CPU and per process, and that process's next
+ * record carries KTR_F_DROP after an explicit KTR_DROP record.
+ *
+ * The consumer is woken only when a quarter of the buffer is full (plus its
+ * own poll timeout): a wake-up per record would cost more than the record. */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+
+#include "format.h"
+#include "record.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* Set by the loader before load. */
+const volatile __u32 points = KTR_PT_DEFAULT;
+const volatile __u32 maxdata = 4096;
+const volatile bool inherit = true;
+const volatile __u64 wake_bytes = 1 << 20;
+const volatile __u32 nr_execve = ~0u, nr_execveat = ~0u;
+const volatile __u32 nr_rt_sigreturn = ~0u;
+
+/* Read by the loader while tracing. */
+__s64 live;		/* traced processes alive */
+__u64 pending_drops;	/* processes whose drops are not yet reported */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 8 << 20);
+} rb SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, __u32);
+} traced SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, KTR_NR_MAX);
+	__type(key, __u32);
+	__type(value, __u32);
+} sysinfo SEC(".maps");
+
+/* Failed reservations: per CPU for the totals, per process for the
+ * KTR_DROP record. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} drops SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, __u64);
+} dropped SEC(".maps");
+
+/* Where variable-length records are assembled, one per CPU (the syscall
+ * and exec programs that use it do not nest). */
+#define SCRATCH 65536
+#define SMASK (SCRATCH - 1)
+struct scratch {
+	char b[SCRATCH];
+};
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);	/* the loader sets the number of CPUs */
+	__type(key, __u32);
+	__type(value, struct scratch);
+} scratch SEC(".maps");
+
+static __always_inline void note_drop(__u32 pid)
+{
+	__u32 zero = 0;
+	__u64 *n = bpf_map_lookup_elem(&drops, &zero), one = 1, *p;
+
+	if (n)
+		*n += 1;
+	p = bpf_map_lookup_elem(&dropped, &pid);
+	if (p) {
+		__sync_fetch_and_add(p, 1);
+	} else if (!bpf_map_update_elem(&dropped, &pid, &one, BPF_NOEXIST)) {
+		__sync_fetch_and_add(&pending_drops, 1);
+	} else if ((p = bpf_map_lookup_elem(&dropped, &pid))) {
+		__sync_fetch_and_add(p, 1);
+	}
+}
+
+static __always_inline void fill(struct ktr_rec *h, __u32 len, __u16 type,
+				  struct task_struct *t)
+{
+	h->len = len;
+	h->type = type;
+	h->flags = 0;
+	h->ts = bpf_ktime_get_ns();
+	h->cpu = bpf_get_smp_processor_id();
+	h->reserved = 0;
+	h->reserved2 = 0;
+	if (!t) {
+		__u64 id = bpf_get_current_pid_tgid();
+
+		h->pid = id >> 32;
+		h->tid = (__u32)id;
+		bpf_get_current_comm(h->comm, sizeof(h->comm));
+	} else {
+		h->pid = BPF_CORE_READ(t, tgid);
+		h->tid = BPF_CORE_READ(t, pid);
+		bpf_probe_read_kernel_str(h->comm, sizeof(h->comm), t->comm);
+	}
+}
+
+static __always_inline void submit(void *r)
+{
+	__u64 avail = bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA);
+
+	bpf_ringbuf_submit(r, avail >= wake_bytes ? BPF_RB_FORCE_WAKEUP
+						  : BPF_RB_NO_WAKEUP);
+}
+
+static __always_inline long output(void *data, __u64 len)
+{
+	__u64 avail = bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA);
+
+	return bpf_ringbuf_output(&rb, data, len,
+				  avail >= wake_bytes ? BPF_RB_FORCE_WAKEUP
+						      : BPF_RB_NO_WAKEUP);
+}
+
+/* If records of pid were lost, write the KTR_DROP record and return the
+ * flag its next record carries. */
+static __always_inline __u16 take_drops(__u32 pid, struct task_struct *t)
+{
+	struct ktr_drop *d;
+	__u64 *p, n;
+
+	if (!pending_drops)
+		return 0;
+	p = bpf_map_lookup_elem(&dropped, &pid);
+	if (!p)
+		return 0;
+	n = *p;
+	d = bpf_ringbuf_reserve(&rb, sizeof(*d), 0);
+	if (!d)
+		return 0;	/* still full: keep counting */
+	bpf_map_delete_elem(&dropped, &pid);
+	__sync_fetch_and_add(&pending_drops, -1);
+	fill(&d->h, sizeof(*d), KTR_DROP, t);
+	d->h.flags = KTR_F_DROP;
+	d->count = n;
+	submit(d);
+	return KTR_F_DROP;
+}
+
+static __always_inline void *reserve(__u32 len, __u16 type, __u32 pid,
+				     struct task_struct *t)
+{
+	__u16 flags = take_drops(pid, t);
+	struct ktr_rec *h = bpf_ringbuf_reserve(&rb, len, 0);
+
+	if (!h) {
+		note_drop(pid);
+		return NULL;
+	}
+	fill(h, len, type, t);
+	h->flags = flags;
+	return h;
+}
+
+/* Assembled records (scratch) go out with one copy. */
+static __always_inline void emit_scratch(struct ktr_rec *h, __u32 len,
+					 __u32 pid)
+{
+	h->flags |= take_drops(pid, NULL);
+	if (len > SCRATCH)
+		return;
+	if (output(h, len))
+		note_drop(pid);
+}
+
+static __always_inline struct ktr_rec *scratch_rec(__u16 type)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+	struct ktr_rec *h = bpf_map_lookup_elem(&scratch, &cpu);
+
+	if (h)
+		fill(h, 0, type, NULL);
+	return h;
+}
+
+/* Zero the bytes from off to the next multiple of 8 (what was there came
+ * from an earlier record) and return that multiple. One masked store: a
+ * loop of byte stores multiplies the verifier's paths. */
+static __always_inline __u32 pad8(char *b, __u32 off)
+{
+	__u32 a = off & (SMASK & ~7u), k = off & 7;
+
+	if (k) {
+		__u64 *p = (__u64 *)(b + a);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+		*p &= (1ull << (k * 8)) - 1;
+#else
+		*p &= ~((1ull << (64 - k * 8)) - 1);
+#endif
+	}
+	return (off + 7) & ~7u;
+}
+
+static __always_inline __u32 *traced_state(__u32 pid)
+{
+	return bpf_map_lookup_elem(&traced, &pid);
+}
+
+#if defined(__TARGET_ARCH_arm64)
+#define SC_NR(regs) ((regs)->syscallno)
+static __always_inline __u64 sc_arg(struct pt_regs *regs, int i)
+{
+	return i == 0 ? regs->orig_x0 : regs->regs[i & 7];
+}
+#else
+#define SC_NR(regs) ((regs)->orig_ax)
+static __always_inline __u64 sc_arg(struct pt_regs *regs, int i)
+{
+	switch (i) {
+	case 0: return regs->di;
+	case 1: return regs->si;
+	case 2: return regs->dx;
+	case 3: return regs->r10;
+	case 4: return regs->r8;
+	default: return regs->r9;
+	}
+}
+#endif
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(on_sys_enter, struct pt_regs *regs, long id)
+{
+	__u32 pid = bpf_get_current_pid_tgid() >> 32;
+	__u32 *st = traced_state(pid);
+	struct ktr_call *c;
+
+	if (!st)
+		return 0;
+	if (*st != KTR_ST_TRACING) {
+		/* Armed by `-- COMMAND`: tracing starts with its execve. */
+		if (id != nr_execve && id != nr_execveat)
+			return 0;
+		*st = KTR_ST_TRACING;
+	}
+	if (!(points & KTR_PT_SYSCALL))
+		return 0;
+	c = reserve(sizeof(*c), KTR_CALL, pid, NULL);
+	if (!c)
+		return 0;
+	c->nr = id;
+	c->reserved = 0;
+	c->args[0] = sc_arg(regs, 0);
+	c->args[1] = sc_arg(regs, 1);
+	c->args[2] = sc_arg(regs, 2);
+	c->args[3] = sc_arg(regs, 3);
+	c->args[4] = sc_arg(regs, 4);
+	c->args[5] = sc_arg(regs, 5);
+	submit(c);
+	return 0;
+}
+
+/* Global (separately verified, once) functions take scalars only. */
+__noinline int emit_nami(__u64 path, __u32 kernel, __u32 pid)
+{
+	struct ktr_rec *h = scratch_rec(KTR_NAMI);
+	char *b = (char *)h;
+	long n;
+
+	if (!h || !path)
+		return 0;
+	if (kernel)
+		n = bpf_probe_read_kernel_str(b + sizeof(*h), KTR_PATH_MAX,
+					      (void *)path);
+	else
+		n = bpf_probe_read_user_str(b + sizeof(*h), KTR_PATH_MAX,
+					    (void *)path);
+	if (n <= 0) {
+		/* Unreadable (a bad pointer, or a page not present): an
+		 * empty name says a path was there. */
+		b[sizeof(*h)] = 0;
+		n = 1;
+	}
+	h->len = pad8(b, sizeof(*h) + (n & (KTR_PATH_MAX * 2 - 1)));
+	emit_scratch(h, h->len, pid);
+	return 0;
+}
+
+/* Data of a buffer of len bytes at ubuf, appended at off. */
+static __always_inline __u32 copy_data(char *b, __u32 off, const void *ubuf,
+				       __u64 len)
+{
+	if (len > KTR_GIO_MAX)
+		len = KTR_GIO_MAX;
+	if (off > SCRATCH - 2 * KTR_GIO_MAX)
+		return off;
+	if (len && !bpf_probe_read_user(b + off, len & (2 * KTR_GIO_MAX - 1),
+					ubuf))
+		return off + len;
+	return off;
+}
+
+struct iov {
+	__u64 base, len;
+};
+
+struct iov_walk {
+	char *b;
+	__u32 off;
+	__u64 left, iovp, niov;
+};
+
+static long iov_step(__u32 i, void *ctx)
+{
+	struct iov_walk *w = ctx;
+	struct iov v;
+	__u64 n;
+
+	if (i >= w->niov || !w->left)
+		return 1;
+	if (bpf_probe_read_user(&v, sizeof(v), (void *)(w->iovp + i * sizeof(v))))
+		return 1;
+	n = v.len < w->left ? v.len : w->left;
+	w->off = copy_data(w->b, w->off, (void *)v.base, n);
+	w->left -= n;
+	return 0;
+}
+
+/* kind_fd: the KTR_IO_* kind in the high half, the fd in the low. */
+__noinline int emit_gio(__u64 ubuf, __u64 cnt, __s64 ret, __u64 kind_fd,
+			__u32 nr)
+{
+	__u32 kind = kind_fd >> 32, pid = bpf_get_current_pid_tgid() >> 32;
+	struct ktr_gio *g = (struct ktr_gio *)scratch_rec(KTR_GIO);
+	char *b = (char *)g;
+	__u64 left = ret < maxdata ? ret : maxdata, iovp, niov;
+	__u32 off = sizeof(*g);
+
+	if (!g)
+		return 0;
+	g->fd = (__s32)kind_fd;
+	g->nr = nr;
+	g->dir = (kind == KTR_IO_WRITE || kind == KTR_IO_WRITEV ||
+		  kind == KTR_IO_SENDMSG) ? KTR_GIO_WRITE : KTR_GIO_READ;
+	g->reserved[0] = g->reserved[1] = g->reserved[2] = 0;
+	g->total = ret;
+	if (kind == KTR_IO_READ || kind == KTR_IO_WRITE) {
+		off = copy_data(b, off, (void *)ubuf, left);
+	} else {
+		if (kind == KTR_IO_RECVMSG || kind == KTR_IO_SENDMSG) {
+			struct user_msghdr m;
+
+			if (bpf_probe_read_user(&m, sizeof(m), (void *)ubuf))
+				goto out;
+			iovp = (__u64)m.msg_iov;
+			niov = m.msg_iovlen;
+		} else {
+			iovp = ubuf;
+			niov = cnt;
+		}
+		struct iov_walk w = { .b = b, .off = off, .left = left,
+				      .iovp = iovp, .niov = niov };
+
+		/* bpf_loop: the verifier checks the body once. */
+		bpf_loop(KTR_IOV_MAX, iov_step, &w, 0);
+		off = w.off;
+	}
+out:
+	g->data_len = off - sizeof(*g);
+	g->h.len = pad8(b, off);
+	emit_scratch(&g->h, g->h.len, pid);
+	return 0;
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
+{
+	__u32 pid = bpf_get_current_pid_tgid() >> 32;
+	__u32 *st = traced_state(pid);
+	__u32 nr, *infop, info = 0;
+	struct ktr_ret *r;
+
+	if (!st || *st != KTR_ST_TRACING)
+		return 0;
+	nr = SC_NR(regs);
+	/* rt_sigreturn sets the number to -1 so that it is not restarted;
+	 * nothing else returns with it. */
+	if (nr == ~0u)
+		nr = nr_rt_sigreturn;
+	if (points & (KTR_PT_NAMEI | KTR_PT_GENIO)) {
+		infop = bpf_map_lookup_elem(&sysinfo, &nr);
+		if (infop)
+			info = *infop;
+	}
+	/* Path names are read at return: the kernel has copied them, so
+	 * their pages are present. A successful exec's name comes from the
+	 * exec tracepoint (the old memory is gone). */
+	if ((points & KTR_PT_NAMEI) && (info & KTR_SI_PATHS) &&
+	    !(ret == 0 && (nr == nr_execve || nr == nr_execveat))) {
+		for (int i = 0; i < KTR_MAX_ARGS; i++)
+			if (info & (1u << i))
+				emit_nami(sc_arg(regs, i), 0, pid);
+	}
+	/* Data at return, with the real byte count: for writes the buffer
+	 * is the one the call has just written from. */
+	if ((points & KTR_PT_GENIO) && ret > 0 &&
+	    ((info >> KTR_SI_IO_SHIFT) & 7)) {
+		int buf_arg = (info >> KTR_SI_BUF_SHIFT) & 7;
+		__u64 fd = (__u32)sc_arg(regs, (info >> KTR_SI_FD_SHIFT) & 7);
+
+		emit_gio(sc_arg(regs, buf_arg), sc_arg(regs, buf_arg + 1), ret,
+			 (__u64)((info >> KTR_SI_IO_SHIFT) & 7) << 32 | fd, nr);
+	}
+	if (!(points & KTR_PT_SYSCALL))
+		return 0;
+	r = reserve(sizeof(*r), KTR_RET, pid, NULL);
+	if (!r)
+		return 0;
+	r->nr = nr;
+	r->reserved = 0;
+	r->ret = ret;
+	submit(r);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 pid = parent->tgid, cpid = child->tgid, tracing = KTR_ST_TRACING;
+	__u32 *st = traced_state(pid);
+	struct ktr_fork *f;
+
+	if (!st || *st != KTR_ST_TRACING)
+		return 0;
+	if (cpid != pid && inherit &&
+	    !bpf_map_update_elem(&traced, &cpid, &tracing, BPF_NOEXIST))
+		__sync_fetch_and_add(&live, 1);
+	if (!(points & KTR_PT_PROC))
+		return 0;
+	f = reserve(sizeof(*f), KTR_FORK, pid, NULL);
+	if (!f)
+		return 0;
+	f->child_pid = cpid;
+	f->child_tid = child->pid;
+	f->flags = cpid == pid ? KTR_FORK_THREAD : 0;
+	f->reserved = 0;
+	submit(f);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid,
+	     struct linux_binprm *bprm)
+{
+	__u32 pid = p->tgid;
+	__u32 *st = traced_state(pid);
+	struct ktr_exec *e;
+	struct ktr_rec *h;
+	const char *fname = BPF_CORE_READ(bprm, filename);
+	char *b;
+	long n, m;
+	__u64 as, ae;
+	struct mm_struct *mm;
+
+	if (!st || *st != KTR_ST_TRACING)
+		return 0;
+	if (points & KTR_PT_NAMEI)
+		emit_nami((__u64)fname, 1, pid);
+	if (!(points & KTR_PT_PROC))
+		return 0;
+	h = scratch_rec(KTR_EXEC);
+	if (!h)
+		return 0;
+	e = (struct ktr_exec *)h;
+	b = (char *)h;
+	e->old_tid = old_pid;
+	e->reserved = 0;
+	n = bpf_probe_read_kernel_str(b + sizeof(*e), KTR_PATH_MAX, fname);
+	if (n <= 0) {
+		b[sizeof(*e)] = 0;
+		n = 1;
+	}
+	n &= KTR_PATH_MAX * 2 - 1;
+	e->path_len = n;
+	mm = p->mm;
+	as = BPF_CORE_READ(mm, arg_start);
+	ae = BPF_CORE_READ(mm, arg_end);
+	m = ae > as ? ae - as : 0;
+	if (m > KTR_ARGV_MAX)
+		m = KTR_ARGV_MAX;
+	if (m && bpf_probe_read_user(b + sizeof(*e) + n,
+				     m & (KTR_ARGV_MAX * 2 - 1), (void *)as))
+		m = 0;
+	e->argv_len = m;
+	/* argc heads the new stack (mm->start_stack points at it after an
+	 * ELF load); 0 when it cannot be read. */
+	{
+		__u64 sp = BPF_CORE_READ(mm, start_stack), argc = 0;
+
+		if (bpf_probe_read_user(&argc, sizeof(argc), (void *)sp) ||
+		    argc > 0xffffffffull)
+			argc = 0;
+		e->argc = argc;
+	}
+	h->len = pad8(b, sizeof(*e) + n + m);
+	emit_scratch(h, h->len, pid);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(on_exit, struct task_struct *p)
+{
+	__u32 pid = p->tgid;
+	__u32 *st = traced_state(pid);
+	bool group_dead = BPF_CORE_READ(p, signal, live.counter) == 0;
+	struct ktr_exit *x;
+
+	if (!st)
+		return 0;
+	if (*st == KTR_ST_TRACING && (points & KTR_PT_PROC)) {
+		x = reserve(sizeof(*x), KTR_EXIT, pid, NULL);
+		if (x) {
+			x->code = p->exit_code;
+			x->group_dead = group_dead;
+			x->reserved[0] = x->reserved[1] = x->reserved[2] = 0;
+			submit(x);
+		}
+	}
+	if (group_dead && !bpf_map_delete_elem(&traced, &pid))
+		__sync_fetch_and_add(&live, -1);
+	return 0;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(on_switch, bool preempt, struct task_struct *prev,
+	     struct task_struct *next, unsigned int prev_state)
+{
+	__u32 ppid = prev->tgid, npid = next->tgid, *st;
+	struct ktr_csw *c;
+
+	st = traced_state(ppid);
+	if (st && *st == KTR_ST_TRACING) {
+		c = reserve(sizeof(*c), KTR_CSW, ppid, prev);
+		if (c) {
+			c->dir = KTR_CSW_OUT;
+			c->voluntary = !preempt && prev_state != 0;
+			__builtin_memset(c->reserved, 0, sizeof(c->reserved));
+			submit(c);
+		}
+	}
+	st = traced_state(npid);
+	if (st && *st == KTR_ST_TRACING) {
+		c = reserve(sizeof(*c), KTR_CSW, npid, next);
+		if (c) {
+			c->dir = KTR_CSW_IN;
+			c->voluntary = 0;
+			__builtin_memset(c->reserved, 0, sizeof(c->reserved));
+			submit(c);
+		}
+	}
+	return 0;
+}
+
+static __always_inline int si_code(struct kernel_siginfo *info)
+{
+	/* SEND_SIG_NOINFO and SEND_SIG_PRIV are 0 and 1. */
+	if ((unsigned long)info <= 1)
+		return (unsigned long)info == 1 ? 0x80 /* SI_KERNEL */ : 0;
+	return BPF_CORE_READ(info, si_code);
+}
+
+SEC("tp_btf/signal_generate")
+int BPF_PROG(on_sig_generate, int sig, struct kernel_siginfo *info,
+	     struct task_struct *task, int group, int result)
+{
+	__u32 pid = task->tgid, *st = traced_state(pid);
+	struct ktr_psig *s;
+
+	if (!st || *st != KTR_ST_TRACING)
+		return 0;
+	s = reserve(sizeof(*s), KTR_PSIG, pid, task);
+	if (!s)
+		return 0;
+	s->sig = sig;
+	s->code = si_code(info);
+	s->kind = KTR_SIG_GENERATED;
+	s->reserved[0] = s->reserved[1] = s->reserved[2] = 0;
+	s->result = result;
+	s->sender_pid = bpf_get_current_pid_tgid() >> 32;
+	s->sa_flags = 0;
+	s->handler = 0;
+	submit(s);
+	return 0;
+}
+
+SEC("tp_btf/signal_deliver")
+int BPF_PROG(on_sig_deliver, int sig, struct kernel_siginfo *info,
+	     struct k_sigaction *ka)
+{
+	__u32 pid = bpf_get_current_pid_tgid() >> 32, *st = traced_state(pid);
+	struct ktr_psig *s;
+
+	if (!st || *st != KTR_ST_TRACING)
+		return 0;
+	s = reserve(sizeof(*s), KTR_PSIG, pid, NULL);
+	if (!s)
+		return 0;
+	s->sig = sig;
+	s->code = si_code(info);
+	s->kind = KTR_SIG_DELIVERED;
+	s->reserved[0] = s->reserved[1] = s->reserved[2] = 0;
+	s->result = 0;
+	s->sender_pid = 0;
+	s->sa_flags = BPF_CORE_READ(ka, sa.sa_flags);
+	s->handler = (__u64)BPF_CORE_READ(ka, sa.sa_handler);
+	submit(s);
+	return 0;
+}

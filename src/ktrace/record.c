@@ -1,0 +1,811 @@
+/* record — `sonde ktrace`: loads record.bpf.c, puts the processes to trace
+ * in its traced map (started with `-- COMMAND`, or attached with -p / -g),
+ * and streams the ring buffer into the trace file from a writer thread
+ * until every traced process has exited or a signal ends it. */
+#include "ktrace.h"
+#include "format.h"
+#include "record.h"
+#include "src/ktrace/record.skel.h"
+#include "../commands.h"
+#include "../lib/bpf.h"
+#include "../lib/syscalls.h"
+#include "../lib/util.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char usage_text[] =
+"usage: sonde ktrace [-a] [-i] [-d] [-f FILE] [-t TRSTR] [-m MAXDATA]\n"
+"                    [-b BUFSIZE] (-p PID[,PID...] | -g PGID | -- COMMAND [ARGS...])\n"
+"\n"
+"Record what processes do into a trace file, in the kernel, with eBPF;\n"
+"sonde kdump prints it.\n"
+"\n"
+"  -f FILE     the trace file (default ktrace.out), created mode 0600\n"
+"  -a          append to FILE instead of truncating it\n"
+"  -t TRSTR    trace points (default cnisp):\n"
+"                c syscalls (call and return)  n path names (namei)\n"
+"                i data read and written (genio)  s signals\n"
+"                w context switches  p process life (fork, exec, exit)\n"
+"  -m MAXDATA  data bytes recorded per I/O call (default 4096, at most 16k)\n"
+"  -b BUFSIZE  ring buffer size (default 8M; a power of two)\n"
+"  -p PID,...  attach to running processes (all their threads)\n"
+"  -g PGID     attach to every process of a process group\n"
+"  -i          trace children forked later too (default with -- COMMAND)\n"
+"  -d          also trace descendants that already exist (-p, -g)\n"
+"  -- COMMAND  run COMMAND, traced from its execve on; exit with its status\n"
+"  -v          libbpf's messages on stderr\n"
+"  -h          this help\n"
+"\n"
+"Ctrl-C or SIGTERM end it; every record is flushed. Needs root (or CAP_BPF\n"
+"and CAP_PERFMON).\n";
+
+struct opts {
+	const char *file;
+	bool append, inherit, descend, verbose;
+	uint32_t points;
+	uint64_t maxdata, bufsize;
+	pid_t *pids;
+	size_t npids;
+	pid_t pgid;
+	char **cmd;
+};
+
+static volatile sig_atomic_t stop_sig;
+
+static void on_signal(int sig)
+{
+	stop_sig = sig;
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	if (fmt) {
+		fprintf(stderr, "%s: ", sd_prog());
+		fprintf(stderr, fmt, arg);
+		fputc('\n', stderr);
+	}
+	fputs(usage_text, stderr);
+	return SD_EXIT_USAGE;
+}
+
+int ktrace_parse_points(const char *s, uint32_t *points)
+{
+	uint32_t p = 0;
+
+	if (!*s)
+		return -EINVAL;
+	for (; *s; s++) {
+		switch (*s) {
+		case 'c': p |= KTR_PT_SYSCALL; break;
+		case 'n': p |= KTR_PT_NAMEI; break;
+		case 'i': p |= KTR_PT_GENIO; break;
+		case 's': p |= KTR_PT_SIG; break;
+		case 'w': p |= KTR_PT_CSW; break;
+		case 'p': p |= KTR_PT_PROC; break;
+		case '+': p |= KTR_PT_DEFAULT; break;
+		default: return -EINVAL;
+		}
+	}
+	*points = p;
+	return 0;
+}
+
+/* "4k", "8M", "1G" or a plain byte count. */
+static int parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+	uint64_t mul = 1;
+
+	errno = 0;
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -EINVAL;
+	switch (*end) {
+	case '\0': break;
+	case 'k': case 'K': mul = 1ull << 10; end++; break;
+	case 'm': case 'M': mul = 1ull << 20; end++; break;
+	case 'g': case 'G': mul = 1ull << 30; end++; break;
+	default: return -EINVAL;
+	}
+	if (*end || v > UINT64_MAX / mul)
+		return -EINVAL;
+	*out = v * mul;
+	return 0;
+}
+
+static int add_pid(struct opts *o, pid_t pid)
+{
+	size_t cap = o->npids;
+
+	for (size_t i = 0; i < o->npids; i++)
+		if (o->pids[i] == pid)
+			return 0;
+	sd_grow(&o->pids, &cap, o->npids + 1, sizeof(*o->pids));
+	o->pids[o->npids++] = pid;
+	return 0;
+}
+
+/* The process a thread id belongs to, its parent and process group, from
+ * /proc/PID/stat and status; -ESRCH when it does not exist. */
+static int proc_ids(pid_t pid, pid_t *tgid, pid_t *ppid, pid_t *pgrp)
+{
+	char path[64], *s, *p;
+	size_t len;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if (!(s = sd_read_file(path, &len)))
+		return -ESRCH;
+	p = strstr(s, "\nTgid:");
+	*tgid = p ? atoi(p + 6) : pid;
+	p = strstr(s, "\nPPid:");
+	*ppid = p ? atoi(p + 6) : 0;
+	free(s);
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (!(s = sd_read_file(path, &len)))
+		return -ESRCH;
+	/* pid (comm) state ppid pgrp: comm may hold anything, even ')'. */
+	p = strrchr(s, ')');
+	if (!p || sscanf(p + 1, " %*c %*d %d", pgrp) != 1)
+		*pgrp = -1;
+	free(s);
+	return 0;
+}
+
+/* Every process on the machine (process ids only), for -g and -d. */
+struct proc {
+	pid_t pid, ppid, pgrp;
+};
+
+static struct proc *list_procs(size_t *n)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	struct proc *v = NULL;
+	size_t cap = 0;
+
+	*n = 0;
+	if (!d)
+		return NULL;
+	while ((e = readdir(d))) {
+		pid_t pid = atoi(e->d_name), tgid, ppid, pgrp;
+
+		if (pid <= 0 || proc_ids(pid, &tgid, &ppid, &pgrp))
+			continue;
+		sd_grow(&v, &cap, *n + 1, sizeof(*v));
+		v[(*n)++] = (struct proc){ pid, ppid, pgrp };
+	}
+	closedir(d);
+	return v;
+}
+
+static void add_descendants(struct opts *o)
+{
+	size_t n;
+	struct proc *v = list_procs(&n);
+	bool grew = true;
+
+	/* Children may be listed before their parents: repeat until no
+	 * process joins. */
+	while (grew) {
+		grew = false;
+		for (size_t i = 0; i < n; i++) {
+			size_t before = o->npids;
+			bool parent_in = false, in = false;
+
+			for (size_t j = 0; j < o->npids; j++) {
+				parent_in |= o->pids[j] == v[i].ppid;
+				in |= o->pids[j] == v[i].pid;
+			}
+			if (parent_in && !in) {
+				add_pid(o, v[i].pid);
+				grew = o->npids != before;
+			}
+		}
+	}
+	free(v);
+}
+
+static int parse_args(int argc, char **argv, struct opts *o)
+{
+	int c;
+	bool inherit_set = false;
+
+	*o = (struct opts){ .file = "ktrace.out", .points = KTR_PT_DEFAULT,
+			    .maxdata = 4096, .bufsize = 8 << 20, .pgid = -1 };
+	opterr = 0;
+	while ((c = getopt(argc, argv, "+:aidf:t:m:b:p:g:vh")) != -1) {
+		switch (c) {
+		case 'a':
+			o->append = true;
+			break;
+		case 'i':
+			o->inherit = inherit_set = true;
+			break;
+		case 'd':
+			o->descend = true;
+			break;
+		case 'f':
+			o->file = optarg;
+			break;
+		case 't':
+			if (ktrace_parse_points(optarg, &o->points))
+				return usage_error("bad trace points '%s' (letters "
+						   "c n i s w p, or +)", optarg);
+			break;
+		case 'm':
+			if (parse_size(optarg, &o->maxdata) ||
+			    o->maxdata > KTR_GIO_MAX)
+				return usage_error("bad data size '%s' (0 up to "
+						   "16k)", optarg);
+			break;
+		case 'b':
+			if (parse_size(optarg, &o->bufsize) ||
+			    o->bufsize < 64 * 1024 || o->bufsize > (1ull << 30) ||
+			    (o->bufsize & (o->bufsize - 1)))
+				return usage_error("bad buffer size '%s' (a power "
+						   "of two from 64k to 1G)", optarg);
+			break;
+		case 'p': {
+			char *s = optarg, *end;
+
+			for (;;) {
+				long v;
+
+				errno = 0;
+				v = strtol(s, &end, 10);
+				if (errno || end == s || v <= 0 || v > INT32_MAX ||
+				    (*end && *end != ','))
+					return usage_error("bad pid list '%s'",
+							   optarg);
+				add_pid(o, v);
+				if (!*end)
+					break;
+				s = end + 1;
+			}
+			break;
+		}
+		case 'g': {
+			uint64_t v;
+
+			if (sd_parse_u64(optarg, 1, INT32_MAX, &v))
+				return usage_error("bad process group '%s'",
+						   optarg);
+			o->pgid = v;
+			break;
+		}
+		case 'v':
+			o->verbose = true;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return -1;
+		case ':':
+			return usage_error("option '%s' needs a value",
+					   argv[optind - 1]);
+		default:
+			return usage_error("unknown option '%s'",
+					   argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		o->cmd = argv + optind;
+	if (!!o->cmd + !!o->npids + (o->pgid > 0) != 1)
+		return usage_error("%s", o->cmd || o->npids || o->pgid > 0 ?
+				   "-p, -g and -- COMMAND exclude each other" :
+				   "nothing to trace: give -p PID, -g PGID or "
+				   "-- COMMAND");
+	if (o->cmd && !inherit_set)
+		o->inherit = true;
+	if (o->cmd && o->descend)
+		return usage_error("%s", "-d needs -p or -g");
+	return 0;
+}
+
+/* ---- the trace file ---- */
+
+struct writer {
+	int fd;
+	char *buf;
+	size_t len, cap;
+	int err;		/* first write error, negative errno */
+	uint64_t records, bytes;
+};
+
+static void wr_flush(struct writer *w)
+{
+	size_t off = 0;
+
+	while (off < w->len && !w->err) {
+		ssize_t n = write(w->fd, w->buf + off, w->len - off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			w->err = n < 0 ? -errno : -EIO;
+		else
+			off += n;
+	}
+	w->len = 0;
+}
+
+static void wr_put(struct writer *w, const void *data, size_t n)
+{
+	if (w->len + n > w->cap)
+		wr_flush(w);
+	if (n > w->cap) {
+		w->len = 0;
+		memcpy(w->buf, data, w->cap);	/* never: records are small */
+		return;
+	}
+	memcpy(w->buf + w->len, data, n);
+	w->len += n;
+}
+
+static int open_trace(const struct opts *o, struct writer *w)
+{
+	struct ktr_file_header h;
+	struct utsname u;
+	struct timespec rt, mono;
+	struct stat st;
+	int flags = O_WRONLY | O_CREAT | O_CLOEXEC |
+		    (o->append ? O_APPEND : O_TRUNC);
+
+	w->fd = open(o->file, flags, 0600);
+	if (w->fd < 0) {
+		int err = -errno;
+
+		sd_err("cannot create %s: %s", o->file, strerror(errno));
+		return err;
+	}
+	w->cap = 1 << 20;
+	w->buf = sd_malloc(w->cap);
+	if (o->append && fstat(w->fd, &st) == 0 && st.st_size > 0) {
+		/* Appending to a trace: its header stands; check it is one. */
+		char magic[8];
+
+		if (pread(w->fd, magic, 8, 0) != 8 ||
+		    memcmp(magic, KTR_MAGIC, 8)) {
+			sd_err("%s is not a sonde trace file: not appending",
+			       o->file);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	memset(&h, 0, sizeof(h));
+	memcpy(h.magic, KTR_MAGIC, 8);
+	h.version = KTR_VERSION;
+	h.hdr_len = sizeof(h);
+	h.byte_order = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? KTR_LITTLE
+								 : KTR_BIG;
+	h.abi = sc_native();
+	/* The offset between CLOCK_REALTIME and CLOCK_MONOTONIC (the BPF
+	 * clock), taken between two monotonic reads. */
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	clock_gettime(CLOCK_REALTIME, &rt);
+	h.clock_base_ns = (int64_t)rt.tv_sec * 1000000000 + rt.tv_nsec -
+			  ((int64_t)mono.tv_sec * 1000000000 + mono.tv_nsec);
+	if (uname(&u) == 0) {
+		snprintf(h.release, sizeof(h.release), "%s", u.release);
+		snprintf(h.hostname, sizeof(h.hostname), "%s", u.nodename);
+	}
+	wr_put(w, &h, sizeof(h));
+	wr_flush(w);
+	return w->err;
+}
+
+/* ---- recording ---- */
+
+struct tracer {
+	struct record *skel;
+	struct ring_buffer *rb;
+	struct writer w;
+	volatile bool done;	/* the writer thread drains and ends */
+};
+
+static int on_record(void *ctx, void *data, size_t size)
+{
+	struct tracer *t = ctx;
+
+	(void)size;
+	/* The BPF program wrote a complete trace-file record; its own
+	 * length is authoritative (the ring buffer rounds sizes up). */
+	wr_put(&t->w, data, ((struct ktr_rec *)data)->len);
+	t->w.records++;
+	t->w.bytes += ((struct ktr_rec *)data)->len;
+	return 0;
+}
+
+static void *writer_main(void *arg)
+{
+	struct tracer *t = arg;
+
+	/* The BPF side wakes us when a quarter of the buffer is full; the
+	 * timeout bounds how stale the file gets otherwise. */
+	while (!t->done) {
+		int n = ring_buffer__poll(t->rb, 100);
+
+		if (n < 0 && n != -EINTR) {
+			sd_err("ring buffer: %s", strerror(-n));
+			break;
+		}
+	}
+	ring_buffer__consume(t->rb);
+	wr_flush(&t->w);
+	return NULL;
+}
+
+static void fill_sysinfo(struct record *skel)
+{
+	int fd = bpf_map__fd(skel->maps.sysinfo);
+	size_t n;
+	const struct ktrace_sysinfo *tab = ktrace_sysinfo_table(&n);
+
+	for (size_t i = 0; i < n; i++) {
+		long nr = sc_number(sc_native(), tab[i].name);
+		uint32_t key = nr, cur = 0, v;
+
+		if (nr < 0 || nr >= KTR_NR_MAX)
+			continue;
+		bpf_map_lookup_elem(fd, &key, &cur);
+		v = cur | tab[i].info;
+		bpf_map_update_elem(fd, &key, &v, BPF_ANY);
+	}
+}
+
+static bool privileged(void)
+{
+	/* CAP_SYS_ADMIN, or CAP_BPF and CAP_PERFMON (38, 39). */
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	unsigned long long eff = 0;
+
+	if (!f)
+		return geteuid() == 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "CapEff: %llx", &eff) == 1)
+			break;
+	fclose(f);
+	return (eff & (1ull << 21)) ||
+	       ((eff & (1ull << 38)) && (eff & (1ull << 39)));
+}
+
+/* COMMAND's path, searched in PATH as execvp would, before the fork: the
+ * traced execve is then the one that runs it (strace does the same), not
+ * a series of failures in PATH's other directories. */
+static char *find_command(const char *cmd)
+{
+	const char *path = getenv("PATH"), *p, *end;
+	struct sbuf sb;
+
+	if (strchr(cmd, '/'))
+		return sd_strdup(cmd);
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	sbuf_init(&sb);
+	for (p = path; ; p = end + 1) {
+		end = strchrnul(p, ':');
+		sbuf_reset(&sb);
+		if (end == p)	/* an empty element is the current directory */
+			sbuf_printf(&sb, "./%s", cmd);
+		else
+			sbuf_printf(&sb, "%.*s/%s", (int)(end - p), p, cmd);
+		if (access(sb.buf, X_OK) == 0)
+			return sbuf_steal(&sb);
+		if (!*end)
+			break;
+	}
+	sbuf_free(&sb);
+	return NULL;
+}
+
+/* Start COMMAND stopped on a pipe: it execs once the tracer has put it in
+ * the traced map (armed: tracing starts at its execve) and attached. */
+static pid_t spawn(char **cmd, int *go_fd)
+{
+	int p[2];
+	pid_t pid;
+	char *exe = find_command(cmd[0]);
+
+	if (!exe) {
+		sd_err("%s: command not found", cmd[0]);
+		return -ENOENT;
+	}
+
+	if (pipe2(p, O_CLOEXEC))
+		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		free(exe);
+		return -errno;
+	}
+	if (pid == 0) {
+		char c;
+
+		close(p[1]);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		if (read(p[0], &c, 1) != 1)
+			_exit(127);	/* the tracer failed: do not run */
+		execv(exe, cmd);
+		fprintf(stderr, "sonde ktrace: cannot run %s: %s\n", cmd[0],
+			strerror(errno));
+		_exit(127);
+	}
+	close(p[0]);
+	free(exe);
+	*go_fd = p[1];
+	return pid;
+}
+
+static int attach_all(struct tracer *t)
+{
+	char eb[256];
+	int err = record__attach(t->skel);
+
+	if (err) {
+		sd_err("cannot attach to the tracepoints: %s",
+		       sbpf_strerror(err, eb, sizeof(eb)));
+		return -1;
+	}
+	return 0;
+}
+
+static int load(struct tracer *t, const struct opts *o)
+{
+	struct record *s;
+	char eb[256];
+	int err, ncpu = libbpf_num_possible_cpus();
+	long nr;
+
+	s = record__open();
+	if (!s) {
+		sd_err("cannot open the BPF program: %s",
+		       sbpf_strerror(-errno, eb, sizeof(eb)));
+		return -1;
+	}
+	t->skel = s;
+	s->rodata->points = o->points;
+	s->rodata->maxdata = o->maxdata;
+	s->rodata->inherit = o->inherit;
+	s->rodata->wake_bytes = o->bufsize / 4;
+	nr = sc_number(sc_native(), "execve");
+	s->rodata->nr_execve = nr >= 0 ? nr : ~0u;
+	nr = sc_number(sc_native(), "execveat");
+	s->rodata->nr_execveat = nr >= 0 ? nr : ~0u;
+	nr = sc_number(sc_native(), "rt_sigreturn");
+	s->rodata->nr_rt_sigreturn = nr >= 0 ? nr : ~0u;
+	bpf_map__set_max_entries(s->maps.rb, o->bufsize);
+	bpf_map__set_max_entries(s->maps.scratch, ncpu > 0 ? ncpu : 1);
+	if (!(o->points & KTR_PT_CSW))
+		bpf_program__set_autoload(s->progs.on_switch, false);
+	if (!(o->points & KTR_PT_SIG)) {
+		bpf_program__set_autoload(s->progs.on_sig_generate, false);
+		bpf_program__set_autoload(s->progs.on_sig_deliver, false);
+	}
+	err = record__load(s);
+	if (err) {
+		sd_err("cannot load the BPF program: %s",
+		       sbpf_strerror(err, eb, sizeof(eb)));
+		if (o->verbose)
+			fputs(sbpf_log(), stderr);
+		return -1;
+	}
+	fill_sysinfo(s);
+	return 0;
+}
+
+static int trace_pid(struct tracer *t, pid_t pid, uint32_t state)
+{
+	uint32_t key = pid;
+
+	if (bpf_map_update_elem(bpf_map__fd(t->skel->maps.traced), &key,
+				&state, BPF_NOEXIST))
+		return errno == EEXIST ? 0 : -errno;
+	__atomic_fetch_add(&t->skel->bss->live, 1, __ATOMIC_SEQ_CST);
+	return 0;
+}
+
+static uint64_t total_drops(struct tracer *t)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	uint64_t *v = sd_calloc(ncpu, sizeof(*v)), sum = 0;
+	uint32_t key = 0;
+
+	if (!bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.drops), &key, v))
+		for (int i = 0; i < ncpu; i++)
+			sum += v[i];
+	free(v);
+	return sum;
+}
+
+/* Resolve -p (threads to their process) and -g, -d into the pid list. */
+static int resolve_targets(struct opts *o)
+{
+	for (size_t i = 0; i < o->npids; i++) {
+		pid_t tgid, ppid, pgrp;
+
+		if (proc_ids(o->pids[i], &tgid, &ppid, &pgrp)) {
+			sd_err("no process %d", (int)o->pids[i]);
+			return -ESRCH;
+		}
+		o->pids[i] = tgid;
+	}
+	if (o->pgid > 0) {
+		size_t n;
+		struct proc *v = list_procs(&n);
+
+		for (size_t i = 0; i < n; i++)
+			if (v[i].pgrp == o->pgid)
+				add_pid(o, v[i].pid);
+		free(v);
+		if (!o->npids) {
+			sd_err("no process in process group %d", (int)o->pgid);
+			return -ESRCH;
+		}
+	}
+	if (o->descend)
+		add_descendants(o);
+	for (size_t i = 0; i < o->npids; i++)
+		if (o->pids[i] == getpid()) {
+			sd_err("cannot trace itself (pid %d)", (int)getpid());
+			return -EINVAL;
+		}
+	return 0;
+}
+
+int cmd_ktrace(int argc, char **argv)
+{
+	struct opts o;
+	struct tracer t = { 0 };
+	struct sigaction sa = { .sa_handler = on_signal };
+	pthread_t th;
+	pid_t child = -1;
+	int go_fd = -1, status = 0, rc = SD_EXIT_FAIL, err;
+	uint64_t drops;
+
+	sd_set_prog("sonde ktrace");
+	err = parse_args(argc, argv, &o);
+	if (err)
+		return err < 0 ? 0 : err;
+	if (!privileged()) {
+		sd_err("need root, or CAP_BPF and CAP_PERFMON, to load BPF "
+		       "programs");
+		goto out_free;
+	}
+	for (int f = SBPF_BTF; f <= SBPF_RINGBUF; f += SBPF_RINGBUF - SBPF_BTF) {
+		if (!sbpf_has(f)) {
+			sd_err("%s", sbpf_feature_missing(f));
+			goto out_free;
+		}
+	}
+	if (o.npids || o.pgid > 0) {
+		if (resolve_targets(&o))
+			goto out_free;
+	}
+	sbpf_init(o.verbose);
+	if (load(&t, &o))
+		goto out;
+	if (open_trace(&o, &t.w))
+		goto out;
+	t.rb = ring_buffer__new(bpf_map__fd(t.skel->maps.rb), on_record, &t,
+				NULL);
+	if (!t.rb) {
+		sd_err("cannot map the ring buffer: %s", strerror(errno));
+		goto out;
+	}
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	if (o.cmd) {
+		child = spawn(o.cmd, &go_fd);
+		if (child < 0) {
+			if (child != -ENOENT)
+				sd_err("cannot fork: %s", strerror(-child));
+			child = -1;
+			goto out;
+		}
+		err = trace_pid(&t, child, KTR_ST_ARMED);
+	} else {
+		err = 0;
+		for (size_t i = 0; i < o.npids && !err; i++)
+			err = trace_pid(&t, o.pids[i], KTR_ST_TRACING);
+	}
+	if (err) {
+		sd_err("cannot fill the traced map: %s", strerror(-err));
+		goto out;
+	}
+	if (attach_all(&t))
+		goto out;
+	if (pthread_create(&th, NULL, writer_main, &t)) {
+		sd_err("cannot start the writer thread");
+		goto out;
+	}
+	if (o.cmd) {
+		if (write(go_fd, "g", 1) != 1)
+			sd_err("cannot start %s", o.cmd[0]);
+		close(go_fd);
+		go_fd = -1;
+	}
+	/* Until a signal, or every traced process is gone (a process that
+	 * exits before the map saw it leaves live at 0 too). */
+	while (!stop_sig) {
+		if (child > 0) {
+			pid_t r = waitpid(child, &status, WNOHANG);
+
+			if (r == child)
+				child = -status - 1;	/* reaped */
+		}
+		if (__atomic_load_n(&t.skel->bss->live, __ATOMIC_SEQ_CST) <= 0)
+			break;
+		if (!o.cmd) {
+			/* -p: processes that died before the first record. */
+			bool any = false;
+
+			for (size_t i = 0; i < o.npids && !any; i++)
+				any = kill(o.pids[i], 0) == 0 || errno == EPERM;
+			if (!any && t.skel->bss->live <= 0)
+				break;
+		}
+		usleep(20000);
+	}
+	if (child > 0 && !stop_sig && waitpid(child, &status, 0) == child)
+		child = -status - 1;
+	/* Detach first: nothing more is produced, the writer drains. */
+	record__detach(t.skel);
+	t.done = true;
+	pthread_join(th, NULL);
+	drops = total_drops(&t);
+	if (t.w.err) {
+		sd_err("writing %s: %s", o.file, strerror(-t.w.err));
+	} else {
+		rc = 0;
+	}
+	if (drops || isatty(2))
+		fprintf(stderr, "%s: %llu records (%llu bytes) in %s, %llu "
+			"dropped%s\n", sd_prog(), (unsigned long long)t.w.records,
+			(unsigned long long)t.w.bytes, o.file,
+			(unsigned long long)drops,
+			drops ? " (the ring buffer was full: try a larger -b)"
+			      : "");
+	if (o.cmd && rc == 0) {
+		if (child > 0) {
+			/* Stopped by a signal: the command goes on. */
+			rc = 0;
+		} else if (child < -1) {
+			status = -child - 1;
+			rc = WIFEXITED(status) ? WEXITSTATUS(status)
+					       : 128 + WTERMSIG(status);
+		}
+	}
+out:
+	if (go_fd >= 0)
+		close(go_fd);	/* the child reads EOF and exits 127 */
+	if (child > 0 && rc != 0 && !stop_sig)
+		waitpid(child, NULL, 0);
+	ring_buffer__free(t.rb);
+	record__destroy(t.skel);
+	if (t.w.fd > 0)
+		close(t.w.fd);
+	free(t.w.buf);
+out_free:
+	free(o.pids);
+	return rc;
+}

@@ -1,0 +1,52 @@
+/* record — what the recorder's BPF program (record.bpf.c) and its loader
+ * (record.c) share beyond the file format: trace-point bits, the states of
+ * the traced-process map and the per-syscall decoding hints user space
+ * fills in. Included by BPF C and by user space. */
+#ifndef SONDE_KTRACE_RECORD_H
+#define SONDE_KTRACE_RECORD_H
+
+/* Trace points, BSD's letters. */
+#define KTR_PT_SYSCALL 0x01	/* c */
+#define KTR_PT_NAMEI 0x02	/* n */
+#define KTR_PT_GENIO 0x04	/* i */
+#define KTR_PT_SIG 0x08		/* s */
+#define KTR_PT_CSW 0x10		/* w */
+#define KTR_PT_PROC 0x20	/* p */
+#define KTR_PT_DEFAULT (KTR_PT_SYSCALL | KTR_PT_NAMEI | KTR_PT_GENIO | \
+			KTR_PT_SIG | KTR_PT_PROC)
+#define KTR_PT_ALL (KTR_PT_DEFAULT | KTR_PT_CSW)
+
+/* Values of the traced map (key: process id). */
+#define KTR_ST_ARMED 1		/* traced from its next execve on */
+#define KTR_ST_TRACING 2
+
+/* The syscall table size the program knows hints for. */
+#define KTR_NR_MAX 1024
+
+/* Hints per syscall number (the sysinfo map's u32 values):
+ * bits 0-5: which arguments are path names (NAMI);
+ * bits 8-10: data kind (GIO), bits 12-14: the fd argument, bits 16-18:
+ * the buffer (or iovec, or msghdr) argument. */
+#define KTR_SI_PATHS 0x3f
+#define KTR_SI_IO_SHIFT 8
+#define KTR_SI_FD_SHIFT 12
+#define KTR_SI_BUF_SHIFT 16
+enum {
+	KTR_IO_NONE,
+	KTR_IO_READ,		/* data in a buffer, read: the return value says how much */
+	KTR_IO_WRITE,
+	KTR_IO_READV,		/* data in an iovec array */
+	KTR_IO_WRITEV,
+	KTR_IO_RECVMSG,		/* data in a msghdr's iovec array */
+	KTR_IO_SENDMSG,
+};
+
+/* The most data one GIO record carries (-m's ceiling) and iovec entries
+ * followed. */
+#define KTR_GIO_MAX 16384
+#define KTR_IOV_MAX 8
+/* How much of an exec's argv is copied. */
+#define KTR_ARGV_MAX 2048
+#define KTR_PATH_MAX 4096
+
+#endif

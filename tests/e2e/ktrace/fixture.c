@@ -1,0 +1,75 @@
+/* fixture — a program with known behaviour for sonde ktrace's end-to-end
+ * tests (tests/e2e/test_ktrace.py), built by meson as ktrace-fixture.
+ *
+ *   ktrace-fixture FILE   opens FILE and reads it, fails to open
+ *                         /nonexistent/sonde-fixture, writes "fixture
+ *                         says hi\n" to stdout, raises and catches
+ *                         SIGUSR1, sleeps 10 ms, forks a child that execs /bin/true,
+ *                         waits for it and exits with status 7.
+ *   ktrace-fixture --loop FILE
+ *                         opens and reads FILE every 20 ms until killed
+ *                         (for attaching with -p). */
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static volatile sig_atomic_t caught;
+
+static void on_usr1(int sig)
+{
+	caught = sig;
+}
+
+static void read_file(const char *path)
+{
+	char buf[256];
+	int fd = open(path, O_RDONLY);
+
+	if (fd >= 0) {
+		if (read(fd, buf, sizeof(buf)) < 0)
+			perror("read");
+		close(fd);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	static const char msg[] = "fixture says hi\n";
+	struct sigaction sa;
+	pid_t pid;
+	int status;
+
+	if (argc == 3 && !strcmp(argv[1], "--loop")) {
+		for (;;) {
+			read_file(argv[2]);
+			usleep(20000);
+		}
+	}
+	if (argc != 2) {
+		fprintf(stderr, "usage: ktrace-fixture FILE | --loop FILE\n");
+		return 2;
+	}
+	read_file(argv[1]);
+	if (open("/nonexistent/sonde-fixture", O_RDONLY) >= 0)
+		return 1;
+	if (write(1, msg, sizeof(msg) - 1) != sizeof(msg) - 1)
+		return 1;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_usr1;
+	sigaction(SIGUSR1, &sa, NULL);
+	raise(SIGUSR1);
+	if (caught != SIGUSR1)
+		return 1;
+	usleep(10000);		/* off CPU, voluntarily */
+	pid = fork();
+	if (pid == 0) {
+		execl("/bin/true", "true", "fixture-arg", (char *)NULL);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || status != 0)
+		return 1;
+	return 7;
+}

@@ -1,0 +1,224 @@
+/* Unit tests for ktrace's trace-file reader on crafted bytes: headers that
+ * are not sonde's, of other versions, cut short; records whose framing
+ * lies; and a file read record by record, whole and truncated. */
+#include "test.h"
+#include "ktrace/reader.h"
+#include "lib/syscalls.h"
+
+#include <errno.h>
+#include <unistd.h>
+
+static struct ktr_file_header good_header(void)
+{
+	struct ktr_file_header h;
+
+	memset(&h, 0, sizeof(h));
+	memcpy(h.magic, KTR_MAGIC, 8);
+	h.version = KTR_VERSION;
+	h.hdr_len = sizeof(h);
+	h.byte_order = KTR_LITTLE;
+	h.abi = SC_X86_64;
+	h.clock_base_ns = 1700000000000000000ll;
+	strcpy(h.release, "6.18.0-test");
+	strcpy(h.hostname, "testhost");
+	return h;
+}
+
+static void header_checks(void **state)
+{
+	struct ktr_file_header h = good_header(), out, bad;
+
+	(void)state;
+	assert_int_equal(sizeof(struct ktr_file_header), 168);
+	assert_int_equal(sizeof(struct ktr_rec), 48);
+	assert_int_equal(ktr_check_header(&h, sizeof(h), &out), 0);
+	assert_string_equal(out.hostname, "testhost");
+	/* Cut short: inside the magic and after it. */
+	assert_int_equal(ktr_check_header(&h, 0, NULL), -ENODATA);
+	assert_int_equal(ktr_check_header(&h, 5, NULL), -ENODATA);
+	assert_int_equal(ktr_check_header(&h, 100, NULL), -ENODATA);
+	/* Not sonde's. */
+	assert_int_equal(ktr_check_header("\177ELF\2\1\1", 7, NULL), -EINVAL);
+	assert_int_equal(ktr_check_header("SONDEKTX", 8, NULL), -EINVAL);
+	bad = h;
+	bad.version = 2;
+	assert_int_equal(ktr_check_header(&bad, sizeof(bad), NULL),
+			 -EPROTONOSUPPORT);
+	bad = h;
+	bad.abi = 9;
+	assert_int_equal(ktr_check_header(&bad, sizeof(bad), NULL),
+			 -EPROTONOSUPPORT);
+	bad = h;
+	bad.byte_order = KTR_BIG;
+	assert_int_equal(ktr_check_header(&bad, sizeof(bad), NULL),
+			 -EPROTONOSUPPORT);
+	bad = h;
+	bad.byte_order = 7;
+	assert_int_equal(ktr_check_header(&bad, sizeof(bad), NULL), -EBADMSG);
+	bad = h;
+	bad.hdr_len = 12;
+	assert_int_equal(ktr_check_header(&bad, sizeof(bad), NULL), -EBADMSG);
+	bad = h;
+	bad.hdr_len = 171;
+	assert_int_equal(ktr_check_header(&bad, sizeof(bad), NULL), -EBADMSG);
+	/* Unterminated strings are cut. */
+	bad = h;
+	memset(bad.hostname, 'x', sizeof(bad.hostname));
+	assert_int_equal(ktr_check_header(&bad, sizeof(bad), &out), 0);
+	assert_int_equal(strlen(out.hostname), sizeof(out.hostname) - 1);
+}
+
+static void record_checks(void **state)
+{
+	union {
+		struct ktr_call c;
+		struct ktr_gio g;
+		struct ktr_exec e;
+		char b[256];
+	} u;
+	uint32_t len = 0;
+
+	(void)state;
+	memset(&u, 0, sizeof(u));
+	u.c.h.len = sizeof(u.c);
+	u.c.h.type = KTR_CALL;
+	assert_int_equal(ktr_check_record(&u, sizeof(u), &len), 0);
+	assert_int_equal(len, sizeof(u.c));
+	assert_int_equal(ktr_check_record(&u, 3, &len), -ENODATA);
+	assert_int_equal(ktr_check_record(&u, sizeof(u.c) - 1, &len), -ENODATA);
+	u.c.h.len = 56;		/* shorter than a CALL */
+	assert_int_equal(ktr_check_record(&u, sizeof(u), &len), -EBADMSG);
+	u.c.h.len = 20;		/* shorter than any header */
+	assert_int_equal(ktr_check_record(&u, sizeof(u), &len), -EBADMSG);
+	u.c.h.len = 105;	/* not a multiple of 8 */
+	assert_int_equal(ktr_check_record(&u, sizeof(u), &len), -EBADMSG);
+	u.c.h.len = 0xfffffff8;	/* absurd */
+	assert_int_equal(ktr_check_record(&u, sizeof(u), &len), -EBADMSG);
+	/* Unknown types pass: the reader skips them. */
+	u.c.h.len = 48;
+	u.c.h.type = 200;
+	assert_int_equal(ktr_check_record(&u, sizeof(u), &len), 0);
+	/* Payload lengths that point past the record. */
+	memset(&u, 0, sizeof(u));
+	u.g.h.len = sizeof(u.g) + 8;
+	u.g.h.type = KTR_GIO;
+	u.g.data_len = 8;
+	assert_int_equal(ktr_check_record(&u, sizeof(u), &len), 0);
+	u.g.data_len = 9;
+	assert_int_equal(ktr_check_record(&u, sizeof(u), &len), -EBADMSG);
+	memset(&u, 0, sizeof(u));
+	u.e.h.len = sizeof(u.e) + 16;
+	u.e.h.type = KTR_EXEC;
+	u.e.path_len = 10;
+	u.e.argv_len = 6;
+	assert_int_equal(ktr_check_record(&u, sizeof(u), &len), 0);
+	u.e.argv_len = 0xffff;
+	assert_int_equal(ktr_check_record(&u, sizeof(u), &len), -EBADMSG);
+}
+
+/* A header and three records in a temporary file, cut at cut bytes. */
+static int trace_file(size_t cut, size_t *total)
+{
+	struct ktr_file_header h = good_header();
+	struct ktr_call c;
+	struct ktr_ret r;
+	char buf[1024];
+	size_t n = 0;
+	char path[] = "/tmp/sonde-test-ktrace-XXXXXX";
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	unlink(path);
+	memcpy(buf + n, &h, sizeof(h));
+	n += sizeof(h);
+	memset(&c, 0, sizeof(c));
+	c.h.len = sizeof(c);
+	c.h.type = KTR_CALL;
+	c.h.pid = 42;
+	c.nr = 0;
+	memcpy(buf + n, &c, sizeof(c));
+	n += sizeof(c);
+	memset(&r, 0, sizeof(r));
+	r.h.len = sizeof(r);
+	r.h.type = KTR_RET;
+	r.h.pid = 42;
+	r.ret = 6;
+	memcpy(buf + n, &r, sizeof(r));
+	n += sizeof(r);
+	memcpy(buf + n, &c, sizeof(c));
+	n += sizeof(c);
+	*total = n;
+	assert_int_equal(write(fd, buf, cut < n ? cut : n),
+			 (ssize_t)(cut < n ? cut : n));
+	lseek(fd, 0, SEEK_SET);
+	return fd;
+}
+
+static void reads_whole_file(void **state)
+{
+	size_t total;
+	int fd = trace_file(SIZE_MAX, &total), n = 0, err;
+	struct ktr_reader r;
+	const struct ktr_rec *rec;
+
+	(void)state;
+	ktr_reader_init(&r, fd);
+	assert_int_equal(ktr_reader_header(&r), 0);
+	while ((err = ktr_reader_next(&r, &rec)) == 1) {
+		assert_int_equal(rec->pid, 42);
+		assert_int_equal(rec->type, n == 1 ? KTR_RET : KTR_CALL);
+		n++;
+	}
+	assert_int_equal(err, 0);
+	assert_int_equal(n, 3);
+	assert_int_equal(r.offset, total);
+	ktr_reader_free(&r);
+	close(fd);
+}
+
+static void every_truncation(void **state)
+{
+	size_t total;
+	int fd0 = trace_file(SIZE_MAX, &total);
+	size_t rec_end[] = { 168, 168 + 104, 168 + 104 + 64, 168 + 208 + 64 };
+
+	(void)state;
+	close(fd0);
+	for (size_t cut = 0; cut < total; cut++) {
+		size_t t;
+		int fd = trace_file(cut, &t), n = 0, err, want = 0;
+		struct ktr_reader r;
+		const struct ktr_rec *rec;
+
+		for (int i = 1; i < 4; i++)
+			if (cut >= rec_end[i])
+				want = i;
+		ktr_reader_init(&r, fd);
+		err = ktr_reader_header(&r);
+		if (cut < sizeof(struct ktr_file_header)) {
+			assert_int_equal(err, -ENODATA);
+		} else {
+			assert_int_equal(err, 0);
+			while ((err = ktr_reader_next(&r, &rec)) == 1)
+				n++;
+			assert_int_equal(n, want);
+			/* Cut on a record boundary: a clean end. */
+			assert_int_equal(err, cut == rec_end[want] ? 0 : -ENODATA);
+			assert_int_equal(r.offset, rec_end[want]);
+		}
+		ktr_reader_free(&r);
+		close(fd);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(header_checks),
+		cmocka_unit_test(record_checks),
+		cmocka_unit_test(reads_whole_file),
+		cmocka_unit_test(every_truncation),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
