@@ -314,6 +314,13 @@ def boot(crash="none", cpus=1, payload=(), script=None, expect=None,
     return log
 
 
+def read_log(path):
+    """A console log as text, lines numbered as in the file: the serial
+    line ends (\r\n) become \n, a lone \r (firmware output) stays."""
+    with open(path, errors="replace", newline="") as f:
+        return f.read().replace("\r\n", "\n")
+
+
 TRUTH_KSYM = re.compile(r"^ksym ([0-9a-f]+) ([tTwW]) (\S+)(?:\s+\[(\S+)\])?$")
 TRUTH_MOD = re.compile(r"^module (\S+) \d+ \d+ \S+ \S+ 0x([0-9a-f]+)")
 TRUTH_SECTION = re.compile(r"^section (\S+) (\S+) 0x([0-9a-f]+)$")
@@ -365,8 +372,7 @@ def report(scenario):
     p = paths()
     ko = module()
     log = boot(crash, cpus, expect=expect)
-    with open(log, errors="replace") as f:
-        text = f.read()
+    text = read_log(log)
     release, ksyms, by_addr, modules, sections = parse_truth(text)
     offset = ksyms["_text"][0] - _link_text(p["system_map"])
     r = Report(scenario, log, text, release, p["vmlinux"], p["system_map"],
@@ -390,8 +396,7 @@ def run_in_guest(files, script, cpus=1, timeout=BOOT_TIMEOUT):
     """
     payload = _payload_files(files)
     log = boot("none", cpus, payload, script, timeout=timeout)
-    with open(log, errors="replace") as f:
-        text = f.read()
+    text = read_log(log)
     m = re.search(r"^SONDE-RUN-BEGIN\n(.*?)^SONDE-RUN-END rc=(\d+)$", text,
               re.S | re.M)
     if not m:
