@@ -126,7 +126,17 @@ struct dt_type {
 	uint8_t pointee;	/* pointers: size of what they point to */
 	bool probe_str;		/* strings: probeprov/mod/func/name, which can
 				 * travel as a probe id instead of bytes */
+	uint8_t xlate;		/* pointers: the translated kernel struct
+				 * they point to (enum dt_xlate) */
 };
+
+/* Kernel structures D sees through a translator (xlate.c): the pointer
+ * is the kernel's (a task_struct, a kernel_siginfo), the members are
+ * computed from it. */
+enum dt_xlate { DT_XL_NONE, DT_XL_PSINFO, DT_XL_LWPSINFO, DT_XL_SIGINFO };
+/* A member of a translated struct: its type and index; false if none. */
+bool dt_xlate_member(int xl, const char *name, struct dt_type *t, int *idx);
+const char *dt_xlate_name(int xl);	/* "psinfo_t" */
 
 extern const struct dt_type dt_void, dt_int, dt_uint, dt_long, dt_ulong;
 /* "int", "uint64_t", "string" ... into buf. */
@@ -144,6 +154,8 @@ enum dt_nkind {
 	N_UNARY, N_BINARY, N_LOGICAL, N_TERNARY, N_ASSIGN,
 	N_PREINC, N_POSTINC,	/* op: T_INC or T_DEC */
 	N_CAST, N_SIZEOF, N_CALL,
+	N_MEMBER,		/* a->name on a translated struct; ival: its
+				 * member index */
 	/* statements */
 	S_EXPR, S_AGG, S_IF, S_BLOCK, S_NOP,
 };
@@ -358,6 +370,8 @@ enum dt_builtin {
 	BI_TIMESTAMP, BI_VTIMESTAMP, BI_WALLTIMESTAMP, BI_CPU,
 	BI_PROBEPROV, BI_PROBEMOD, BI_PROBEFUNC, BI_PROBENAME,
 	BI_ARG0, BI_ARG9 = BI_ARG0 + 9, BI_ERRNO, BI_EPID, BI_ID,
+	BI_ARGS,		/* args[N] (an N_INDEX; ival: N) */
+	BI_CURPSINFO, BI_CURLWPSINFO,
 	BI_NBUILTINS
 };
 

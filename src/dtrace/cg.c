@@ -122,6 +122,11 @@ static void call_arg(struct dt_cg *g, int i, int reg)
 		dt_emit(g, I_MOV(i, reg));
 }
 
+void dt_call_arg(struct dt_cg *g, int i, int reg)
+{
+	call_arg(g, i, reg);
+}
+
 /* ---- scratch temporaries ---- */
 
 int dt_cg_temp(struct dt_cg *g, int size)
@@ -642,6 +647,10 @@ static int cg_builtin(struct dt_cg *g, struct dt_node *n)
 		r = dt_reg(g);
 		dt_emit(g, I_LDX(BPF_DW, r, BPF_REG_10, DT_FP_PROBE));
 		return r;
+	case BI_CURPSINFO: case BI_CURLWPSINFO:
+		if (pv->cg_curtask)
+			return pv->cg_curtask(g);
+		return cg_helper0(g, BPF_FUNC_get_current_task);
 	default:
 		if (n->bi >= BI_ARG0 && n->bi <= BI_ARG9) {
 			if (pv->cg_arg)
@@ -1011,6 +1020,10 @@ int dt_cg_expr(struct dt_cg *g, struct dt_node *n)
 		}
 		/* fall through */
 	case N_SELF: case N_THIS: case N_INDEX: {
+		if (n->kind == N_INDEX && n->bi == BI_ARGS) {
+			r = g->u->prov->cg_args(g, (int)n->ival);
+			break;
+		}
 		struct lval lv = lval_of(g, n);
 
 		r = lval_load(g, &lv);
@@ -1062,6 +1075,10 @@ int dt_cg_expr(struct dt_cg *g, struct dt_node *n)
 		break;
 	case N_CALL:
 		r = n->fn->cg(g, n);
+		break;
+	case N_MEMBER:
+		r = dt_cg_expr(g, n->a);
+		r = dt_xlate_cg(g, n->a->type.xlate, (int)n->ival, r);
 		break;
 	default:
 		dt_error(g->cc, &n->loc, "internal error: cannot generate "

@@ -115,6 +115,9 @@ void dt_ld_map(struct dt_cg *g, int dst, int map);
 void dt_ld_map_value(struct dt_cg *g, int dst, int map, int off);
 /* Call a helper: args already in r1..r5 (allocated with dt_reg_x). */
 void dt_call(struct dt_cg *g, int helper);
+/* Between dt_call_begin and dt_call: copy the value of register reg
+ * (which the call may have set aside) to argument register i. */
+void dt_call_arg(struct dt_cg *g, int i, int reg);
 
 /* ---- registers ---- */
 int dt_reg(struct dt_cg *g);		/* any free register */
@@ -168,6 +171,9 @@ bool dt_unit_is_end(const struct dt_unit *u);
 int dt_cg_probestr_const(struct dt_cg *g, int which);
 /* The byte offset of a (dotted) member of a kernel struct, from BTF. */
 int dt_btf_member_offset(const char *type, const char *member);
+/* A member of a translated struct (xlate.c) from the kernel pointer in
+ * ptr (freed); the value's register (a scratch pointer for strings). */
+int dt_xlate_cg(struct dt_cg *g, int xl, int idx, int ptr);
 /* The syscall-name table map (syscall provider). */
 int dt_syscall_names_map(void);
 

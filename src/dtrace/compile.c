@@ -60,7 +60,7 @@ static int add_probe(struct dt_probe *p, void *arg)
 static void no_match(struct dt_session *s, struct dt_pdesc *pd)
 {
 	static const char *const later[] = {
-		"proc", "sched", "usdt", "io", "ip", "tcp", "udp",
+		"sched", "usdt", "io", "ip", "tcp", "udp",
 		"lockstat", "sdt", "cpc", "rawtp", "rawfbt", "lockstat",
 	};
 	const char *prov = pd->prov;
@@ -226,8 +226,9 @@ int dt_compile(struct dt_session *s)
 		dt_parse(&s->cc, p, &s->srcs[i]);
 	if (!p->nclauses)
 		dt_error(&s->cc, NULL, "no probe clauses to compile");
-	dt_check(&s->cc, p);
+	/* Probes first: args[] is typed by the providers of the probes. */
 	match_probes(s);
+	dt_check(&s->cc, p);
 	number_maps(s);
 	for (int i = 0; i < p->nclauses; i++)
 		if (p->clauses[i]->rec_size > max_rec)

@@ -21,6 +21,39 @@
 #include <unistd.h>
 
 
+/* Member name of composite type id, looking into anonymous structs and
+ * unions (mm_struct keeps its fields in one): its offset in bytes and
+ * type, or -ENOENT. */
+static int find_member(const struct btf *btf, int id, const char *name,
+		       int *type)
+{
+	const struct btf_type *t = btf__type_by_id(btf, id);
+	const struct btf_member *mem;
+
+	while (t && (btf_is_typedef(t) || btf_is_mod(t))) {
+		id = (int)t->type;
+		t = btf__type_by_id(btf, id);
+	}
+	if (!t || !btf_is_composite(t))
+		return -ENOENT;
+	mem = btf_members(t);
+	for (int i = 0; i < btf_vlen(t); i++, mem++) {
+		const char *nm = btf__name_by_offset(btf, mem->name_off);
+		int off = (int)(btf_member_bit_offset(t, i) / 8), sub;
+
+		if (nm && *nm) {
+			if (strcmp(nm, name))
+				continue;
+			*type = (int)mem->type;
+			return off;
+		}
+		sub = find_member(btf, (int)mem->type, name, type);
+		if (sub >= 0)
+			return off + sub;
+	}
+	return -ENOENT;
+}
+
 int dt_btf_member_offset(const char *type, const char *path)
 {
 	static struct btf *btf;
@@ -38,29 +71,11 @@ int dt_btf_member_offset(const char *type, const char *path)
 	snprintf(buf, sizeof(buf), "%s", path);
 	for (char *m = strtok_r(buf, ".", &save); m;
 	     m = strtok_r(NULL, ".", &save)) {
-		const struct btf_type *t = btf__type_by_id(btf, id);
-		const struct btf_member *mem;
-		bool found = false;
+		int o = find_member(btf, id, m, &id);
 
-		while (t && (btf_is_typedef(t) || btf_is_mod(t))) {
-			id = (int)t->type;
-			t = btf__type_by_id(btf, id);
-		}
-		if (!t || !btf_is_composite(t))
+		if (o < 0)
 			return -ENOENT;
-		mem = btf_members(t);
-		for (int i = 0; i < btf_vlen(t); i++, mem++) {
-			const char *nm = btf__name_by_offset(btf, mem->name_off);
-
-			if (!nm || strcmp(nm, m))
-				continue;
-			off += (int)(btf_member_bit_offset(t, i) / 8);
-			id = (int)mem->type;
-			found = true;
-			break;
-		}
-		if (!found)
-			return -ENOENT;
+		off += o;
 	}
 	return off;
 }

@@ -477,9 +477,14 @@ static struct dt_node *postfix(struct parser *p)
 			next(p);
 			n = u;
 		} else if (t->t == T_ARROW || t->t == T_DOT) {
-			dt_error(p->cc, &t->loc, "not supported: member access "
-				 "with '%s' (kernel types arrive with the "
-				 "providers that need them)", dt_tok_name(t->t));
+			struct dt_node *m = node(p, N_MEMBER, &t->loc);
+			int op = t->t;
+
+			next(p);
+			m->op = op;
+			m->name = expect(p, T_IDENT).sval;
+			m->a = n;
+			n = m;
 		} else if (t->t == T_LBRACK) {
 			dt_error(p->cc, &t->loc, "not supported: indexing an "
 				 "expression (only named associative arrays "

@@ -8,6 +8,7 @@
 #include "agg.h"
 #include "ast.h"
 #include "fmt.h"
+#include "providers/provider.h"
 #include "../lib/util.h"
 
 #include <stdio.h>
@@ -37,6 +38,10 @@ const char *dt_type_name(const struct dt_type *t, char *buf, size_t len)
 		snprintf(buf, len, "string");
 		break;
 	case DT_TPTR:
+		if (t->xlate) {
+			snprintf(buf, len, "%s *", dt_xlate_name(t->xlate));
+			break;
+		}
 		snprintf(buf, len, "%s *", t->pointee == 1 ? "char" :
 			 t->pointee == 2 ? "short" : t->pointee == 4 ? "int" :
 			 "long");
@@ -93,11 +98,15 @@ static const struct {
 	{ "errno", BI_ERRNO, { DT_TINT, 4, true } },
 	{ "epid", BI_EPID, { DT_TINT, 4, false } },
 	{ "id", BI_ID, { DT_TINT, 4, false } },
+	{ "curpsinfo", BI_CURPSINFO, { DT_TPTR, 8, false, 0, 8, false,
+				       DT_XL_PSINFO } },
+	{ "curlwpsinfo", BI_CURLWPSINFO, { DT_TPTR, 8, false, 0, 8, false,
+					   DT_XL_LWPSINFO } },
 };
 
 /* Names D defines that this version does not provide. */
 static const char *const later_vars[] = {
-	"args", "curthread", "curpsinfo", "curlwpsinfo", "cwd", "root",
+	"args", "curthread", "cwd", "root",
 	"stackdepth", "ustackdepth", "caller", "ucaller", "ipl", "uregs",
 	"zonename", "curcpu", "arg10",
 };
@@ -327,10 +336,70 @@ static struct dt_type check_scoped(struct dt_ck *k, struct dt_node *n)
 	return v->type;
 }
 
+/* args[N]: typed by the providers of the clause's probes, which must
+ * agree. */
+static struct dt_type check_args(struct dt_ck *k, struct dt_node *n)
+{
+	struct dt_clause *cl = k->cl;
+	struct dt_type t = dt_void, pt;
+	char b1[32], b2[32];
+	bool have = false;
+	int i;
+
+	if (n->nargs != 1 || n->args[0]->kind != N_INT)
+		dt_error(k->cc, &n->loc, "args[] needs one integer constant "
+			 "index");
+	i = (int)n->args[0]->ival;
+	for (int j = 0; cl && j < cl->nprobes; j++) {
+		const struct dt_probe *p = cl->probes[j];
+
+		if (!p->prov->args_type || !p->prov->args_type(p, i, &pt))
+			dt_error(k->cc, &n->loc, "args[%d] is not defined for "
+				 "probe %s:%s:%s:%s", i, dt_probe_field(p, 0),
+				 p->mod, p->func, p->name);
+		if (have && (pt.kind != t.kind || pt.xlate != t.xlate ||
+			     (pt.kind == DT_TINT && pt.size != t.size)))
+			dt_error(k->cc, &n->loc, "args[%d] is %s for some of "
+				 "the clause's probes and %s for others", i,
+				 tname(&t, b1), tname(&pt, b2));
+		if (!have || (pt.kind == DT_TSTR && pt.ssize > t.ssize))
+			t = pt;
+		have = true;
+	}
+	if (!have)
+		dt_error(k->cc, &n->loc, "args[%d] needs probes that define "
+			 "it", i);
+	n->bi = BI_ARGS;
+	n->ival = (uint64_t)i;
+	return t;
+}
+
+static struct dt_type check_member(struct dt_ck *k, struct dt_node *n)
+{
+	struct dt_type a = check_expr(k, n->a), t;
+	char b[32];
+	int idx;
+
+	if (a.kind != DT_TPTR || !a.xlate)
+		dt_error(k->cc, &n->loc, "not supported: member access on %s "
+			 "(only the translated kernel structures: psinfo_t, "
+			 "lwpsinfo_t, siginfo_t)", tname(&a, b));
+	if (n->op != T_ARROW)
+		dt_error(k->cc, &n->loc, "%s is a pointer: use -> for its "
+			 "members", tname(&a, b));
+	if (!dt_xlate_member(a.xlate, n->name, &t, &idx))
+		dt_error(k->cc, &n->loc, "%s has no member %s in this version",
+			 dt_xlate_name(a.xlate), n->name);
+	n->ival = (uint64_t)idx;
+	return t;
+}
+
 static struct dt_type check_index(struct dt_ck *k, struct dt_node *n)
 {
 	struct dt_var *v = find_var(k->p, n->name, DT_ARRAY);
 
+	if (!v && !strcmp(n->name, "args"))
+		return check_args(k, n);
 	if (!v) {
 		if (find_var(k->p, n->name, DT_GLOBAL))
 			dt_error(k->cc, &n->loc, "%s is a scalar, not an "
@@ -521,6 +590,9 @@ static struct dt_type check_expr(struct dt_ck *k, struct dt_node *n)
 		break;
 	case N_INDEX:
 		t = check_index(k, n);
+		break;
+	case N_MEMBER:
+		t = check_member(k, n);
 		break;
 	case N_AGG:
 		dt_error(k->cc, &n->loc, "aggregation %s has no value in an "

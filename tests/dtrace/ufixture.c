@@ -6,17 +6,32 @@
  *   ufixture spin N       N calls of uf_hot(i) (for the benchmark)
  *   ufixture threads N    "calls N" in each of two threads, one after the
  *                         other
- *   ufixture wait MS N    sleep MS, then run "calls N" (for -p) */
+ *   ufixture wait MS N    sleep MS, then run "calls N" (for -p)
+ *   ufixture proc         a life of known events for the proc provider:
+ *                         a thread; a child that exits 7; a child killed
+ *                         by SIGTERM; a child whose execve of /nonexistent
+ *                         fails before /bin/true runs; SIGUSR1 handled;
+ *                         SIGUSR2 taken by sigtimedwait */
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #define NOINLINE __attribute__((noinline, noclone, used))
 
 volatile long uf_sink;
+
+static void calls(long n);
+
+static void *thread(void *arg)
+{
+	calls((long)arg);
+	return NULL;
+}
 
 NOINLINE long uf_add(long a, long b)
 {
@@ -68,11 +83,51 @@ static void calls(long n)
 	}
 }
 
-static void *thread(void *arg)
+static void on_usr1(int sig)
 {
-	calls((long)arg);
-	return NULL;
+	uf_sink += sig;
 }
+
+static int proc_events(void)
+{
+	char *argv[] = { "true", NULL }, *envp[] = { NULL };
+	struct sigaction sa = { .sa_handler = on_usr1 };
+	pthread_t t;
+	sigset_t set;
+	pid_t c;
+	int st, sig;
+
+	pthread_create(&t, NULL, thread, (void *)1L);
+	pthread_join(t, NULL);
+	c = fork();
+	if (!c)
+		_exit(7);
+	waitpid(c, &st, 0);
+	c = fork();
+	if (!c) {
+		for (;;)
+			pause();
+	}
+	kill(c, SIGTERM);
+	waitpid(c, &st, 0);
+	c = fork();
+	if (!c) {
+		execve("/nonexistent", argv, envp);
+		execve("/bin/true", argv, envp);
+		_exit(127);
+	}
+	waitpid(c, &st, 0);
+	sigaction(SIGUSR1, &sa, NULL);
+	raise(SIGUSR1);
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR2);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	raise(SIGUSR2);
+	if (sigwait(&set, &sig) || sig != SIGUSR2)
+		return 1;
+	return 0;
+}
+
 
 int main(int argc, char **argv)
 {
@@ -85,6 +140,8 @@ int main(int argc, char **argv)
 			pthread_create(&t, NULL, thread, (void *)atol(argv[2]));
 			pthread_join(t, NULL);
 		}
+	} else if (argc >= 2 && !strcmp(argv[1], "proc")) {
+		return proc_events();
 	} else if (argc >= 3 && !strcmp(argv[1], "spin")) {
 		long n = atol(argv[2]);
 
@@ -97,7 +154,7 @@ int main(int argc, char **argv)
 		nanosleep(&ts, NULL);
 		calls(atol(argv[3]));
 	} else {
-		fprintf(stderr, "usage: ufixture calls N | threads N | spin N | "
+		fprintf(stderr, "usage: ufixture calls N | threads N | spin N | proc | "
 			"wait MS N\n");
 		return 2;
 	}

@@ -117,3 +117,60 @@ def test_pid_needs_a_process(sonde):
     p = dtrace(sonde, "-e", "-n", "pid$target:::entry { }")
     assert p.returncode == 2
     assert "$target needs -c CMD or -p PID" in p.stderr
+
+
+# ---- proc ----
+
+def test_proc_exec_psinfo(sonde, root, ufixture_bin):
+    """exec-success in the new image: execname, pr_fname and pr_psargs are
+    the command line that ran (the oracle: what we passed), exec's args[0]
+    the path, and exit's args[0] CLD_EXITED."""
+    p = dtrace(sonde, "-q", "-c", ufixture_bin + " calls  2", "-n",
+               "proc:::exec /pid == $target/ { printf(\"exec %s\\n\", "
+               "args[0]); }"
+               " proc:::exec-success /pid == $target/ { printf(\"%s|%s|%s|"
+               "%d\\n\", execname, curpsinfo->pr_fname, "
+               "curpsinfo->pr_psargs, curpsinfo->pr_pid == pid); }"
+               " proc:::exit /pid == $target/ { printf(\"exit %d\\n\", "
+               "args[0]); }")
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.rstrip("\n").splitlines() == [
+        "exec " + ufixture_bin,
+        "ufixture|ufixture|%s calls 2|1" % ufixture_bin,
+        "exit 1"]
+
+
+def test_proc_killed_and_dumped(sonde, root, tmp_path):
+    """exit's args[0]: CLD_KILLED for SIGKILL, CLD_DUMPED for a core dump
+    (ulimit -c unlimited; skipped when the core pattern pipes elsewhere)."""
+    p = dtrace(sonde, "-q", "-c", "sh -c 'ulimit -c unlimited; "
+               "sh -c \"kill -KILL \\$\\$\"; sh -c \"kill -SEGV \\$\\$\"'",
+               "-n", "proc:::exit /ppid == $target/ { @[args[0]] = count(); }",
+               cwd=str(tmp_path))
+    assert p.returncode == 0, p.stderr
+    got = dict((int(a), int(b)) for a, b in
+               (l.split() for l in p.stdout.split("\n") if l.strip()))
+    assert got.get(2) == 1
+    with open("/proc/sys/kernel/core_pattern") as f:
+        pattern = f.read()
+    if pattern.startswith("|"):
+        pytest.skip("core_pattern pipes cores to %s" % pattern.strip())
+    assert got.get(3) == 1
+
+
+@pytest.mark.parametrize("prog,message", [
+    ("proc:::exit { trace(args[3]); }",
+     "args[3] is not defined for probe proc:vmlinux::exit"),
+    ("proc:::exit,proc:::create { trace(args[0]); }",
+     "args[0] is int for some of the clause's probes and psinfo_t *"),
+    ("proc:::create { trace(args[0]->pr_nope); }",
+     "psinfo_t has no member pr_nope"),
+    ("syscall::read:entry { trace(args[0]); }",
+     "args[0] is not defined for probe syscall:vmlinux:read:entry"),
+    ("BEGIN { x = 1; trace(x->pr_pid); }",
+     "not supported: member access on int"),
+])
+def test_args_errors(sonde, prog, message):
+    p = dtrace(sonde, "-e", "-n", prog)
+    assert p.returncode == 2
+    assert message in p.stderr, p.stderr

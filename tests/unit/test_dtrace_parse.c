@@ -283,7 +283,7 @@ static void test_errors(void **state)
 	check_error("BEGIN { x = 1 y = 2; }", "expected ';'");
 	check_error("BEGIN { x = 1;", "syntax error at end of input");
 	check_error("BEGIN { x = *p; }", "not supported: pointer dereference");
-	check_error("BEGIN { x = a.b; }", "not supported: member access");
+	check_error("BEGIN { x = a->; }", "expected 'identifier'");
 	check_error("BEGIN { while (1) x++; }", "not supported: 'while'");
 	check_error("BEGIN { @a[] = count(); }", "@a[] needs a key");
 	check_error("BEGIN { @a = 1; }", "aggregating function");

@@ -231,8 +231,16 @@ static void test_errors(void **state)
 	check_error("BEGIN { @k[copyinstr(0), copyinstr(1), 1] = count(); }",
 		    "the key of "
 		    "@k takes 520 bytes; BPF hash maps take at most 512");
-	check_error("BEGIN { x = args[0]; }", "not supported: built-in "
-		    "variable args");
+	check_error("BEGIN { x = args[0]; }", "args[0] needs probes that "
+		    "define it");
+	check_error("BEGIN { x = 1; y = x->pr_pid; }", "not supported: member "
+		    "access on int");
+	check_error("BEGIN { y = curpsinfo.pr_pid; }", "psinfo_t * is a "
+		    "pointer: use -> for its members");
+	check_error("BEGIN { y = curpsinfo->pr_nope; }", "psinfo_t has no "
+		    "member pr_nope");
+	check_error("BEGIN { y = args[1 + 1]; }", "args[] needs one integer "
+		    "constant index");
 	check_error("BEGIN { x = stack(); }", "not supported: stack()");
 	check_error("BEGIN { frob(); }", "frob() is not a D function");
 	check_error("BEGIN { exit(); }", "exit() takes 1 argument, not 0");

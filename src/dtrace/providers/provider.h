@@ -70,6 +70,13 @@ struct dt_provider {
 	int (*cg_probe_id)(struct dt_cg *g);
 	int (*cg_arg)(struct dt_cg *g, int i);
 	int (*cg_errno)(struct dt_cg *g);
+	/* args[i]: its type for probe p (false when p has no args[i]), and
+	 * its value. */
+	bool (*args_type)(const struct dt_probe *p, int i, struct dt_type *t);
+	int (*cg_args)(struct dt_cg *g, int i);
+	/* curpsinfo and curlwpsinfo's task when it is not the current one
+	 * (sched:::on-cpu runs before the switch); NULL: current. */
+	int (*cg_curtask)(struct dt_cg *g);
 	/* A pointer to the probe's provider/module/function/name string,
 	 * DT_PROBESTR_SIZE bytes, zero-padded. */
 	int (*cg_probestr)(struct dt_cg *g, int which);
@@ -83,7 +90,7 @@ struct dt_provider {
 
 /* Every provider, in listing order. */
 extern const struct dt_provider dt_prov_dtrace, dt_prov_profile,
-	dt_prov_syscall, dt_prov_pid;
+	dt_prov_syscall, dt_prov_pid, dt_prov_proc;
 
 /* Probes of every provider matching pd. */
 int dt_probes_match(const struct dt_pdesc *pd, dt_probe_fn fn, void *arg);
@@ -97,6 +104,8 @@ bool dt_glob(const char *pattern, const char *s);
 enum {
 	DT_ID_DTRACE = 1,		/* BEGIN END ERROR */
 	DT_ID_PROFILE = 4,		/* the listed profile-N and tick-N */
+	DT_ID_PROC = 40,		/* proc's 12 */
+	DT_ID_SCHED = 60,		/* sched's */
 	DT_ID_SYSCALL = 100,		/* 100 + 2 * nr (+1: return) */
 	DT_ID_DYNAMIC = 100000,		/* profile probes made on demand */
 	DT_ID_UPROBE = 200000,		/* pid and usdt probes, made as matched */

@@ -1,0 +1,282 @@
+/* xlate — the translated structures of D's process providers: psinfo_t,
+ * lwpsinfo_t and siginfo_t, whose members DTrace scripts read through
+ * args[] and curpsinfo. The pointer a script holds is the kernel's own (a
+ * task_struct, a kernel_siginfo); each member is computed from it with
+ * probe_read_kernel at offsets found in the kernel's BTF when a script
+ * uses the member, as dtrace-utils' translators do in D. */
+#include "cg.h"
+#include "../lib/util.h"
+
+#include <string.h>
+
+#define PRFNSZ 16	/* pr_fname */
+#define PRARGSZ 80	/* pr_psargs */
+
+enum how { PLAIN, STR, PSARGS };
+
+struct step {
+	const char *type, *member;	/* BTF; type NULL: fixed offset */
+	int off;
+};
+
+struct member {
+	const char *name;
+	struct dt_type type;
+	enum how how;
+	int size;		/* bytes read by the last step */
+	struct step steps[2];
+	int nsteps;
+};
+
+#define INT_T(sz, sg) { DT_TINT, sz, sg, 0, 0, false, 0 }
+#define STR_T(n) { DT_TSTR, 0, false, n, 0, false, 0 }
+
+static const struct member psinfo[] = {
+	{ "pr_pid", INT_T(4, true), PLAIN, 4,
+	  { { "task_struct", "tgid", 0 } }, 1 },
+	{ "pr_ppid", INT_T(4, true), PLAIN, 4,
+	  { { "task_struct", "real_parent", 0 }, { "task_struct", "tgid", 0 } },
+	  2 },
+	{ "pr_uid", INT_T(4, false), PLAIN, 4,
+	  { { "task_struct", "real_cred", 0 }, { "cred", "uid", 0 } }, 2 },
+	{ "pr_gid", INT_T(4, false), PLAIN, 4,
+	  { { "task_struct", "real_cred", 0 }, { "cred", "gid", 0 } }, 2 },
+	{ "pr_euid", INT_T(4, false), PLAIN, 4,
+	  { { "task_struct", "real_cred", 0 }, { "cred", "euid", 0 } }, 2 },
+	{ "pr_fname", STR_T(PRFNSZ), STR, PRFNSZ,
+	  { { "task_struct", "comm", 0 } }, 1 },
+	{ "pr_psargs", STR_T(PRARGSZ), PSARGS, PRARGSZ, { { 0 } }, 0 },
+};
+
+static const struct member lwpsinfo[] = {
+	{ "pr_lwpid", INT_T(4, true), PLAIN, 4,
+	  { { "task_struct", "pid", 0 } }, 1 },
+	{ "pr_pri", INT_T(4, true), PLAIN, 4,
+	  { { "task_struct", "prio", 0 } }, 1 },
+	{ "pr_name", STR_T(PRFNSZ), STR, PRFNSZ,
+	  { { "task_struct", "comm", 0 } }, 1 },
+};
+
+/* siginfo's layout is user ABI: fixed offsets. */
+static const struct member siginfo[] = {
+	{ "si_signo", INT_T(4, true), PLAIN, 4, { { NULL, NULL, 0 } }, 1 },
+	{ "si_errno", INT_T(4, true), PLAIN, 4, { { NULL, NULL, 4 } }, 1 },
+	{ "si_code", INT_T(4, true), PLAIN, 4, { { NULL, NULL, 8 } }, 1 },
+	{ "si_pid", INT_T(4, true), PLAIN, 4, { { NULL, NULL, 16 } }, 1 },
+	{ "si_uid", INT_T(4, false), PLAIN, 4, { { NULL, NULL, 20 } }, 1 },
+	{ "si_status", INT_T(4, true), PLAIN, 4, { { NULL, NULL, 24 } }, 1 },
+};
+
+static const struct {
+	const char *name;
+	const struct member *m;
+	int n;
+} structs[] = {
+	[DT_XL_PSINFO] = { "psinfo_t", psinfo, ARRAY_SIZE(psinfo) },
+	[DT_XL_LWPSINFO] = { "lwpsinfo_t", lwpsinfo, ARRAY_SIZE(lwpsinfo) },
+	[DT_XL_SIGINFO] = { "siginfo_t", siginfo, ARRAY_SIZE(siginfo) },
+};
+
+const char *dt_xlate_name(int xl)
+{
+	return xl > 0 && xl < (int)ARRAY_SIZE(structs) ? structs[xl].name :
+	       "?";
+}
+
+bool dt_xlate_member(int xl, const char *name, struct dt_type *t, int *idx)
+{
+	if (xl <= 0 || xl >= (int)ARRAY_SIZE(structs))
+		return false;
+	for (int i = 0; i < structs[xl].n; i++)
+		if (!strcmp(structs[xl].m[i].name, name)) {
+			*t = structs[xl].m[i].type;
+			*idx = i;
+			return true;
+		}
+	return false;
+}
+
+static int btf_off(struct dt_cg *g, const char *type, const char *member)
+{
+	int off = dt_btf_member_offset(type, member);
+
+	if (off < 0)
+		dt_error(g->cc, &g->loc, "the kernel's BTF has no %s.%s (needed "
+			 "by a translated member)", type, member);
+	return off;
+}
+
+/* A new register with size bytes read from kernel ptr + off (0 when the
+ * read fails); frees ptr. */
+static int read_kernel(struct dt_cg *g, int ptr, int off, int size,
+		       int helper)
+{
+	int tmp = dt_cg_temp(g, 8), r;
+
+	dt_emit(g, I_ST(BPF_DW, DT_SCRATCH_REG, tmp, 0));
+	dt_call_begin(g);
+	dt_call_arg(g, BPF_REG_3, ptr);
+	if (off)
+		dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_3, off));
+	dt_emit(g, I_MOV(BPF_REG_1, DT_SCRATCH_REG));
+	dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_1, tmp));
+	dt_emit(g, I_MOV_IMM(BPF_REG_2, size));
+	dt_call(g, helper);
+	dt_call_end_void(g);
+	dt_reg_free(g, ptr);
+	r = dt_reg(g);
+	dt_emit(g, I_LDX(size == 4 ? BPF_W : size == 2 ? BPF_H : size == 1 ?
+			 BPF_B : BPF_DW, r, DT_SCRATCH_REG, tmp));
+	return r;
+}
+
+/* A string of size bytes (zero-padded) read from kernel ptr + off into
+ * the scratch buffer at buf; frees ptr. */
+static void read_str(struct dt_cg *g, int ptr, int off, int size, int buf)
+{
+	for (int i = 0; i < size; i += 8)
+		dt_emit(g, I_ST(BPF_DW, DT_SCRATCH_REG, buf + i, 0));
+	dt_call_begin(g);
+	dt_call_arg(g, BPF_REG_3, ptr);
+	if (off)
+		dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_3, off));
+	dt_emit(g, I_MOV(BPF_REG_1, DT_SCRATCH_REG));
+	dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_1, buf));
+	dt_emit(g, I_MOV_IMM(BPF_REG_2, size));
+	dt_call(g, BPF_FUNC_probe_read_kernel_str);
+	dt_call_end_void(g);
+	dt_reg_free(g, ptr);
+}
+
+static int load_slot(struct dt_cg *g, int slot)
+{
+	int r = dt_reg(g);
+
+	dt_emit(g, I_LDX(BPF_DW, r, DT_SCRATCH_REG, slot));
+	return r;
+}
+
+/* pr_psargs: the process's arguments (mm->arg_start .. arg_end, NULs made
+ * spaces, at most 79 bytes). They are read from the current address
+ * space, which holds the task's when the task shares the current mm
+ * (itself, a thread of it) or has the same argument area in a copy of it
+ * (a child just forked, as in proc:::create); for other tasks pr_psargs
+ * is the command name, as for kernel threads. */
+static int psargs(struct dt_cg *g, int task)
+{
+	/* 128 bytes: the read's length is masked to 127 for the verifier */
+	int buf = dt_cg_temp(g, 128), slot = dt_cg_temp(g, 8);
+	int st = dt_cg_temp(g, 8), len = dt_cg_temp(g, 8);
+	int end = dt_cg_temp(g, 8);
+	int off_mm = btf_off(g, "task_struct", "mm");
+	int off_as = btf_off(g, "mm_struct", "arg_start");
+	int off_ae = btf_off(g, "mm_struct", "arg_end");
+	int off_comm = btf_off(g, "task_struct", "comm");
+	int comm = dt_label(g), done = dt_label(g), clamp = dt_label(g);
+	int r, m, c;
+
+	for (int i = 0; i < 128; i += 8)
+		dt_emit(g, I_ST(BPF_DW, DT_SCRATCH_REG, buf + i, 0));
+	dt_emit(g, I_STX(BPF_DW, DT_SCRATCH_REG, task, slot));
+	dt_reg_free(g, task);
+	/* the task's mm against the current one */
+	m = read_kernel(g, load_slot(g, slot), off_mm, 8,
+			BPF_FUNC_probe_read_kernel);
+	dt_call_begin(g);
+	dt_call(g, BPF_FUNC_get_current_task);
+	c = dt_call_end(g);
+	c = read_kernel(g, c, off_mm, 8, BPF_FUNC_probe_read_kernel);
+	dt_jmp_imm(g, BPF_JEQ, m, 0, comm);
+	dt_jmp_imm(g, BPF_JEQ, c, 0, comm);
+	/* the task's arguments: st, then the end in r */
+	dt_emit(g, I_STX(BPF_DW, DT_SCRATCH_REG, c, len));
+	dt_reg_free(g, c);
+	dt_emit(g, I_STX(BPF_DW, DT_SCRATCH_REG, m, end));
+	r = read_kernel(g, m, off_as, 8, BPF_FUNC_probe_read_kernel);
+	dt_emit(g, I_STX(BPF_DW, DT_SCRATCH_REG, r, st));
+	dt_reg_free(g, r);
+	m = load_slot(g, end);
+	r = read_kernel(g, m, off_ae, 8, BPF_FUNC_probe_read_kernel);
+	dt_emit(g, I_STX(BPF_DW, DT_SCRATCH_REG, r, end));
+	dt_reg_free(g, r);
+	/* the same area in the current mm? */
+	m = load_slot(g, len);
+	r = read_kernel(g, m, off_as, 8, BPF_FUNC_probe_read_kernel);
+	m = load_slot(g, st);
+	dt_jmp_reg(g, BPF_JNE, r, m, comm);
+	dt_reg_free(g, m);
+	dt_reg_free(g, r);
+	m = load_slot(g, len);
+	r = read_kernel(g, m, off_ae, 8, BPF_FUNC_probe_read_kernel);
+	m = load_slot(g, end);
+	dt_jmp_reg(g, BPF_JNE, r, m, comm);
+	dt_reg_free(g, r);
+	r = m;
+	m = load_slot(g, st);
+	dt_emit(g, I_ALU64_REG(BPF_SUB, r, m));
+	dt_reg_free(g, m);
+	dt_jmp_imm(g, BPF_JSLE, r, 0, comm);
+	dt_jmp_imm(g, BPF_JSLE, r, PRARGSZ - 1, clamp);
+	dt_emit(g, I_MOV_IMM(r, PRARGSZ - 1));
+	dt_place(g, clamp);
+	dt_emit(g, I_STX(BPF_DW, DT_SCRATCH_REG, r, len));
+	dt_reg_free(g, r);
+	dt_call_begin(g);
+	dt_emit(g, I_MOV(BPF_REG_1, DT_SCRATCH_REG));
+	dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_1, buf));
+	dt_emit(g, I_LDX(BPF_DW, BPF_REG_2, DT_SCRATCH_REG, len));
+	dt_emit(g, I_LDX(BPF_DW, BPF_REG_3, DT_SCRATCH_REG, st));
+	/* bounds the verifier can see (the value is 1..79) */
+	dt_emit(g, I_ALU64_IMM(BPF_AND, BPF_REG_2, 127));
+	dt_call(g, BPF_FUNC_probe_read_user);
+	dt_call_end_void(g);
+	/* NULs between the arguments become spaces; the last stays */
+	r = load_slot(g, len);
+	c = dt_reg(g);
+	dt_emit(g, I_ALU64_IMM(BPF_SUB, r, 1));
+	for (int i = 0; i < PRARGSZ - 1; i++) {
+		int next = dt_label(g);
+
+		dt_jmp_imm(g, BPF_JLE, r, i, done);
+		dt_emit(g, I_LDX(BPF_B, c, DT_SCRATCH_REG, buf + i));
+		dt_jmp_imm(g, BPF_JNE, c, 0, next);
+		dt_emit(g, I_ST(BPF_B, DT_SCRATCH_REG, buf + i, ' '));
+		dt_place(g, next);
+	}
+	dt_reg_free(g, c);
+	dt_reg_free(g, r);
+	dt_jmp(g, done);
+	dt_place(g, comm);
+	read_str(g, load_slot(g, slot), off_comm, PRFNSZ, buf);
+	dt_place(g, done);
+	r = dt_reg(g);
+	dt_cg_scratch_ptr(g, r, buf);
+	return r;
+}
+
+int dt_xlate_cg(struct dt_cg *g, int xl, int idx, int ptr)
+{
+	const struct member *m = &structs[xl].m[idx];
+	int r = ptr;
+
+	if (m->how == PSARGS)
+		return psargs(g, ptr);
+	for (int i = 0; i < m->nsteps; i++) {
+		const struct step *s = &m->steps[i];
+		int off = s->type ? btf_off(g, s->type, s->member) : s->off;
+		bool last = i == m->nsteps - 1;
+
+		if (last && m->how == STR) {
+			int buf = dt_cg_temp(g, m->size);
+
+			read_str(g, r, off, m->size, buf);
+			r = dt_reg(g);
+			dt_cg_scratch_ptr(g, r, buf);
+			return r;
+		}
+		r = read_kernel(g, r, off, last ? m->size : 8,
+				BPF_FUNC_probe_read_kernel);
+	}
+	dt_cg_normalize(g, r, &m->type);
+	return r;
+}
