@@ -10,6 +10,7 @@
 #include <fnmatch.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 /* Generic helpers: never the culprit (shell patterns). */
 static const char *const generic[] = {
@@ -63,7 +64,7 @@ static const char *const generic[] = {
 	"__wait_on_bit*", "bit_wait*", "synchronize_rcu*", "__synchronize_*",
 	"synchronize_srcu*", "__synchronize_srcu", "wait_rcu_gp", "__wait_rcu_gp",
 	"rcu_barrier*", "flush_work", "__flush_work", "__flush_workqueue",
-	"flush_workqueue", "schedule_hrtimeout*", "do_nanosleep",
+	"schedule_hrtimeout*", "do_nanosleep",
 	"hrtimer_nanosleep", "freezer_*", "__refrigerator", "try_to_freeze*",
 	"__cond_resched*", "_cond_resched", "__might_sleep", "___might_sleep",
 	"__might_fault", "__might_resched", "might_fault", "__might_resched_*",
@@ -178,7 +179,25 @@ static const char *const plumbing[] = {
 	"asm_exc", "el1_", "do_mem_abort", "die_kernel_fault",
 	"__do_kernel_fault", "do_translation_fault", "do_page_fault",
 	"__sanitizer_cov", "write_comp_data", "__schedule", "schedule",
-	NULL,
+	"queue_work", "timer_delete", "kill_fasync", "atomic_read", "atomic_",
+	"_compound_head", "va_format", "vsnprintf", "vscnprintf", "hex_dump",
+	"crc16", "crc_", "xas_", "iput", "stack_trace_", "_copy_to_iter",
+	"_copy_from_iter", "copy_page_to_iter", "aes_encrypt", "aes_decrypt",
+	"do_tag_check_fault", "klist_", "rb_first", "rb_next", "rb_prev",
+	"put_device", "kfree_skb", "consume_skb", "memdup_user",
+	"devres_release", "warn_bogus_irq", "local_bh_enable", "alloc_page",
+	"alloc_frozen_pages", "fast_dput", "mark_buffer_dirty", "console_",
+	"__raw_read", "__raw_write", "assertfail", "__read_once", "__hwasan",
+	"hwasan_", "kernel_fpu_begin", "walk_stackframe", "__task_rq_lock",
+	"task_rq_lock", "unwind_", "__unwind", "set_page_owner",
+	"post_alloc_hook", "prep_new_page", "get_page_from_freelist",
+	"seq_read", "__fdget", "vprintk", "format_decode",
+	"debug_check_no_locks", "rhashtable_lookup", "__sk_destruct",
+	"sk_destruct", "umount_check", "ret_from_exception", "_atomic_dec_and",
+	"dec_and_lock", "psi_group_change", "cap_inode_getsecurity",
+	"smp_setup_processor_id", "__mod_timer", "mod_timer", "event_handler",
+	"kthread_should_park", "__dev_queue_xmit", "dev_queue_xmit",
+	"shmem_uncharge", "cgroup_rstat_flush", NULL,
 };
 
 static bool has(const char *kind, const char *s)
@@ -192,6 +211,14 @@ static bool has_any(const char *name, const char *const *subs)
 		if (strstr(name, subs[i]))
 			return true;
 	return false;
+}
+
+bool kp_skip_func(const char *name)
+{
+	char buf[256];
+
+	return !name || kp_generic_func(name) ||
+	       has_any(kp_func_base(name, buf, sizeof(buf)), plumbing);
 }
 
 /* Skipped for a culprit: generic helpers, plumbing, and the kind's own
@@ -254,7 +281,8 @@ static const char *const stall_anchor[] = {
 	"rtnetlink_rcv_msg", "genl_family_rcv_msg", "__do_fault",
 	"handle_mm_fault", "__fput", "task_work_run", "exit_to_usermode",
 	"exit_to_user_mode", "__run_hrtimer", "io_wq_worker", "x64_sys_call",
-	"invoke_syscall", "el0_svc", NULL,
+	"invoke_syscall", "el0_svc", "tasklet_action", "netlink_dump",
+	NULL,
 };
 
 static bool is_syscall_dispatch(const char *f)
@@ -265,7 +293,9 @@ static bool is_syscall_dispatch(const char *f)
 	static const char *const pre[] = {
 		"SYSC_", "SyS_", "__sys_", "___sys_", "__do_sys_", "__se_sys_",
 		"__x64_sys_", "compat_SYSC_", "compat_SyS_", "__ia32_sys_",
-		"__arm64_sys_", NULL,
+		"__arm64_sys_", "__ia32_compat_sys_", "__x64_compat_sys_",
+		"compat_sys_", "__se_compat_sys_", "__do_compat_sys_",
+		"__arm64_compat_sys_", NULL,
 	};
 
 	for (int i = 0; pre[i]; i++)
@@ -282,12 +312,9 @@ static bool is_syscall_dispatch(const char *f)
 static const char *stall_culprit(const char **v, int n, char *buf,
 				 size_t len)
 {
-	static const char *const pre[][2] = {
-		{ "__x64_sys_", "" }, { "__ia32_sys_", "" },
-		{ "__arm64_sys_", "" }, { "__se_sys_", "" },
-		{ "__do_sys_", "" }, { "compat_SyS_", "compat_sys_" },
-		{ "compat_SYSC_", "compat_sys_" }, { "SyS_", "sys_" },
-		{ "SYSC_", "sys_" },
+	static const char *const pre[] = {
+		"__x64_", "SYSC_", "SyS_", "compat_SYSC_", "compat_SyS_",
+		"__ia32_sys_",
 	};
 	const char *prev;
 
@@ -296,26 +323,39 @@ static const char *stall_culprit(const char **v, int n, char *buf,
 	prev = v[0];
 	for (int i = 0; i < n; i++) {
 		if (has_any(v[i], stall_anchor) || is_syscall_dispatch(v[i])) {
+			snprintf(buf, len, "%s", prev);
 			for (size_t j = 0; j < sizeof(pre) / sizeof(pre[0]); j++)
-				if (!strncmp(prev, pre[j][0], strlen(pre[j][0]))) {
-					snprintf(buf, len, "%s%s", pre[j][1],
-						 prev + strlen(pre[j][0]));
-					return buf;
-				}
-			return prev;
+				if (!strncmp(buf, pre[j], strlen(pre[j])))
+					memmove(buf, buf + strlen(pre[j]),
+						strlen(buf + strlen(pre[j])) + 1);
+			return buf;
 		}
 		prev = v[i];
 	}
 	return NULL;
 }
 
+/* The stack a report is about: the first "Call Trace" that has frames
+ * (a "Preemption disabled at:" or lockdep chain may come before it), else
+ * the first stack. */
+static int main_stack_of(const struct kp_report *r)
+{
+	for (size_t i = 0; i < r->nframes; i++) {
+		const char *l = r->stacks[r->frames[i].stack];
+
+		if (!strncasecmp(l, "Call Trace", 10))
+			return r->frames[i].stack;
+	}
+	return r->nframes ? r->frames[0].stack : 0;
+}
+
 /* Frames of the main stack that may be blamed, by name. */
 static int candidates(const struct kp_report *r, bool from_pc,
-		      bool after_irq, const char *const *extra,
+		      bool after_irq, bool anchors, const char *const *extra,
 		      const char **v, int max)
 {
 	size_t start = 0;
-	int n = 0, main_stack = r->nframes ? r->frames[0].stack : 0;
+	int n = 0, main_stack = main_stack_of(r);
 
 	if (after_irq) {
 		/* the code the timer interrupt interrupted: after the
@@ -323,7 +363,8 @@ static int candidates(const struct kp_report *r, bool from_pc,
 		for (size_t i = 0; i < r->nframes; i++) {
 			const struct kp_frame *f = &r->frames[i];
 
-			if (f->sym && strstr(f->sym, "apic_timer_interrupt")) {
+			if (f->sym && f->reliable &&
+			    strstr(f->sym, "apic_timer_interrupt")) {
 				start = i + 1;
 				break;
 			}
@@ -339,16 +380,24 @@ static int candidates(const struct kp_report *r, bool from_pc,
 			main_stack = r->frames[start < r->nframes ? start :
 					       r->nframes - 1].stack;
 	}
+	for (int pass = 0; pass < 2 && !n; pass++)
 	for (size_t i = start; i < r->nframes && n < max; i++) {
 		const struct kp_frame *f = &r->frames[i];
 
-		if (!f->sym || (!f->reliable && !f->pc))
+		/* `?` frames only when no reliable one is left */
+		if (!f->sym || (!f->reliable && !f->pc && !pass))
 			continue;
-		if (f->stack != main_stack && !after_irq)
+		if (f->stack != main_stack && !after_irq) {
+			if (f->stack > main_stack)
+				break;
 			continue;
+		}
 		if (!from_pc && f->pc && i == 0 && !after_irq)
 			continue;
-		if (skipped(f->sym, extra))
+		/* a stall's dispatchers stay: they point at the culprit */
+		if (skipped(f->sym, extra) &&
+		    !(anchors && (has_any(f->sym, stall_anchor) ||
+				    is_syscall_dispatch(f->sym))))
 			continue;
 		v[n++] = f->sym;
 	}
@@ -438,7 +487,35 @@ static const char *hung_culprit(const struct kp_report *r)
 	return NULL;
 }
 
+/* Syscall wrappers by their syscall: __se_sys_mremap -> mremap,
+ * __x64_sys_memfd_secret -> sys_memfd_secret. */
+static const char *unwrap(const char *c, char *buf, size_t len)
+{
+	static const char *const pre[] = {
+		"__se_sys_", "__do_sys_", "__x64_", "__ia32_", "__arm64_",
+		"__riscv_", "__s390x_", "__s390_",
+	};
+
+	if (!c)
+		return c;
+	for (size_t i = 0; i < sizeof(pre) / sizeof(pre[0]); i++)
+		if (!strncmp(c, pre[i], strlen(pre[i]))) {
+			snprintf(buf, len, "%s", c + strlen(pre[i]));
+			return buf;
+		}
+	return c;
+}
+
+static const char *culprit(const struct kp_report *r);
+
 const char *kp_culprit(const struct kp_report *r)
+{
+	static __thread char ubuf[256];
+
+	return unwrap(culprit(r), ubuf, sizeof(ubuf));
+}
+
+static const char *culprit(const struct kp_report *r)
 {
 	static __thread char buf[256];
 	const char *k = r->kind, *v[256];
@@ -454,6 +531,7 @@ const char *kp_culprit(const struct kp_report *r)
 		return hung_culprit(r);
 	if ((has(k, "deadlock") || has(k, "lock state") ||
 	     has(k, "unlock balance") || has(k, "held lock") ||
+	     has(k, "locks held") ||
 	     has(k, "returning to user space")) && r->lock_func)
 		return r->lock_func;
 	if (r->headline_func && !skipped(r->headline_func, extra) &&
@@ -464,13 +542,17 @@ const char *kp_culprit(const struct kp_report *r)
 	if (stall_kind(k)) {
 		const char *c;
 
-		n = candidates(r, true, true, extra, v, 256);
+		n = candidates(r, true, has(k, "rcu detected stall"), true,
+			       extra, v, 256);
+		for (int i = 0; i < n; i++)
+			if (!strncmp(v[i], "smp_call_function", 17))
+				return "smp_call_function";
 		c = stall_culprit(v, n, buf, sizeof(buf));
 		if (c)
 			return c;
 		return n ? v[0] : NULL;
 	}
-	n = candidates(r, pc_kind(k), false, extra, v, 256);
+	n = candidates(r, pc_kind(k), false, false, extra, v, 256);
 	if (n)
 		return v[0];
 	if (r->headline_func)

@@ -138,8 +138,8 @@ int cmd_kptrace(int argc, char **argv)
 			free(so.modules);
 			return SD_EXIT_USAGE;
 		default:
-			sd_err("unknown option '%s'", argv[optind - 1]);
-			usage(stderr);
+			sd_err("unknown option '%s' (see --help)",
+			       argv[optind - 1]);
 			free(so.modules);
 			return SD_EXIT_USAGE;
 		}
@@ -210,9 +210,7 @@ int cmd_kptrace(int argc, char **argv)
 	for (size_t i = first; i < rs.n; i++) {
 		int err = kp_symbolize(&rs.v[i], &rs, &so);
 
-		if (err) {
-			sd_err("%s: %s", so.vmlinux ? so.vmlinux : "symbols",
-			       strerror(-err));
+		if (err) {	/* kp_symbolize said what went wrong */
 			ret = SD_EXIT_FAIL;
 			goto out;
 		}

@@ -30,6 +30,8 @@ struct parser {
 	int prelude_line;
 	int cut_here;			/* line of the last "cut here" */
 	const char *release;		/* last release seen anywhere */
+	bool lock_trigger;		/* lockdep named the lock in question */
+	bool lock_at_next;		/* ... and its "at:" is the next line */
 	char *release_buf;
 };
 
@@ -45,6 +47,13 @@ static const char *skip_ws(const char *s)
 	while (*s == ' ' || *s == '\t')
 		s++;
 	return s;
+}
+
+static bool ends_with(const char *s, const char *e)
+{
+	size_t n = strlen(s), m = strlen(e);
+
+	return n >= m && !strcmp(s + n - m, e);
 }
 
 static bool is_symch(int c)
@@ -421,7 +430,10 @@ static bool parse_frame(const char *s, bool in_stack, struct pframe *f)
 
 		while (*c && *c != ' ' && *c != ':')
 			c++;
-		if (*c == ':' && isdigit((unsigned char)c[1])) {
+		/* a file name: not empty, with a '.' (arm's "r4:00000000"
+		 * register dumps are no frames) */
+		if (*c == ':' && isdigit((unsigned char)c[1]) && c > p &&
+		    memchr(p, '.', (size_t)(c - p))) {
 			c++;
 			while (isdigit((unsigned char)*c) || *c == ':')
 				c++;
@@ -544,7 +556,7 @@ static char *clean_kind(const char *s, size_t n)
 		}
 		sbuf_putc(&sb, s[i++]);
 	}
-	while (sb.len && strchr(" .:!,", sb.buf[sb.len - 1]))
+	while (sb.len && strchr(" .:!,]", sb.buf[sb.len - 1]))
 		sb.len--;
 	sbuf_putc(&sb, '\0');
 	return sbuf_steal(&sb);
@@ -588,7 +600,6 @@ static const struct fixed fixed_kinds[] = {
 	{ "BUG: unable to handle kernel paging request", "BUG: unable to handle page fault" },
 	{ "BUG: unable to handle page fault", "BUG: unable to handle page fault" },
 	{ "Unable to handle kernel paging request", "BUG: unable to handle page fault" },
-	{ "Unable to handle kernel access to user memory", "BUG: unable to handle page fault" },
 	{ "Unable to handle kernel execute from non-executable memory", "BUG: unable to handle page fault" },
 	{ "Unable to handle kernel read from unreadable memory", "BUG: unable to handle page fault" },
 	{ "Unable to handle kernel write to read-only memory", "BUG: unable to handle page fault" },
@@ -603,6 +614,11 @@ static const struct fixed fixed_kinds[] = {
 	{ "invalid opcode:", "invalid opcode" },
 	{ "PANIC: double fault", "PANIC: double fault" },
 	{ "kernel stack overflow", "kernel stack overflow" },
+	{ "BUG: TASK stack guard page was hit", "BUG: stack guard page was hit" },
+	{ "BUG: IRQ stack guard page was hit", "BUG: stack guard page was hit" },
+	{ "BUG: Unable to handle kernel data access", "BUG: unable to handle page fault" },
+	{ "Unable to handle kernel access to user memory", "BUG: unable to handle kernel access to user memory" },
+	{ "WARNING: Nested lock was not taken", "WARNING: nested lock was not taken" },
 	{ "BUG: soft lockup", "BUG: soft lockup" },
 	{ "BUG: spinlock lockup suspected", "BUG: spinlock lockup suspected" },
 	{ "BUG: bad unlock balance detected", "BUG: bad unlock balance" },
@@ -644,6 +660,7 @@ static const struct fixed fixed_kinds[] = {
 
 /* Lines that come before a headline and name the report better. */
 static const struct fixed prelude_kinds[] = {
+	{ "Alignment trap:", "Alignment trap" },
 	{ "list_add corruption", "BUG: corrupted list" },
 	{ "list_del corruption", "BUG: corrupted list" },
 	{ "list_add double add", "BUG: corrupted list" },
@@ -684,6 +701,13 @@ static bool warning_new(const char *s)
 
 	if (!starts(s, "WARNING: "))
 		return false;
+	if (*p == '[') {	/* "WARNING: [cond] file:line at func" */
+		const char *e = strstr(p, "] ");
+
+		if (!e)
+			return false;
+		p = e + 2;
+	}
 	sp = strchr(p, ' ');
 	colon = strchr(p, ':');
 	return sp && colon && colon < sp && isdigit((unsigned char)colon[1]) &&
@@ -707,8 +731,10 @@ static const char *warning_kind(const char *file, size_t n, const char *func)
 	for (size_t i = 0; i < ARRAY_SIZE(by_file); i++)
 		if (memmem(file, n, by_file[i][0], strlen(by_file[i][0])))
 			return by_file[i][1];
-	if (memmem(file, n, "mm/", 3) && func &&
-	    (strstr(func, "malloc") || strstr(func, "alloc_node")))
+	if (memmem(file, n, "mm/vmalloc.c", 12) && func &&
+	    strstr(func, "vmalloc"))
+		return "WARNING: zero-size vmalloc";
+	if (memmem(file, n, "mm/", 3) && func && strstr(func, "malloc"))
 		return "WARNING: kmalloc bug";
 	return "WARNING";
 }
@@ -732,9 +758,18 @@ static char *headline(const char *body, char **func)
 		const char *k = starts(s, "BUG: ") ? s + 5 : s;
 		const char *in = strstr(k, " in ");
 
-		if (starts(k, "KASAN: null-ptr-deref in range") ||
-		    starts(k, "KASAN: maybe wild-memory-access in range"))
+		if (starts(k, "KASAN: ") && strstr(k, " in range ["))
 			return NULL;	/* part of a general protection fault */
+		if (starts(k, "KASAN: double-free") && in) {
+			*func = func_at(in + 4);
+			return sd_strdup("KASAN: invalid-free");
+		}
+		{
+			const char *on = strstr(k, " on address");
+
+			if (on && (!in || on < in))
+				return clean_kind(k, (size_t)(on - k));
+		}
 		if (!in)
 			return clean_kind(k, strlen(k));
 		if (starts(k, "UBSAN: ")) {
@@ -745,9 +780,24 @@ static char *headline(const char *body, char **func)
 			return kind;
 		}
 		if (starts(k, "KCSAN: ")) {
-			*func = sd_strdup(in + 4);
-			(*func)[cut_at(*func, (const char *const[]){
-				"\n", NULL })] = '\0';
+			/* "f+0x1/0x2 / g+0x3/0x4" -> "f / g" */
+			char *a = func_at(in + 4), *sl = strstr(in + 4, " / ");
+
+			if (a && sl) {
+				char *bb = func_at(sl + 3);
+
+				if (bb) {
+					size_t n2 = strlen(a) + strlen(bb) + 4;
+
+					*func = sd_malloc(n2);
+					snprintf(*func, n2, "%s / %s", a, bb);
+					free(a);
+					free(bb);
+					a = NULL;
+				}
+			}
+			if (a)
+				*func = a;
 		} else {
 			*func = func_at(in + 4);
 		}
@@ -762,6 +812,9 @@ static char *headline(const char *body, char **func)
 		if (warning_new(s)) {
 			/* 6.15+: "WARNING: fs/x.c:12 at func+0x1/0x2, CPU#0" */
 			file = s + 9;
+			if (*file == '[')
+				file = strstr(file, "] ") + 2;
+			at = strstr(file, " at ");
 			flen = strcspn(file, " ");
 			*func = func_at(at + 4);
 		} else if (at) {
@@ -790,12 +843,12 @@ static char *headline(const char *body, char **func)
 			return sd_strdup("INFO: task can't die");
 		return NULL;
 	}
-	if ((starts(s, "INFO: rcu") || starts(s, "INFO: rcu_")) &&
-	    strstr(s, "detected stall"))
+	if (starts(s, "INFO: rcu") && strstr(s, "detected") &&
+	    strstr(s, "stall"))
 		return sd_strdup("INFO: rcu detected stall");
 	if (starts(s, "Kernel panic - not syncing: ")) {
 		const char *m = s + 28;
-		static const char *const stops[] = { " ...", "\n", NULL };
+		static const char *const stops[] = { " ...", "!", "\n", NULL };
 
 		if (starts(m, "stack-protector: Kernel stack is corrupted in: ")) {
 			*func = func_at(m + 47);
@@ -815,6 +868,10 @@ static char *headline(const char *body, char **func)
 			k[13 + n--] = '\0';
 		return k;
 	}
+	if ((starts(s, "BUG: ") || starts(s, "WARNING: ")) &&
+	    strstr(s, " still has locks held"))
+		return sd_strdup(s[0] == 'B' ? "BUG: still has locks held" :
+				 "WARNING: still has locks held");
 	if (starts(s, "BUG: ") && strlen(s) > 6) {
 		const char *k = s;
 
@@ -840,6 +897,27 @@ static char *headline(const char *body, char **func)
 	return NULL;
 }
 
+/* A headline glued to or after other text on the line (two printks
+ * interleaved, "syz-executor: ...BUG: unable to handle ..."). */
+static char *headline_inside(const char *body, char **func)
+{
+	static const char *const marks[] = {
+		"general protection fault", "BUG: ", "WARNING: CPU:",
+		"Kernel panic - not syncing", "kernel BUG at ",
+		"Unable to handle kernel ", "INFO: task ", "INFO: rcu_",
+		NULL,
+	};
+	const char *best = NULL;
+
+	for (int i = 0; marks[i]; i++) {
+		const char *m = strstr(body + 1, marks[i]);
+
+		if (m && (!best || m < best))
+			best = m;
+	}
+	return best ? headline(best, func) : NULL;
+}
+
 /* Kinds that continue an open report when they come right after its
  * headline (the Oops line after "BUG: kernel NULL pointer dereference",
  * "Internal error: Oops" after arm64's "Unable to handle", the "kernel
@@ -851,8 +929,14 @@ static bool continues(const struct kp_report *r, const char *kind,
 		"Oops", "Internal error", "invalid opcode", NULL,
 	};
 
-	if (!r || r->nframes > 0 || lineno - r->first_line > 12)
+	if (r && !strcmp(kind, "memory leak") && !strcmp(r->kind, kind) &&
+	    r->nframes == 0)
+		return true;	/* "BUG: memory leak", "unreferenced object" */
+	if (!r || lineno - r->first_line > 30)
 		return false;
+	for (size_t i = 0; i < r->nframes; i++)
+		if (!r->frames[i].pc)
+			return false;
 	for (int i = 0; cont[i]; i++)
 		if (!strcmp(kind, cont[i]))
 			return true;
@@ -944,6 +1028,7 @@ static void open_report(struct parser *ps, char *kind, char *func)
 	r->ctx = ps->ctx;
 	ps->cur = r;
 	ps->section = KP_SEC_TASK;
+	ps->lock_trigger = ps->lock_at_next = false;
 }
 
 /* "CPU: 0 PID: 1 Comm: sh Tainted: G  O  6.1.0-18-cloud-amd64 #1" and
@@ -998,6 +1083,8 @@ static const char *pc_line(const char *s, bool *user)
 		}
 		return p;
 	}
+	if (starts(s, "IP: "))	/* x86 before 4.16 */
+		return s + 4;
 	if (starts(s, "pc : "))
 		return s + 5;
 	if (starts(s, "PC is at "))
@@ -1151,18 +1238,23 @@ static void parse_line(struct parser *ps, const char *line)
 	}
 	/* KASAN's access line names Read or Write. */
 	if (r && starts(r->kind, "KASAN: ") && !strchr(r->kind + 7, ' ') &&
-	    (starts(b, "Read of size") || starts(b, "Write of size"))) {
+	    (starts(b, "Read of size") || starts(b, "Write of size") ||
+	     starts(b, "Read at addr") || starts(b, "Write at addr"))) {
 		size_t n = strlen(r->kind);
 
 		r->kind = sd_realloc(r->kind, n + 7);
 		strcpy(r->kind + n, b[0] == 'R' ? " Read" : " Write");
 	}
-	if ((kind = headline(b, &func))) {
+	if ((kind = headline(b, &func)) ||
+	    (!r && (kind = headline_inside(b, &func)))) {
+		/* a panic right after a report is how that report ended;
+		 * one long after it is a crash of its own */
+		bool near = r && ps->lineno - r->last_line <= 64;
 		bool nested = r && (!strcmp(kind, "NMI backtrace") ||
-				    starts(kind, "kernel panic: ") ||
+				    (starts(kind, "kernel panic: ") && near) ||
 				    (!strcmp(kind, "Oops") && r->nframes == 0));
 
-		if (r && starts(kind, "kernel panic: ")) {
+		if (r && starts(kind, "kernel panic: ") && near) {
 			if (!r->panic)
 				r->panic = sd_strdup(b + (starts(b, "Kernel panic - not syncing: ") ? 28 : 0));
 			free(kind);
@@ -1182,17 +1274,14 @@ static void parse_line(struct parser *ps, const char *line)
 			free(kind);
 			return;
 		}
-		open_report(ps, kind, func);
+		open_report(ps, kind, func);	/* kind may be replaced */
 		r = ps->cur;
-		if (!strcmp(kind, "NMI backtrace")) {
+		if (!strcmp(r->kind, "NMI backtrace")) {
+			free(ps->pending_label);
 			ps->pending_label = sd_strdup(b);
-			return;
 		}
-		if (strcmp(kind, "WARNING") &&
-		    !starts(kind, "kernel panic: stack"))
-			return;
-		/* the WARNING / stack-protector line names the culprit but
-		 * is no frame */
+		/* a headline naming a function (WARNING at ..., KASAN in ...)
+		 * gives the culprit, not a frame */
 		return;
 	}
 	if (!r) {
@@ -1226,14 +1315,32 @@ static void parse_line(struct parser *ps, const char *line)
 		}
 		return;
 	}
-	/* lockdep: the lock the task is trying to take */
-	if ((p = strstr(b, ", at: ")) && !r->lock_func) {
-		const char *q = skip_ws(p + 6);
+	/* lockdep: the lock the task is trying to take (or release, or
+	 * whose state changed): the first non-generic "at:" after it */
+	if (strstr(b, "is trying to acquire") || strstr(b, "is trying to release") ||
+	    strstr(b, "just changed the state of lock") || ends_with(b, "] takes:") ||
+	    strstr(b, "still has locks held") || strstr(b, "leaving the kernel with locks still held")) {
+		ps->lock_trigger = true;
+		ps->lock_at_next = ends_with(b, " at:");
+		return;
+	}
+	if ((p = strstr(b, ", at: ")) || (p = strstr(b, "}, at: ")) ||
+	    ps->lock_at_next) {
+		const char *q = ps->lock_at_next ? b : skip_ws(p + 6);
 		struct pframe lf;
 
-		if (parse_frame(q, true, &lf) && lf.sym)
-			r->lock_func = sd_strndup(lf.sym, lf.symlen);
-		return;
+		ps->lock_at_next = false;
+		if (ps->lock_trigger && !r->lock_func &&
+		    parse_frame(q, true, &lf) && lf.sym) {
+			char *fn = sd_strndup(lf.sym, lf.symlen);
+
+			if (kp_generic_func(fn))
+				free(fn);
+			else
+				r->lock_func = fn;
+		}
+		if (p)
+			return;
 	}
 	/* Sections; old kernels print "<IRQ>  [<addr>] func" on one line. */
 	if (b[0] == '<' && (starts(b, "<IRQ>") || starts(b, "<SOFTIRQ>") ||

@@ -136,6 +136,8 @@ void kp_reports_free(struct kp_reports *r);
 const char *kp_culprit(const struct kp_report *r);
 /* Whether a function is a generic helper never blamed for a report. */
 bool kp_generic_func(const char *name);
+/* ... or plumbing around a culprit (locks, strings, copies, printing). */
+bool kp_skip_func(const char *name);
 /* Add a note to a report (printf-style). */
 void kp_note(struct kp_report *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -488,8 +488,10 @@ static struct obj *module_for(struct kp_report *r, const struct kp_symopts *o,
 		return NULL;
 	}
 	free(path);
-	if (buildid && *dsym_build_id(m->d) &&
-	    strcmp(buildid, dsym_build_id(m->d))) {
+	if (buildid && !*dsym_build_id(m->d))
+		kp_note(r, "%s has no build-id to check against the report's "
+			"%s", m->path, buildid);
+	else if (buildid && strcmp(buildid, dsym_build_id(m->d))) {
 		kp_note(r, "%s has build-id %s, the report %s; not used",
 			m->path, dsym_build_id(m->d), buildid);
 		return NULL;

@@ -1,0 +1,361 @@
+"""sonde kptrace end to end: crash reports written around small fixtures
+with DWARF — a relocatable object standing in for a kernel module
+(tests/unit/fixtures/kpmod.c: .text with inlining, .text.unlikely,
+.init.text) and an executable standing in for vmlinux — symbolized by the
+real binary and checked frame by frame against eu-addr2line (function,
+file, line, inline chain); raw runtime addresses through a KASLR offset
+and a /proc/modules base; and bad input of every kind. The real Debian
+kernel reports are the kernel tier's (tests/kernel)."""
+import json
+import os
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from conftest import ROOT, run
+
+BUILD = os.environ.get("SONDE_BUILD", os.path.join(ROOT, "build"))
+KPMOD = os.path.join(BUILD, "tests", "unit", "fixture-kpmod.o")
+EXE = os.path.join(BUILD, "tests", "unit", "fixture-inline")
+MOD = "fixture_kpmod"
+
+
+@pytest.fixture(scope="module")
+def fixtures():
+    if not shutil.which("eu-addr2line"):
+        pytest.skip("eu-addr2line (elfutils) is not installed")
+    for f in (KPMOD, EXE):
+        if not os.path.exists(f):
+            pytest.fail(f"fixture {f} missing: build first")
+
+
+def symbols(path):
+    """name -> (section, value, size) of defined functions, from readelf."""
+    out = run(["readelf", "-sW", "--section-headers", path]).stdout
+    secs = {}
+    for m in re.finditer(r"^\s*\[\s*(\d+)\]\s+(\S+)", out, re.M):
+        secs[m.group(1)] = m.group(2)
+    syms = {}
+    for line in out.splitlines():
+        p = line.split()
+        if len(p) >= 8 and p[3] == "FUNC" and p[6].isdigit():
+            syms[p[7]] = (secs.get(p[6]), int(p[1], 16), int(p[2], 0))
+    return syms
+
+
+def addr2line(path, addr, section=None):
+    """eu-addr2line -f -i: [(function, basename, line)], innermost first."""
+    cmd = ["eu-addr2line", "-f", "-i", "-e", path]
+    if section:
+        cmd += ["-j", section]
+    out = run(cmd + [hex(addr)]).stdout.splitlines()
+    chain = []
+    for i in range(0, len(out) - 1, 2):
+        func = out[i].split(" inlined at ")[0].strip()
+        loc = out[i + 1].rsplit(":", 2)
+        if len(loc) == 3 and not loc[2].isdigit():
+            loc = out[i + 1].rsplit(":", 1)
+        file, line = loc[0], loc[1]
+        chain.append((func, os.path.basename(file), int(line)))
+    return chain
+
+
+def sonde_chain(frame):
+    """The same from one JSON frame: inlines reversed, then the frame."""
+    chain = [(i["function"], os.path.basename(i["file"]), i["line"])
+             for i in reversed(frame["inlines"])]
+    chain.append((frame["function"], os.path.basename(frame["file"]),
+                  frame["line"]))
+    return chain
+
+
+def kptrace(sonde, text, *args, tmp_path=None, fmt="json"):
+    path = tmp_path / "report.log"
+    path.write_text(text)
+    p = run([sonde, "kptrace", "--format", fmt, str(path), *args])
+    return p
+
+
+HEAD = ("[   12.000100] BUG: kernel NULL pointer dereference, address: 0000000000000000\n"
+        "[   12.000101] #PF: supervisor read access in kernel mode\n"
+        "[   12.000102] Oops: 0000 [#1] PREEMPT SMP NOPTI\n"
+        "[   12.000103] CPU: 0 PID: 74 Comm: sh Tainted: G           OE      6.1.0-kptest #1\n")
+
+
+def module_report(syms, picks):
+    """A report whose RIP and frames are `func+off/size [fixture_kpmod]`."""
+    lines = [HEAD]
+    for i, (func, off, reliable) in enumerate(picks):
+        size = syms[func][2]
+        if i == 0:
+            lines.append(f"[   12.000104] RIP: 0010:{func}+{off:#x}/{size:#x} [{MOD}]\n")
+            lines.append("[   12.000105] Call Trace:\n[   12.000106]  <TASK>\n")
+        else:
+            q = "" if reliable else "? "
+            lines.append(f"[   12.000107]  {q}{func}+{off:#x}/{size:#x} [{MOD}]\n")
+    lines.append("[   12.000108]  </TASK>\n[   12.000109] Modules linked in: "
+                 f"{MOD}(OE)\n[   12.000110] ---[ end trace 0000000000000000 ]---\n")
+    return "".join(lines)
+
+
+def check_frames(frames, expect, path, sectioned):
+    """expect: [(section, address in section / file)] per frame."""
+    assert len(frames) == len(expect)
+    for fr, (sec, addr) in zip(frames, expect):
+        want = addr2line(path, addr, sec if sectioned else None)
+        assert want, f"eu-addr2line knows nothing at {sec}+{addr:#x}"
+        got = sonde_chain(fr)
+        assert got == want, f"{fr['symbol']}+{fr['offset']}: {got} != {want}"
+
+
+def test_module_frames_match_addr2line(sonde, fixtures, tmp_path):
+    syms = symbols(KPMOD)
+    assert syms["kp_cold"][0] == ".text.unlikely"
+    assert syms["kp_init"][0] == ".init.text"
+    # every instruction offset of kp_level2 as the faulting pc, then
+    # return addresses in every section
+    size = syms["kp_level2"][2]
+    for off in range(1, size):
+        picks = [("kp_level2", off, True), ("kp_level1", 5, True),
+                 ("kp_cold", 8, False), ("kp_init", 6, True)]
+        p = kptrace(sonde, module_report(syms, picks), "-M", KPMOD,
+                    "-r", "6.1.0-kptest", tmp_path=tmp_path)
+        assert p.returncode == 0, p.stderr
+        rep = json.loads(p.stdout)["reports"][0]
+        assert rep["kind"] == "BUG: kernel NULL pointer dereference"
+        assert rep["culprit"] == "kp_level2"
+        fr = rep["frames"]
+        assert [f["reliable"] for f in fr] == [True, True, False, True]
+        assert fr[0]["pc"] and not any(f["pc"] for f in fr[1:])
+        assert all(f["module"] == MOD and f["section"] == "task" for f in fr)
+        # the pc is looked up at pc, return addresses at pc - 1
+        expect = [(syms[f][0], syms[f][1] + o - (0 if i == 0 else 1))
+                  for i, (f, o, _) in enumerate(picks)]
+        check_frames(fr, expect, KPMOD, True)
+        assert [f["offset"] for f in fr] == [hex(o) for _, o, _ in picks]
+
+
+def test_inline_chain_is_printed(sonde, fixtures, tmp_path):
+    syms = symbols(KPMOD)
+    # find an offset of kp_level2 inside two levels of inlining
+    off = next(o for o in range(syms["kp_level2"][2])
+               if len(addr2line(KPMOD, o, ".text")) == 3)
+    p = kptrace(sonde, module_report(syms, [("kp_level2", off, True)]),
+                "-M", KPMOD, tmp_path=tmp_path, fmt="text")
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.splitlines()
+    assert lines[0] == "BUG: kernel NULL pointer dereference in kp_level2"
+    i = next(i for i, l in enumerate(lines) if l.startswith(f"  - {MOD}`kp_level2+{off:#x} at "))
+    assert lines[i + 1].startswith("      (inlined) kp_middle at ")
+    assert lines[i + 2].startswith("      (inlined) kp_leaf at ")
+
+
+def test_raw_module_addresses_through_proc_modules(sonde, fixtures, tmp_path):
+    """Frames that are bare runtime addresses: the module's base from a
+    /proc/modules line and the kernel's layout of its text sections."""
+    syms = symbols(KPMOD)
+    out = run(["readelf", "-SW", KPMOD]).stdout
+    # core text layout: .text, then .text.unlikely (alignment 1 here)
+    text_size = int(re.search(r"\] \.text\s+PROGBITS\s+\S+\s+\S+\s+(\S+)", out).group(1), 16)
+    unlikely = (text_size + 0) // 1 * 1
+    base = 0xffffffffc0a00000
+    where = {".text": 0, ".text.unlikely": unlikely}
+    picks = [("kp_level2", 9), ("kp_level1", 5), ("kp_cold", 8)]
+    addrs = [base + where[syms[f][0]] + syms[f][1] + o for f, o in picks]
+    text = (f"{MOD} 16384 0 - Live {base:#x} (OE)\n" + HEAD +
+            f"[   12.000104] RIP: 0010:[<{addrs[0]:016x}>]  [<{addrs[0]:016x}>] 0x{addrs[0]:x}\n"
+            "[   12.000105] Call Trace:\n" +
+            "".join(f"[   12.000106]  [<{a:016x}>] 0x{a:x}\n" for a in addrs[1:]))
+    p = kptrace(sonde, text, "-M", KPMOD, tmp_path=tmp_path)
+    assert p.returncode == 0, p.stderr
+    fr = json.loads(p.stdout)["reports"][0]["frames"]
+    expect = [(syms[f][0], syms[f][1] + o - (0 if i == 0 else 1))
+              for i, (f, o) in enumerate(picks)]
+    check_frames(fr, expect, KPMOD, True)
+    assert [f["function"] for f in fr] == [f for f, _ in picks]
+    assert [f["offset"] for f in fr] == [hex(o) for _, o in picks]
+
+
+def exe_report(syms, kaslr_line, frames):
+    return (HEAD + (kaslr_line or "") +
+            "".join(f"[   12.000106]  {fr}\n" for fr in frames) +
+            "[   12.000110] ---[ end trace 0000000000000000 ]---\n")
+
+
+@pytest.mark.parametrize("how", ["kernel-offset", "derived", "option"])
+def test_raw_core_addresses_through_kaslr(sonde, fixtures, tmp_path, how):
+    """The executable stands in for vmlinux: raw addresses shifted by a
+    KASLR offset come back to eu-addr2line's answers, whether the offset
+    is printed, derived from a frame carrying both address and symbol, or
+    given."""
+    syms = symbols(EXE)
+    kaslr = 0x1e000000
+    picks = [("outer", 0x7), ("plain", 0x3), ("main", 0x10)]
+    raw = [syms[f][1] + o + kaslr for f, o in picks]
+    frames = ["Call Trace:"] + [f"[<{a:016x}>] 0x{a:x}" for a in raw]
+    args = ["-k", EXE]
+    line = None
+    if how == "kernel-offset":
+        line = f"[   12.000111] Kernel Offset: {kaslr:#x} from 0xffffffff81000000\n"
+    elif how == "derived":
+        f, o = picks[0]
+        frames[1] = f"[<{raw[0]:016x}>] {f}+{o:#x}/{syms[f][2]:#x}"
+    else:
+        args += ["--kaslr", hex(kaslr)]
+    p = kptrace(sonde, exe_report(syms, line, frames), *args, tmp_path=tmp_path)
+    assert p.returncode == 0, p.stderr
+    rep = json.loads(p.stdout)["reports"][0]
+    assert rep["kaslr_offset"] == hex(kaslr)
+    assert rep["kaslr_source"] == {"kernel-offset": "Kernel Offset line",
+                                   "derived": "derived from a frame",
+                                   "option": "--kaslr"}[how]
+    check_frames(rep["frames"], [(None, syms[f][1] + o - 1) for f, o in picks],
+                 EXE, False)
+
+
+def test_mismatched_files_are_refused(sonde, fixtures, tmp_path):
+    """Sizes that disagree with the report, or another build-id: the file
+    is not used and a note says why; frames keep the report's names."""
+    syms = symbols(KPMOD)
+    text = module_report(syms, [("kp_level2", 4, True)]).replace(
+        f"/{syms['kp_level2'][2]:#x} [", "/0x777 [")
+    p = kptrace(sonde, text, "-M", KPMOD, tmp_path=tmp_path)
+    rep = json.loads(p.stdout)["reports"][0]
+    assert p.returncode == 0
+    assert any("does not match the report" in n and "0x777" in n for n in rep["notes"])
+    assert rep["frames"][0]["file"] is None
+    assert rep["frames"][0]["function"] == "kp_level2"
+    bid = re.search(r"Build ID: ([0-9a-f]+)", run(["readelf", "-n", KPMOD]).stdout).group(1)
+    text = module_report(syms, [("kp_level2", 4, True)]).replace(
+        f"[{MOD}]", f"[{MOD} {bid}]")
+    p = kptrace(sonde, text, "-M", KPMOD, tmp_path=tmp_path)
+    rep = json.loads(p.stdout)["reports"][0]
+    assert rep["frames"][0]["buildid"] == bid
+    assert rep["frames"][0]["file"] is not None
+    other = "00112233445566778899aabbccddeeff00112233"
+    p = kptrace(sonde, text.replace(bid, other), "-M", KPMOD, tmp_path=tmp_path)
+    rep = json.loads(p.stdout)["reports"][0]
+    assert any(f"build-id {bid}, the report {other}; not used" in n
+               for n in rep["notes"]), rep["notes"]
+    assert rep["frames"][0]["file"] is None
+    # a vmlinux that is not the report's
+    p = kptrace(sonde, exe_report(symbols(EXE), None,
+                                  ["Call Trace:", " vfs_write+0xc7/0x1c0"]),
+                "-k", EXE, tmp_path=tmp_path)
+    rep = json.loads(p.stdout)["reports"][0]
+    assert any("does not match" in n for n in rep["notes"]), rep["notes"]
+    assert rep["symbols"] is None and rep["frames"][0]["file"] is None
+
+
+def test_sections_contexts_and_all(sonde, tmp_path):
+    """<IRQ>/<TASK> sections, [T..] contexts of other tasks interleaved,
+    two reports with -a, the last one without."""
+    text = (
+        "[    1.000000][    T1] Linux version 6.1.0-x (gcc) #1 SMP\n"
+        "[    5.000000][   T42] WARNING: CPU: 1 PID: 42 at drivers/x/y.c:12 my_warn+0x1a/0x30 [mymod]\n"
+        "[    5.000001][   T42] Modules linked in: mymod(O)\n"
+        "[    5.000002][   T42] RIP: 0010:my_warn+0x1a/0x30 [mymod]\n"
+        "[    5.000003][   T42] Call Trace:\n"
+        "[    5.000004][   T42]  <IRQ>\n"
+        "[    5.000005][   T42]  my_irq+0x10/0x20 [mymod 0123456789abcdef0123456789abcdef01234567]\n"
+        "[    5.000006][   T77]  other_task_frame+0x1/0x2\n"
+        "[    5.000007][   T42]  </IRQ>\n"
+        "[    5.000008][   T42]  <TASK>\n"
+        "[    5.000009][   T42]  ? stale+0x5/0x10\n"
+        "[    5.000010][   T42]  do_syscall_64+0x3b/0x90\n"
+        "[    5.000011][   T42]  </TASK>\n"
+        "[    5.000012][   T42] ---[ end trace 0000000000000000 ]---\n"
+        "[    9.000000][    T9] BUG: soft lockup - CPU#0 stuck for 22s! [sh:9]\n"
+        "[    9.000001][    T9] RIP: 0010:spin_here+0x4/0x8\n")
+    p = kptrace(sonde, text, "-a", tmp_path=tmp_path)
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(p.stdout)
+    assert doc["reports_found"] == 2 and len(doc["reports"]) == 2
+    w = doc["reports"][0]
+    assert w["title"] == "WARNING in my_warn" and w["release"] == "6.1.0-x"
+    assert w["modules"] == ["mymod"]
+    fr = w["frames"]
+    assert [f["symbol"] for f in fr] == ["my_warn", "my_irq", "stale", "do_syscall_64"]
+    assert [f["section"] for f in fr] == ["task", "irq", "task", "task"]
+    assert [f["reliable"] for f in fr] == [True, True, False, True]
+    assert fr[1]["buildid"] == "0123456789abcdef0123456789abcdef01234567"
+    assert any("no vmlinux" in n for n in w["notes"])
+    p = kptrace(sonde, text, tmp_path=tmp_path, fmt="text")
+    assert p.stdout.startswith("BUG: soft lockup in spin_here\n")
+    assert "the last of 2 reports" in p.stdout
+
+
+def test_discovery_newest_crash_dump(sonde, tmp_path):
+    """No argument: the newest dmesg file with a report under /var/crash
+    (here under a test root), older ones and report-less ones skipped."""
+    crash = tmp_path / "var" / "crash"
+    for name, body, t in (("202401010000", HEAD + "[ 1.0] RIP: 0010:old_one+0x1/0x2\n", 1000),
+                          ("202402010000", HEAD + "[ 1.0] RIP: 0010:new_one+0x1/0x2\n", 2000),
+                          ("202403010000", "nothing to see\n", 3000)):
+        d = crash / name
+        d.mkdir(parents=True)
+        f = d / f"dmesg.{name}"
+        f.write_text(body)
+        os.utime(f, (t, t))
+    p = run([sonde, "kptrace"], env=dict(os.environ, SONDE_KPTRACE_ROOT=str(tmp_path)))
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.startswith("BUG: kernel NULL pointer dereference in new_one\n")
+    p = run([sonde, "kptrace"], env=dict(os.environ, SONDE_KPTRACE_ROOT=str(tmp_path / "none")))
+    assert p.returncode == 1
+    assert p.stderr.startswith("sonde kptrace: no crash report found")
+
+
+def one_error_line(p, code, pattern):
+    assert p.returncode == code, (p.returncode, p.stderr)
+    lines = p.stderr.splitlines()
+    assert len(lines) == 1 and re.match(pattern, lines[0]), p.stderr
+    assert "Sanitizer" not in p.stderr and "runtime error" not in p.stderr
+
+
+@pytest.fixture(params=["SONDE", "SONDE_ASAN"])
+def any_sonde(request, sonde):
+    path = os.environ.get(request.param, sonde if request.param == "SONDE" else "")
+    if not path or not os.access(path, os.X_OK):
+        pytest.skip(f"no {request.param} binary")
+    return path
+
+
+def test_bad_input(any_sonde, tmp_path):
+    s = any_sonde
+    one_error_line(run([s, "kptrace", str(tmp_path / "missing")]), 1,
+                   r"sonde kptrace: .*missing: No such file or directory$")
+    empty = tmp_path / "empty"
+    empty.write_bytes(b"")
+    one_error_line(run([s, "kptrace", str(empty)]), 1,
+                   r"sonde kptrace: .*empty: no kernel crash report found \(0 lines read\)$")
+    garbage = tmp_path / "garbage"
+    garbage.write_bytes(os.urandom(1 << 20))
+    one_error_line(run([s, "kptrace", str(garbage)]), 1,
+                   r"sonde kptrace: .*garbage: binary data, not a kernel log$")
+    one_error_line(run([s, "kptrace", "--format", "xml", str(empty)]), 2,
+                   r"sonde kptrace: --format: 'xml' is not text or json$")
+    one_error_line(run([s, "kptrace", "--kaslr", "0xzz", str(empty)]), 2,
+                   r"sonde kptrace: --kaslr: '0xzz' is not auto or a hex offset")
+    one_error_line(run([s, "kptrace", "a", "b"]), 2,
+                   r"sonde kptrace: one report at a time")
+    one_error_line(run([s, "kptrace", "--bogus"]), 2, r"sonde kptrace: unknown option")
+    # a 1 MB line inside a report: cut, counted, the report still read
+    long = tmp_path / "long"
+    long.write_text(HEAD + "[ 1.0] " + "x" * (1 << 20) + "\n"
+                    "[ 1.0] RIP: 0010:after_long+0x1/0x2\n")
+    p = run([s, "kptrace", str(long)])
+    assert p.returncode == 0
+    assert p.stdout.startswith("BUG: kernel NULL pointer dereference in after_long")
+    assert "1 lines longer than 4096 bytes were cut" in p.stderr
+    # NUL bytes and garbage inside a text log
+    mixed = tmp_path / "mixed"
+    mixed.write_bytes(HEAD.encode() + b"\x00\xff\xfe junk \x00\n"
+                      b"[ 1.0] RIP: 0010:after_junk+0x1/0x2\n")
+    p = run([s, "kptrace", "--format", "json", str(mixed)])
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout)["reports"][0]["culprit"] == "after_junk"
+    # a -k that is not ELF: one line, exit 1
+    one_error_line(run([s, "kptrace", "-k", str(mixed), str(mixed)]), 1,
+                   r"sonde kptrace: .*mixed: ")

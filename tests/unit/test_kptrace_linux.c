@@ -1,0 +1,208 @@
+/* Unit tests for the Linux report parser (src/kptrace/linux.c) and its
+ * culprit rules on crafted reports: each architecture's frame forms, line
+ * prefixes (journal, syslog, dmesg -T, <N>), KASLR and module bases, and
+ * input that is not a log at all. */
+#include "test.h"
+#include "kptrace/report.h"
+
+static struct kp_reports parse(const char *text)
+{
+	struct kp_reports rs = { 0 };
+
+	assert_int_equal(kp_linux_parse(text, strlen(text), &rs), 0);
+	return rs;
+}
+
+static void arm64_pc_and_call_trace(void **state)
+{
+	struct kp_reports rs = parse(
+		"[   10.1] Unable to handle kernel NULL pointer dereference at virtual address 0000000000000000\n"
+		"[   10.1] Mem abort info:\n"
+		"[   10.1]   ESR = 0x96000005\n"
+		"[   10.1] Internal error: Oops: 96000005 [#1] PREEMPT SMP\n"
+		"[   10.1] Modules linked in: kptest(O) ext4\n"
+		"[   10.1] CPU: 1 PID: 71 Comm: sh Tainted: G           O      6.1.0-arm64 #1\n"
+		"[   10.1] pc : kp_level2+0x14/0x30 [kptest]\n"
+		"[   10.1] lr : kp_level1+0x20/0x40 [kptest]\n"
+		"[   10.1] Call trace:\n"
+		"[   10.1]  kp_level2+0x14/0x30 [kptest]\n"
+		"[   10.1]  kp_level1+0x20/0x40 [kptest]\n"
+		"[   10.1]  el0t_64_sync+0x18c/0x190\n"
+		"[   10.1] Kernel panic - not syncing: Oops: Fatal exception\n"
+		"[   10.1] Kernel Offset: 0x4b0c00000 from 0xffff800008000000\n");
+	const struct kp_report *r;
+
+	(void)state;
+	assert_int_equal(rs.n, 1);
+	r = &rs.v[0];
+	assert_string_equal(r->kind, "BUG: kernel NULL pointer dereference");
+	assert_string_equal(r->title,
+			    "BUG: kernel NULL pointer dereference in kp_level2");
+	assert_string_equal(r->release, "6.1.0-arm64");
+	assert_true(r->has_kaslr);
+	assert_true(r->kaslr == 0x4b0c00000ull);
+	assert_non_null(r->panic);
+	/* pc merged with the identical first call-trace frame */
+	assert_int_equal(r->nframes, 3);
+	assert_true(r->frames[0].pc);
+	assert_string_equal(r->frames[0].sym, "kp_level2");
+	assert_true(r->frames[0].off == 0x14 && r->frames[0].size == 0x30);
+	assert_string_equal(r->frames[0].module, "kptest");
+	assert_null(r->frames[2].module);
+	assert_int_equal(r->nmodules, 2);
+	assert_string_equal(r->modules[0], "kptest");
+	kp_reports_free(&rs);
+}
+
+static void old_x86_arm32_ppc_frames(void **state)
+{
+	struct kp_reports rs = parse(
+		"<4>[ 3.1] WARNING: at net/sched/sch_generic.c:2204 dev_watchdog+0x231/0x8f0()\n"
+		"<4>[ 3.1] Pid: 3, comm: ksoftirqd/0 Not tainted 3.3.7-1.fc16.x86_64 #1\n"
+		"<4>[ 3.1] Call Trace:\n"
+		"<4>[ 3.1]  [<ffffffff81057adf>] warn_slowpath_common+0x7f/0xc0\n"
+		"<4>[ 3.1]  [<ffffffffa0642332>] ? pppol2tp_xmit+0x42/0x220 [l2tp_ppp]\n"
+		"<4>[ 3.1]  <IRQ>  [<ffffffff8105f0c8>] __do_softirq+0xb8/0x230\n"
+		"<4>[ 3.1] ---[ end trace 1 ]---\n"
+		"Unable to handle kernel NULL pointer dereference at virtual address 00000009\n"
+		"PC is at shmem_getpage_gfp+0x584/0x72c\n"
+		"[<c0333330>] (shmem_getpage_gfp) from [<c0333954>] (shmem_write_begin+0x40/0x50)\n"
+		"[<c0333954>] (shmem_write_begin+0x40/0x50) from [<c0120000>] (generic+0x1/0x2)\n"
+		"---[ end trace 2 ]---\n"
+		"NIP [c000000008068dfc] .eeh_dev_check_failure+0x27c/0x390\n"
+		"WARNING: at arch/powerpc/platforms/pseries/eeh.c:390\n"
+		"Call Trace:\n"
+		"[c000000010f930b0] [c000000008068df8] .eeh_dev_check_failure+0x278/0x390 (unreliable)\n"
+		"[c000000010f93340] [d0000000008c991c] .ipr_probe_ioa+0x6c/0x1390 [ipr]\n");
+	const struct kp_report *r;
+
+	(void)state;
+	assert_int_equal(rs.n, 3);
+	r = &rs.v[0];
+	assert_string_equal(r->title, "WARNING in dev_watchdog");
+	assert_string_equal(r->release, "3.3.7-1.fc16.x86_64");
+	assert_int_equal(r->nframes, 3);
+	assert_true(r->frames[0].has_addr &&
+		    r->frames[0].addr == 0xffffffff81057adfull);
+	assert_false(r->frames[1].reliable);
+	assert_string_equal(r->frames[1].module, "l2tp_ppp");
+	assert_int_equal(r->frames[2].section, KP_SEC_IRQ);
+	assert_string_equal(r->arch, "x86_64");
+
+	r = &rs.v[1];
+	assert_string_equal(r->title,
+			    "BUG: kernel NULL pointer dereference in shmem_getpage_gfp");
+	assert_int_equal(r->nframes, 3);
+	assert_true(r->frames[0].pc);
+	assert_string_equal(r->frames[1].sym, "shmem_getpage_gfp");
+	assert_true(r->frames[1].addr == 0xc0333330);
+	assert_string_equal(r->frames[2].sym, "shmem_write_begin");
+
+	r = &rs.v[2];
+	assert_string_equal(r->frames[0].sym, "eeh_dev_check_failure");
+	assert_false(r->frames[0].reliable);
+	assert_true(r->frames[0].addr == 0xc000000008068df8ull);
+	assert_string_equal(r->frames[1].module, "ipr");
+	kp_reports_free(&rs);
+}
+
+static void prefixes_and_kinds(void **state)
+{
+	struct kp_reports rs = parse(
+		"Nov 23 18:00:01 host kernel: [  5.0] BUG: KASAN: slab-use-after-free in foo_read+0x10/0x20\n"
+		"Nov 23 18:00:01 host kernel: [  5.0] Read of size 8 at addr ffff888 by task sh/1\n"
+		"Nov 23 18:00:01 host kernel: [  5.0] Call Trace:\n"
+		"Nov 23 18:00:01 host kernel: [  5.0]  dump_stack_lvl+0x4c/0x60\n"
+		"Nov 23 18:00:01 host kernel: [  5.0]  kasan_report+0xa0/0xd0\n"
+		"Nov 23 18:00:01 host kernel: [  5.0]  foo_read+0x10/0x20\n"
+		"MESSAGE=[Mon Nov 23 18:00:02 2026] INFO: task kworker/0:1:12 blocked for more than 120 seconds.\n"
+		"MESSAGE=[Mon Nov 23 18:00:02 2026] Call Trace:\n"
+		"MESSAGE=[Mon Nov 23 18:00:02 2026]  __schedule+0x1/0x2\n"
+		"MESSAGE=[Mon Nov 23 18:00:02 2026]  schedule+0x1/0x2\n"
+		"MESSAGE=[Mon Nov 23 18:00:02 2026]  rtnl_lock+0x1/0x2\n"
+		"MESSAGE=[Mon Nov 23 18:00:02 2026] ---[ end trace 0 ]---\n"
+		"<0>[    7.1] Kernel panic - not syncing: sysrq triggered crash\n"
+		"<0>[    7.1] Call Trace:\n"
+		"<0>[    7.1]  dump_stack_lvl+0x1/0x2\n"
+		"<0>[    7.1]  panic+0x1/0x2\n"
+		"<0>[    7.1]  sysrq_handle_crash+0x16/0x20\n"
+		"[    8.0] unreferenced object 0xffff888 (size 32):\n"
+		"[    8.0]   backtrace:\n"
+		"[    8.0]     [<ffffffff81000000>] __kmalloc+0x1/0x2\n"
+		"[    8.0]     [<ffffffff81000010>] leaky_init+0x1/0x2\n");
+
+	(void)state;
+	assert_int_equal(rs.n, 4);
+	assert_string_equal(rs.v[0].title,
+			    "KASAN: slab-use-after-free Read in foo_read");
+	assert_string_equal(rs.v[1].title, "INFO: task hung in rtnl_lock");
+	assert_string_equal(rs.v[2].title,
+			    "kernel panic: sysrq triggered crash in sysrq_handle_crash");
+	assert_string_equal(rs.v[3].title, "memory leak in leaky_init");
+	kp_reports_free(&rs);
+}
+
+static void proc_modules_lines(void **state)
+{
+	struct kp_reports rs = parse(
+		"kptest 16384 0 - Live 0xffffffffc03df000 (OE)\n"
+		"module ext4 999424 1 - Live 0xffffffffc0400000\n"
+		"not a module line 0x1234\n");
+
+	(void)state;
+	assert_int_equal(rs.n, 0);
+	assert_int_equal(rs.nmodbases, 2);
+	assert_string_equal(rs.modbases[0].name, "kptest");
+	assert_true(rs.modbases[0].base == 0xffffffffc03df000ull);
+	assert_true(rs.modbases[0].size == 16384);
+	assert_string_equal(rs.modbases[1].name, "ext4");
+	kp_reports_free(&rs);
+}
+
+static void garbage_and_long_lines(void **state)
+{
+	size_t n = 3 << 20;
+	char *buf = malloc(n);
+	struct kp_reports rs = { 0 };
+
+	(void)state;
+	srand(7);
+	for (size_t i = 0; i < n; i++)
+		buf[i] = (char)(rand() & 0xff);
+	assert_int_equal(kp_linux_parse(buf, n, &rs), 0);
+	assert_true(rs.binary);
+	kp_reports_free(&rs);
+
+	/* one 3 MB line of frame-like text, then a report */
+	memset(buf, 'a', n);
+	memcpy(buf + 100, " [<ffffffff81000000>] x+0x1/0x2", 31);
+	buf[n - 1] = '\n';
+	assert_int_equal(kp_linux_parse(buf, n, &rs), 0);
+	assert_int_equal(rs.long_lines, 1);
+	assert_int_equal(rs.n, 0);
+	kp_reports_free(&rs);
+
+	assert_int_equal(kp_linux_parse("", 0, &rs), 0);
+	assert_int_equal(rs.n, 0);
+	kp_reports_free(&rs);
+	/* a headline and nothing else, at the very end without newline */
+	assert_int_equal(kp_linux_parse("BUG: unable to handle page fault for "
+					"address: 0", 46, &rs), 0);
+	assert_int_equal(rs.n, 1);
+	assert_int_equal(rs.v[0].nframes, 0);
+	kp_reports_free(&rs);
+	free(buf);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(arm64_pc_and_call_trace),
+		cmocka_unit_test(old_x86_arm32_ppc_frames),
+		cmocka_unit_test(prefixes_and_kinds),
+		cmocka_unit_test(proc_modules_lines),
+		cmocka_unit_test(garbage_and_long_lines),
+	};
+
+	return RUN(tests);
+}
