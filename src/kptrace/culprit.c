@@ -17,7 +17,8 @@ static const char *const generic[] = {
 	/* printing the report */
 	"dump_stack", "dump_stack_lvl", "__dump_stack", "show_stack",
 	"dump_backtrace", "show_trace_log_lvl", "show_regs", "__show_regs",
-	"panic", "vpanic", "__warn", "__warn_printk", "warn_slowpath_*",
+	"panic", "panic_*", "__panic*", "vpanic", "nmi_panic", "__warn",
+	"__warn_printk", "warn_slowpath_*",
 	"report_bug", "handle_bug", "fixup_bug", "do_trap", "do_error_trap",
 	"die", "__die", "__die_body", "oops_end", "bust_spinlocks",
 	"exc_*", "asm_exc_*", "do_invalid_op", "invalid_op", "do_bug",
@@ -138,7 +139,7 @@ bool kp_generic_func(const char *name)
 static const char *const plumbing[] = {
 	"__sanitizer", "__asan", "kasan", "__msan", "kmsan", "kcsan",
 	"check_memory_region", "read_word_at_a_time", "print_address_description",
-	"panic", "invalid_op", "report_bug", "fixup_bug", "do_error", "_trap",
+	"invalid_op", "report_bug", "fixup_bug", "do_error", "_trap",
 	"dump_stack", "warn_slowpath", "warn_alloc", "__warn", "debug_object",
 	"is_static_object", "lockdep", "perf_trace", "lock_acquire",
 	"lock_release", "lock_class", "held_locks", "spin_lock", "spin_trylock",

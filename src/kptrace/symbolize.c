@@ -38,6 +38,8 @@ struct obj {
 	bool dwarf;
 	struct sym *syms;	/* sorted by name */
 	uint64_t *addrs;	/* every symbol address, sorted */
+	struct sym *byaddr;	/* the symbols with a size, by address */
+	size_t nbyaddr;
 	size_t nsyms, capsyms;
 	char *names;
 	size_t nameslen, namescap;
@@ -83,6 +85,32 @@ static int by_addr(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+static int sym_by_addr(const void *a, const void *b)
+{
+	const struct sym *x = a, *y = b;
+
+	return (x->addr > y->addr) - (x->addr < y->addr);
+}
+
+/* The last sized symbol at or before addr: what kallsyms would name for
+ * an address in the alignment padding after a function. */
+static const struct sym *sym_before(const struct obj *o, uint64_t addr)
+{
+	size_t lo = 0, hi = o->nbyaddr;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (o->byaddr[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || addr - o->byaddr[lo - 1].addr > 4096)
+		return NULL;
+	return &o->byaddr[lo - 1];
+}
+
 /* The size the kernel prints for a symbol: up to the next symbol (the
  * ELF size plus alignment padding). */
 static uint64_t span(const struct obj *o, const struct sym *s)
@@ -110,6 +138,11 @@ static void index_syms(struct obj *o)
 	}
 	qsort(o->syms, o->nsyms, sizeof(*o->syms), by_name);
 	qsort(o->addrs, o->nsyms, sizeof(*o->addrs), by_addr);
+	o->byaddr = sd_calloc(o->nsyms + 1, sizeof(*o->byaddr));
+	for (size_t i = 0; i < o->nsyms; i++)
+		if (o->syms[i].size)
+			o->byaddr[o->nbyaddr++] = o->syms[i];
+	qsort(o->byaddr, o->nbyaddr, sizeof(*o->byaddr), sym_by_addr);
 }
 
 static const struct sym *find_sym(const struct obj *o, const char *name)
@@ -211,6 +244,7 @@ void kp_symbolize_done(void)
 		free(o->name);
 		free(o->syms);
 		free(o->addrs);
+		free(o->byaddr);
 		free(o->names);
 		for (size_t j = 0; j < o->ntext; j++)
 			free(o->text[j].name);
@@ -347,6 +381,15 @@ static void set_location(struct kp_frame *f, struct obj *o, uint64_t lookup,
 	f->lookup = lookup;
 	free(f->object);
 	f->object = sd_strdup(o->name);
+	if (!keep_name && (n <= 0 || !locs[n - 1].func)) {
+		/* padding after a function: named as kallsyms names it */
+		const struct sym *s = sym_before(o, lookup);
+
+		if (s) {
+			f->function = sd_strdup(s->name);
+			f->func_off = lookup - s->addr + (ret ? 1 : 0);
+		}
+	}
 	if (n <= 0)
 		return;
 	if (keep_name) {

@@ -209,8 +209,6 @@ def test_frames_match_ground_truth_and_addr2line(sonde, scenario, ko_syms):
 
 @pytest.mark.parametrize("scenario", [s for s in SCENARIOS if s in CULPRIT])
 def test_title(sonde, scenario, ko_syms):
-    if scenario == "panic-module":
-        pytest.xfail("kptrace names kp_level1, not kp_panic, the caller of panic()")
     r = guest.report(scenario)
     rep = kptrace(sonde, r, r.log)["reports"][-1]
     kind, culprit = CULPRIT[scenario]
