@@ -122,23 +122,22 @@ static void put_escaped(struct sbuf *sb, const unsigned char *p, size_t n,
 	}
 }
 
-/* GIO data, kdump style: a quoted string, broken after each newline. */
+/* GIO data, kdump style: a quoted string, escaped, broken after each
+ * newline and where a line would pass 72 columns. */
 static void put_data(struct sbuf *sb, const unsigned char *p, size_t n)
 {
-	size_t i = 0;
+	size_t col = 0;
 
 	sbuf_puts(sb, "       \"");
-	while (i < n) {
-		size_t j = i;
+	for (size_t i = 0; i < n; i++) {
+		size_t before = sb->len;
 
-		while (j < n && p[j] != '\n')
-			j++;
-		if (j < n)
-			j++;	/* the newline ends this line */
-		put_escaped(sb, p + i, j - i, false);
-		i = j;
-		if (i < n)
+		put_escaped(sb, p + i, 1, false);
+		col += sb->len - before;
+		if (i + 1 < n && (p[i] == '\n' || col >= 64)) {
 			sbuf_puts(sb, "\n        ");
+			col = 0;
+		}
 	}
 	sbuf_puts(sb, "\"\n");
 }

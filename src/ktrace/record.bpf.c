@@ -68,6 +68,7 @@ struct {
 
 /* Where variable-length records are assembled, one per CPU (the syscall
  * and exec programs that use it do not nest). */
+#define KTR_GIO_SMALL 64
 #define SCRATCH 65536
 #define SMASK (SCRATCH - 1)
 struct scratch {
@@ -107,17 +108,13 @@ static __always_inline void fill(struct ktr_rec *h, __u32 len, __u16 type,
 	h->cpu = bpf_get_smp_processor_id();
 	h->reserved = 0;
 	h->reserved2 = 0;
-	if (!t) {
-		__u64 id = bpf_get_current_pid_tgid();
-
-		h->pid = id >> 32;
-		h->tid = (__u32)id;
-		bpf_get_current_comm(h->comm, sizeof(h->comm));
-	} else {
-		h->pid = BPF_CORE_READ(t, tgid);
-		h->tid = BPF_CORE_READ(t, pid);
-		bpf_probe_read_kernel_str(h->comm, sizeof(h->comm), t->comm);
-	}
+	/* Plain loads through the BTF pointer: bpf_get_current_comm()'s
+	 * string copy and padding cost more than the rest of the record. */
+	if (!t)
+		t = bpf_get_current_task_btf();
+	h->pid = t->tgid;
+	h->tid = t->pid;
+	__builtin_memcpy(h->comm, t->comm, sizeof(h->comm));
 }
 
 static __always_inline void submit(void *r)
@@ -345,11 +342,43 @@ __noinline int emit_gio(__u64 ubuf, __u64 cnt, __s64 ret, __u64 kind_fd,
 			__u32 nr)
 {
 	__u32 kind = kind_fd >> 32, pid = bpf_get_current_pid_tgid() >> 32;
-	struct ktr_gio *g = (struct ktr_gio *)scratch_rec(KTR_GIO);
-	char *b = (char *)g;
 	__u64 left = ret < maxdata ? ret : maxdata, iovp, niov;
-	__u32 off = sizeof(*g);
+	__u32 off = sizeof(struct ktr_gio);
+	struct ktr_gio *g;
+	char *b;
 
+	/* Small data from one buffer: straight into a fixed-size
+	 * reservation (the record's len says how much of it is used), no
+	 * copy through the scratch buffer. */
+	if ((kind == KTR_IO_READ || kind == KTR_IO_WRITE) &&
+	    left <= KTR_GIO_SMALL) {
+		struct gio_small {
+			char b[sizeof(struct ktr_gio) + KTR_GIO_SMALL];
+		} *r = reserve(sizeof(*r), KTR_GIO, pid, NULL);
+		__u64 *d;
+
+		if (!r)
+			return 0;
+		g = (struct ktr_gio *)r;
+		d = (__u64 *)(r->b + sizeof(*g));
+		g->fd = (__s32)kind_fd;
+		g->nr = nr;
+		g->dir = kind == KTR_IO_WRITE ? KTR_GIO_WRITE : KTR_GIO_READ;
+		g->reserved[0] = g->reserved[1] = g->reserved[2] = 0;
+		g->total = ret;
+		for (int i = 0; i < KTR_GIO_SMALL / 8; i++)
+			d[i] = 0;
+		if (left && bpf_probe_read_user(d, left & (KTR_GIO_SMALL * 2 - 1)
+						& (KTR_GIO_SMALL | (KTR_GIO_SMALL - 1)),
+						(void *)ubuf))
+			left = 0;
+		g->data_len = left;
+		g->h.len = (sizeof(*g) + left + 7) & ~7u;
+		submit(r);
+		return 0;
+	}
+	g = (struct ktr_gio *)scratch_rec(KTR_GIO);
+	b = (char *)g;
 	if (!g)
 		return 0;
 	g->fd = (__s32)kind_fd;
