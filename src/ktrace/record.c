@@ -365,8 +365,8 @@ static int open_trace(const struct opts *o, struct writer *w)
 	struct utsname u;
 	struct timespec rt, mono;
 	struct stat st;
-	int flags = O_WRONLY | O_CREAT | O_CLOEXEC |
-		    (o->append ? O_APPEND : O_TRUNC);
+	int flags = O_CREAT | O_CLOEXEC |
+		    (o->append ? O_RDWR | O_APPEND : O_WRONLY | O_TRUNC);
 
 	w->fd = open(o->file, flags, 0600);
 	if (w->fd < 0) {

@@ -468,3 +468,91 @@ def test_leaves_nothing_behind(root, sonde, tmp_path):
         time.sleep(0.1)
     else:
         pytest.fail(f"left behind:\n{progs}\n{maps}")
+
+
+def test_drops_are_counted(root, sonde, tmp_path):
+    """A ring buffer too small for the load: every loss is counted, DROP
+    records say how many before the next record of the process, and the
+    recorder prints the total."""
+    out = tmp_path / "drops.out"
+    p = ktrace(["-b", "64k", "-m", "16k", "--", "dd", "if=/dev/zero",
+                "of=/dev/null", "bs=16k", "count=2000"], out, timeout=120)
+    assert p.returncode == 0, p.stderr
+    m = re.search(r"sonde ktrace: (\d+) records \((\d+) bytes\) in .*, "
+                  r"(\d+) dropped \(the ring buffer was full", p.stderr)
+    if not m:
+        pytest.skip("the writer kept up with a 64 KiB buffer: no drops "
+                    "to count on this machine now")
+    total = int(m.group(3))
+    assert total > 0
+    recs = kdump_json(out)
+    drop_recs = [r for r in recs if r["type"] == "DROP"]
+    assert drop_recs, "drops were counted but no DROP record was written"
+    # Losses still unreported when tracing ended are in the total only.
+    assert 0 < sum(r["lost"] for r in drop_recs) <= total
+    for i, r in enumerate(recs):
+        if r["type"] == "DROP":
+            assert r["dropped_before"]
+            assert i + 1 == len(recs) or recs[i + 1]["dropped_before"] or \
+                recs[i + 1]["pid"] != r["pid"]
+    text = kdump_text(out)
+    assert "records lost (ring buffer full)" in text
+    assert "[after lost records]" in text
+
+
+def test_follow_and_signal(root, sonde, tmp_path, fixture, data_file):
+    """kdump -l prints records of a file still being written; SIGINT
+    ends ktrace cleanly with everything flushed."""
+    target = start_loop(data_file)
+    out = tmp_path / "follow.out"
+    tr = subprocess.Popen([SONDE, "ktrace", "-t", "n", "-f", str(out), "-p",
+                           str(target.pid)])
+    try:
+        time.sleep(0.3)
+        kd = subprocess.Popen([SONDE, "kdump", "-l", "-f", str(out)],
+                              stdout=subprocess.PIPE, text=True)
+        time.sleep(1.0)
+        tr.send_signal(signal.SIGINT)
+        assert tr.wait(timeout=10) == 0
+        time.sleep(0.5)
+        kd.send_signal(signal.SIGTERM)
+        followed = kd.communicate(timeout=10)[0].splitlines()
+    finally:
+        target.kill()
+        target.wait()
+    final = kdump_text(out).splitlines()
+    assert len(final) >= 10
+    # What -l printed is the file: every record, in order.
+    assert followed == final
+
+
+def test_process_group_and_append(root, sonde, tmp_path, fixture, data_file):
+    """-g attaches to a process group; -a appends to a trace."""
+    a = subprocess.Popen([FIXTURE, "--loop", data_file], process_group=0)
+    b = subprocess.Popen([FIXTURE, "--loop", data_file],
+                         process_group=a.pid)
+    out = tmp_path / "group.out"
+    try:
+        time.sleep(0.2)
+        tr = subprocess.Popen([SONDE, "ktrace", "-t", "p", "-f", str(out),
+                               "-g", str(a.pid)])
+        time.sleep(0.5)
+        os.killpg(a.pid, signal.SIGTERM)
+        assert tr.wait(timeout=10) == 0
+    finally:
+        for p in (a, b):
+            p.kill()
+            p.wait()
+    recs = kdump_json(out)
+    assert {r["pid"] for r in recs if r["type"] == "EXIT"} == {a.pid, b.pid}
+    size = os.path.getsize(out)
+    p = ktrace(["-a", "-t", "p", "--", "/bin/true"], out)
+    assert p.returncode == 0, p.stderr
+    recs2 = kdump_json(out)
+    assert recs2[:len(recs)] == recs
+    assert recs2[-1]["type"] == "EXIT" and os.path.getsize(out) > size
+    # Appending to something else is refused.
+    junk = tmp_path / "junk"
+    junk.write_text("hello")
+    p = ktrace(["-a", "--", "/bin/true"], junk)
+    assert p.returncode == 1 and "not a sonde trace" in p.stderr
