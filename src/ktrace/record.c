@@ -83,28 +83,6 @@ static int usage_error(const char *fmt, const char *arg)
 	return SD_EXIT_USAGE;
 }
 
-int ktrace_parse_points(const char *s, uint32_t *points)
-{
-	uint32_t p = 0;
-
-	if (!*s)
-		return -EINVAL;
-	for (; *s; s++) {
-		switch (*s) {
-		case 'c': p |= KTR_PT_SYSCALL; break;
-		case 'n': p |= KTR_PT_NAMEI; break;
-		case 'i': p |= KTR_PT_GENIO; break;
-		case 's': p |= KTR_PT_SIG; break;
-		case 'w': p |= KTR_PT_CSW; break;
-		case 'p': p |= KTR_PT_PROC; break;
-		case '+': p |= KTR_PT_DEFAULT; break;
-		default: return -EINVAL;
-		}
-	}
-	*points = p;
-	return 0;
-}
-
 /* "4k", "8M", "1G" or a plain byte count. */
 static int parse_size(const char *s, uint64_t *out)
 {

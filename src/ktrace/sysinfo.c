@@ -1,4 +1,4 @@
-/* sysinfo — which arguments of which syscalls are path names (NAMI records)
+/* sysinfo — the trace-point letters, and which arguments of which syscalls are path names (NAMI records)
  * and which syscalls move data (GIO records), by name, so that one table
  * serves every ABI lib/syscalls knows. The recorder turns it into the BPF
  * program's per-number hints (record.h). */
@@ -6,6 +6,8 @@
 #include "record.h"
 
 #include "../lib/util.h"
+
+#include <errno.h>
 
 #define P(a) (1u << (a))
 #define IO(kind, fd, buf) (((unsigned)(kind) << KTR_SI_IO_SHIFT) | \
@@ -16,7 +18,7 @@ static const struct ktrace_sysinfo table[] = {
 	/* Path names. */
 	{ "open", P(0) }, { "openat", P(1) }, { "openat2", P(1) },
 	{ "creat", P(0) }, { "stat", P(0) }, { "lstat", P(0) },
-	{ "newfstatat", P(1) }, { "fstatat64", P(1) }, { "statx", P(1) },
+	{ "newfstatat", P(1) }, { "statx", P(1) },
 	{ "access", P(0) }, { "faccessat", P(1) }, { "faccessat2", P(1) },
 	{ "execve", P(0) }, { "execveat", P(1) },
 	{ "mkdir", P(0) }, { "mkdirat", P(1) }, { "rmdir", P(0) },
@@ -58,4 +60,26 @@ const struct ktrace_sysinfo *ktrace_sysinfo_table(size_t *n)
 {
 	*n = ARRAY_SIZE(table);
 	return table;
+}
+
+int ktrace_parse_points(const char *s, uint32_t *points)
+{
+	uint32_t p = 0;
+
+	if (!*s)
+		return -EINVAL;
+	for (; *s; s++) {
+		switch (*s) {
+		case 'c': p |= KTR_PT_SYSCALL; break;
+		case 'n': p |= KTR_PT_NAMEI; break;
+		case 'i': p |= KTR_PT_GENIO; break;
+		case 's': p |= KTR_PT_SIG; break;
+		case 'w': p |= KTR_PT_CSW; break;
+		case 'p': p |= KTR_PT_PROC; break;
+		case '+': p |= KTR_PT_DEFAULT; break;
+		default: return -EINVAL;
+		}
+	}
+	*points = p;
+	return 0;
 }

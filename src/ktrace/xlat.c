@@ -301,7 +301,7 @@ static const struct {
 	{ "preadv", "xpxxx" }, { "pwritev", "xpxxx" },
 	{ "preadv2", "xpxxxx" }, { "pwritev2", "xpxxxx" },
 	{ "fallocate", "xxxx" }, { "io_uring_setup", "xp" },
-	{ "io_uring_enter", "xxxxpx" }, { "fstatat64", "Dppa" },
+	{ "io_uring_enter", "xxxxpx" },
 	{ "getxattr", "pppx" }, { "lgetxattr", "pppx" },
 	{ "listxattr", "ppx" }, { "llistxattr", "ppx" },
 	{ "setxattr", "pppxx" }, { "lsetxattr", "pppxx" },
@@ -314,6 +314,11 @@ const char *xlat_signature(const char *name)
 		if (!strcmp(sigs[i].name, name))
 			return sigs[i].sig;
 	return NULL;
+}
+
+const char *xlat_signature_at(unsigned i)
+{
+	return i < ARRAY_SIZE(sigs) ? sigs[i].name : NULL;
 }
 
 const char *xlat_sysname(enum sc_abi abi, uint32_t nr, char *buf, unsigned len)

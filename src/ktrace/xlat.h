@@ -46,6 +46,8 @@ void xlat_flags(struct sbuf *sb, enum sc_abi abi, enum xlat_set set, uint64_t v)
  * argument (see xlat.c); NULL when it has no signature (all six are then
  * printed in hex). */
 const char *xlat_signature(const char *name);
+/* The name of the i-th signature, or NULL past the last (for tests). */
+const char *xlat_signature_at(unsigned i);
 
 struct xlat_opts {
 	bool decimal;		/* -d: numbers in decimal */
