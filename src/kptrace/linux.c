@@ -183,7 +183,7 @@ static void frame_free(struct kp_frame *f)
 	free(f->inlines);
 }
 
-static void report_free(struct kp_report *r)
+void kp_report_free(struct kp_report *r)
 {
 	for (size_t i = 0; i < r->nframes; i++)
 		frame_free(&r->frames[i]);
@@ -233,7 +233,7 @@ void kp_note(struct kp_report *r, const char *fmt, ...)
 void kp_reports_free(struct kp_reports *rs)
 {
 	for (size_t i = 0; i < rs->n; i++)
-		report_free(&rs->v[i]);
+		kp_report_free(&rs->v[i]);
 	free(rs->v);
 	for (size_t i = 0; i < rs->nmodbases; i++)
 		free(rs->modbases[i].name);

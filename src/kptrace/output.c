@@ -44,7 +44,7 @@ static void text_frame(FILE *o, const struct kp_frame *f, const char *pfx)
 	if (fn)
 		fprintf(o, "%s+0x%" PRIx64, fn, off);
 	else
-		fprintf(o, "0x%" PRIx64, f->addr);
+		fprintf(o, "0x%" PRIx64, f->lookup ? f->lookup : f->addr);
 	if (f->file)
 		fprintf(o, " at %s:%d", strip(f->file, pfx), f->lineno);
 	fputc('\n', o);

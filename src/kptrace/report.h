@@ -87,6 +87,8 @@ struct kp_report {
 	size_t nnotes;
 
 	/* macOS only. */
+	bool macos;
+	bool exec_slide;	/* slide is "Kernel text exec slide" */
 	char *os_build;
 	uint64_t slide;		/* kernel slide */
 	bool has_slide;
@@ -129,6 +131,7 @@ int kp_macos_parse(const char *buf, size_t len, struct kp_reports *out);
 /* Whether buf looks like a macOS panic rather than a Linux log. */
 bool kp_macos_detect(const char *buf, size_t len);
 void kp_reports_free(struct kp_reports *r);
+void kp_report_free(struct kp_report *r);
 
 /* The culprit rules (culprit.c): the function a report is about, chosen
  * from the headline, the lock, the pc or the first reliable frame that is

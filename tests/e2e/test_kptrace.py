@@ -359,3 +359,43 @@ def test_bad_input(any_sonde, tmp_path):
     # a -k that is not ELF: one line, exit 1
     one_error_line(run([s, "kptrace", "-k", str(mixed), str(mixed)]), 1,
                    r"sonde kptrace: .*mixed: ")
+
+
+MACOS = os.path.join(os.path.dirname(ROOT), "shared", "corpus", "macos-panics")
+
+
+def test_macos_panic_unslid_with_kexts_and_symbol_map(sonde, tmp_path):
+    """An Intel macOS 14 panic: frames unslid by the Kernel slide, kext
+    frames as offsets into the kext they fall in, kernel frames named from
+    an nm-style symbol map."""
+    src = os.path.join(MACOS, "text-x86_64-14.2-23C71-watchdog-unsymbolicated.panic.txt")
+    if not os.path.exists(src):
+        pytest.skip(f"corpus absent: {src}")
+    text = open(src).read()
+    slide = 0xc0e0000
+    rets = [int(m, 16) for m in re.findall(r"^0x[0-9a-f]+ : (0x[0-9a-f]+)", text, re.M)]
+    smap = tmp_path / "kernel.map"
+    # a symbol 0x41 below the first unslid return address
+    smap.write_text(f"{rets[0] - slide - 0x41:016x} T _first_function\n"
+                    f"{rets[0] - slide + 0x1000:016x} T _next_function\n")
+    p = run([sonde, "kptrace", "--format", "json", "-S", str(smap), src])
+    assert p.returncode == 0, p.stderr
+    rep = json.loads(p.stdout)["reports"][0]
+    assert rep["os_build"] == "23C71"
+    assert rep["kaslr_offset"] == hex(slide) and rep["kaslr_source"] == "Kernel slide"
+    fr = rep["frames"]
+    assert [int(f["addr"], 16) for f in fr] == rets
+    assert fr[0]["function"] == "_first_function" and fr[0]["offset"] == "0x41"
+    kext = rep["kexts"][0]
+    start, end = int(kext["start"], 16), int(kext["end"], 16)
+    for f, a in zip(fr, rets):
+        if start <= a <= end:
+            assert f["object"] == "com.apple.driver.watchdog"
+            assert int(f["pc_lookup"], 16) == a - start
+        else:
+            assert f["object"] == "kernel"
+            assert int(f["pc_lookup"], 16) == a - slide
+    assert any(f["object"] == "com.apple.driver.watchdog" for f in fr)
+    p = run([sonde, "kptrace", src])
+    assert p.stdout.startswith("panic: userspace watchdog timeout")
+    assert "  - com.apple.driver.watchdog`0x289b\n" in p.stdout

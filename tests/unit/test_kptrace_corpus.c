@@ -312,12 +312,77 @@ static void every_file_parses(void **state)
 	assert_true(files > 500);
 }
 
+/* macOS panics: every sample is detected and parsed; the frames, slides
+ * and kexts of two are checked against what the files say. */
+static void macos_panics(void **state)
+{
+	static const char *const files[] = {
+		"ips-json-ios14.6-panic-full-TRUNCATED-BY-AUTHOR.ips.txt",
+		"text-arm64-15.4-24E248-T6020-lr-fp.panic.txt",
+		"text-x86_64-10.14-CFLFramebuffer-divide-error-unsymbolicated.panic.txt",
+		"text-x86_64-10.14-IOUSBFamily-symbolicated.panic.txt",
+		"text-x86_64-14.2-23C71-watchdog-unsymbolicated.panic.txt",
+		"syzkaller-darwin-report-0.txt",
+	};
+
+	(void)state;
+	if (!find_corpus())
+		skip();
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		char path[4096];
+		char *buf;
+		struct kp_reports rs = { 0 };
+		const struct kp_report *r;
+
+		snprintf(path, sizeof(path), "%s/macos-panics/%s", corpus,
+			 files[i]);
+		assert_non_null(buf = slurp(path));
+		assert_true(kp_macos_detect(buf, strlen(buf)));
+		assert_int_equal(kp_macos_parse(buf, strlen(buf), &rs), 0);
+		assert_int_equal(rs.n, 1);
+		r = &rs.v[0];
+		assert_true(r->macos);
+		assert_string_equal(r->kind, "panic");
+		assert_true(r->nframes >= 4);
+		if (i == 4) {	/* Intel, macOS 14 */
+			assert_string_equal(r->os_build, "23C71");
+			assert_true(r->has_slide && r->slide == 0xc0e0000);
+			assert_int_equal(r->nframes, 18);
+			assert_true(r->frames[0].addr == 0xffffff800c436c41ull);
+			assert_int_equal(r->nkexts, 1);
+			assert_string_equal(r->kexts[0].bundle,
+					    "com.apple.driver.watchdog");
+			assert_string_equal(r->kexts[0].uuid,
+					    "F1797B78-7645-3FC6-AD29-624DD0826DA0");
+			assert_true(r->kexts[0].start == 0xffffff800f08e000ull &&
+				    r->kexts[0].end == 0xffffff800f090fffull);
+		}
+		if (i == 1) {	/* Apple silicon: lr frames, exec slide */
+			assert_string_equal(r->os_build, "24E248");
+			assert_true(r->exec_slide && r->slide == 0x1625c000);
+			assert_true(r->frames[0].addr == 0xfffffe001d2c0ae0ull);
+		}
+		if (i == 3) {	/* symbolicated */
+			assert_string_equal(r->frames[0].sym,
+					    "_handle_debugger_trap");
+			assert_true(r->frames[0].off == 0x48d);
+			assert_string_equal(r->frames[8].module,
+					    "com.apple.iokit.IOUSBFamily");
+		}
+		if (i == 0)	/* JSON: panicString decoded */
+			assert_string_equal(r->os_build, "18F72");
+		kp_reports_free(&rs);
+		free(buf);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(every_file_parses),
 		cmocka_unit_test(syzkaller_agrees),
 		cmocka_unit_test(satyr_agrees),
+		cmocka_unit_test(macos_panics),
 	};
 
 	return RUN(tests);
