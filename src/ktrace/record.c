@@ -756,7 +756,7 @@ int cmd_ktrace(int argc, char **argv)
 	} else {
 		rc = 0;
 	}
-	if (drops || isatty(2))
+	if (!t.w.err)
 		fprintf(stderr, "%s: %llu records (%llu bytes) in %s, %llu "
 			"dropped%s\n", sd_prog(), (unsigned long long)t.w.records,
 			(unsigned long long)t.w.bytes, o.file,

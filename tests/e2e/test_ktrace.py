@@ -86,7 +86,10 @@ def traced_fixture(tmp_path, fixture, data_file, points=None):
     p = ktrace(args, out)
     assert p.returncode == 7, p.stderr      # the command's exit status
     assert p.stdout == "fixture says hi\n"
-    assert p.stderr == ""
+    # One line of totals, nothing lost.
+    assert re.fullmatch(r"sonde ktrace: \d+ records \(\d+ bytes\) in "
+                        rf"{re.escape(str(out))}, 0 dropped\n", p.stderr), \
+        p.stderr
     return out
 
 
