@@ -28,6 +28,7 @@ CULPRIT = {
     "warn": ("WARNING", "kp_warn"),
     "panic": (None, "sysrq_handle_crash"),
     "panic-module": (None, "kp_panic"),
+    "init": ("BUG: kernel NULL pointer dereference", "kp_init_level"),
 }
 
 
@@ -159,6 +160,13 @@ def check_symbolized(sonde, scenario, ko_syms):
     for rep in doc["reports"]:
         assert rep["release"] == r.release
         assert rep["dwarf"] is True and rep["symbols"] == r.vmlinux
+        if scenario == "init" and any(re.search(
+                r"kp_init is 0x[0-9a-f]+ bytes in the report but", n)
+                for n in rep["notes"]):
+            pytest.xfail("kptrace rejects kptest.ko: the last function of "
+                         "a loading module's .init.text runs to the end of its "
+                         "pages in the report (kp_init+0x58/0xfea), not to its "
+                         "ELF size")
         assert rep["notes"] == [], rep["notes"]
         seen = set()
         for fr in rep["frames"]:

@@ -57,13 +57,25 @@ fi
 [ "$(id -u)" = 0 ] || [ -w "$CACHE" ] || [ -w "$(dirname "$CACHE")" ] ||
 	die "cannot write $CACHE (run as root or set SONDE_KERNEL_CACHE)"
 mkdir -p "$CACHE"
+# Test runs in other worktrees share the cache: one fetch at a time.
+exec 9>"$CACHE/.fetch.lock"
+flock 9
+if [ -f "$dir/.complete" ]; then
+	echo "$rel" >"$CACHE/current"
+	echo "$dir"
+	exit 0
+fi
 work=$CACHE/.work-$rel.$$
 trap 'rm -rf "$work"' EXIT INT TERM
 rm -rf "$work"
 mkdir -p "$work/debs" "$work/root"
 
+# linux-kbuild-6.1 carries no ABI number: ask for the image's version.
+ver=$(apt-cache show --no-all-versions "linux-image-$rel-unsigned" 2>/dev/null |
+	sed -n 's/^Version: //p' | head -n 1)
+[ -n "$ver" ] || die "apt knows no linux-image-$rel-unsigned"
 pkgs="linux-image-$rel-unsigned linux-image-$rel-dbg
-linux-headers-$rel linux-headers-$abi-common linux-kbuild-6.1"
+linux-headers-$rel linux-headers-$abi-common linux-kbuild-6.1=$ver"
 echo "tests/kernel/fetch.sh: downloading $(echo $pkgs)" >&2
 # apt-get download runs as the _apt user when it can; let it write here.
 chmod 0777 "$work/debs"
@@ -90,6 +102,7 @@ extract linux-kbuild-6.1 ./usr/lib/linux-kbuild-6.1 ./usr/src/linux-kbuild-6.1
 sed -i "s|/usr/src/linux-headers-$abi-common/|$dir/root/usr/src/linux-headers-$abi-common/|" \
 	"$work/root/usr/src/linux-headers-$rel/Makefile"
 for p in $pkgs; do
+	p=${p%%=*}
 	dpkg-deb -f "$work/debs/${p}"_*.deb Package Version | sed 's/^[^:]*: //' | paste -sd' '
 done >"$work/PACKAGES"
 

@@ -47,6 +47,7 @@ SCENARIOS = {
     "warn": ("warn", 1, r"WARNING: CPU: \d+ PID: \d+ at .*kptest\.c:\d+ kp_warn"),
     "panic-module": ("panic-module", 1, r"Kernel panic - not syncing: kptest: panic requested"),
     "nmi": ("nmi", 2, r"NMI backtrace for cpu 1"),
+    "init": ("init", 1, r"RIP: 0010:kp_init_level[.\w]*\+"),
 }
 
 

@@ -9,10 +9,15 @@
  *   panic   panic() from kp_panic
  *   spin    kp_spin busy-waits for spin_ms milliseconds (for NMI backtraces)
  *
+ * Loaded with init_crash=1, its init function waits for `go` to be written
+ * to /proc/kptest and then dereferences NULL in kp_init_level (.init.text):
+ * a crash in a module that is still loading.
+ *
  * Every path goes through kp_write -> kp_dispatch (always inlined) ->
  * kp_level1 -> ..., so the reports carry module frames at several depths and
  * an inline chain both at a faulting address and at a return address.
  */
+#include <linux/completion.h>
 #include <linux/delay.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
@@ -23,6 +28,12 @@
 static unsigned int spin_ms = 3000;
 module_param(spin_ms, uint, 0644);
 MODULE_PARM_DESC(spin_ms, "how long kp_spin busy-waits, in milliseconds");
+
+static bool init_crash;
+module_param(init_crash, bool, 0);
+MODULE_PARM_DESC(init_crash, "crash in the init function once `go` is written");
+
+static DECLARE_COMPLETION(kp_go);
 
 /* NULL, but the compiler cannot know it. */
 static int *kp_ptr;
@@ -104,6 +115,10 @@ static ssize_t kp_write(struct file *file, const char __user *ubuf,
 		return -EFAULT;
 	cmd[n] = '\0';
 	strim(cmd);
+	if (!strcmp(cmd, "go")) {
+		complete(&kp_go);
+		return len;
+	}
 	r = kp_dispatch(cmd, n);
 	return r < 0 ? r : len;
 }
@@ -114,10 +129,19 @@ static const struct proc_ops kp_proc_ops = {
 
 static struct proc_dir_entry *kp_entry;
 
+static noinline int __init kp_init_level(int x)
+{
+	return kp_deref(READ_ONCE(kp_ptr)) + x;
+}
+
 static int __init kp_init(void)
 {
 	kp_entry = proc_create("kptest", 0200, NULL, &kp_proc_ops);
-	return kp_entry ? 0 : -ENOMEM;
+	if (!kp_entry)
+		return -ENOMEM;
+	if (init_crash && wait_for_completion_timeout(&kp_go, 60 * HZ))
+		WRITE_ONCE(kp_sink, kp_init_level(1));
+	return 0;
 }
 
 static void __exit kp_exit(void)
