@@ -232,8 +232,10 @@ def test_title(sonde, scenario, ko_syms):
 
 def raw_log(r, pairs_by_line, fmt, keep_offset_line):
     """The console log with every frame of the reports replaced by its
-    runtime address (from the ground truth): fmt "old" prints
-    `[<addr>] 0xaddr` as kernels without kallsyms did, "mixed" the old
+    runtime address (from the ground truth): fmt "bare" prints `0xaddr`
+    (and `RIP: 0010:0xaddr`) as kernels without kallsyms do (%pB falls
+    back to the hex number), "old" `[<addr>] 0xaddr` as kernels before 4.x
+    without kallsyms did, "mixed" the old
     `[<addr>] func+off/size [mod]` for core frames (both address and
     symbol: a KASLR source) and raw module frames. The kallsyms lines are
     dropped (sonde must not find the answer in the log); /proc/modules
@@ -252,7 +254,11 @@ def raw_log(r, pairs_by_line, fmt, keep_offset_line):
                 sym = f"{f.func}+{f.off:#x}/{f.size:#x}"
             else:
                 sym = f"0x{addr:016x}"
-            if f.is_pc:
+            if fmt == "bare" and f.is_pc:
+                line = f"{ts} RIP: 0010:0x{addr:016x}"
+            elif fmt == "bare":
+                line = f"{ts}  {q}0x{addr:016x}"
+            elif f.is_pc:
                 line = f"{ts} RIP: 0010:[<{addr:016x}>]  [<{addr:016x}>] {sym}"
             else:
                 line = f"{ts}  {q}[<{addr:016x}>] {sym}"
@@ -261,7 +267,7 @@ def raw_log(r, pairs_by_line, fmt, keep_offset_line):
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS)
-@pytest.mark.parametrize("fmt", ["old", "mixed"])
+@pytest.mark.parametrize("fmt", ["bare", "old", "mixed"])
 def test_raw_addresses(sonde, scenario, fmt, ko_syms, tmp_path):
     """Frames as raw runtime addresses: sonde finds the KASLR offset (the
     Kernel Offset: line, --kaslr, or a frame carrying address and symbol)
@@ -271,13 +277,16 @@ def test_raw_addresses(sonde, scenario, fmt, ko_syms, tmp_path):
     by_line = {fr["input_line"]: (fr, f, a) for fr, f, a in pairs}
     has_offset_line = "Kernel Offset:" in r.text
     log = tmp_path / f"{scenario}-{fmt}.log"
-    log.write_text(raw_log(r, by_line, fmt, keep_offset_line=(fmt == "old")))
+    log.write_text(raw_log(r, by_line, fmt, keep_offset_line=(fmt != "mixed")))
     extra = []
-    if fmt == "old" and not has_offset_line:
+    if fmt != "mixed" and not has_offset_line:
         extra = ["--kaslr", f"{r.kernel_offset:#x}"]
     raw = kptrace(sonde, r, str(log), *extra)
     want = [p for rep in doc["reports"] for p in rep["frames"]]
     got = [p for rep in raw["reports"] for p in rep["frames"]]
+    if fmt == "bare" and not got:
+        pytest.xfail("kptrace does not read bare `0xADDR` frames and "
+                     "`RIP: 0010:0xADDR` (what kernels without kallsyms print)")
     assert len(got) == len(want), (len(got), len(want))
     for rep in raw["reports"]:
         assert int(rep["kaslr_offset"], 16) == r.kernel_offset

@@ -123,6 +123,30 @@ class _Lock:
         os.close(self.fd)
 
 
+KEEP_DAYS = 7
+
+
+def _reuse(path):
+    """Whether a cached file exists; marks it used (its mtime) if so."""
+    try:
+        os.utime(path)
+        return True
+    except FileNotFoundError:
+        return False
+
+
+def _prune(kdir):
+    """Remove initramfs images and console logs unused for KEEP_DAYS: every
+    new sonde binary booted with run_sonde() leaves one of each."""
+    old = time.time() - KEEP_DAYS * 86400
+    for d in (kdir, os.path.join(kdir, "reports")):
+        for n in os.listdir(d):
+            path = os.path.join(d, n)
+            if (n.startswith("initramfs-") or d.endswith("reports")) and \
+                    os.path.getmtime(path) < old:
+                os.unlink(path)
+
+
 def _enabled():
     if os.environ.get("SONDE_KERNEL_TESTS", "1") == "0":
         _skip("kernel tier disabled (SONDE_KERNEL_TESTS=0)")
@@ -229,7 +253,7 @@ def initramfs(payload=(), script=None):
         parts += ["run.sh", script]
     key = _hash(*parts)
     out = os.path.join(kdir, "initramfs-" + key + ".cpio.gz")
-    if os.path.exists(out):
+    if _reuse(out):
         return out
     with tempfile.TemporaryDirectory(prefix="sonde-initramfs-") as d:
         for sub in ("bin", "proc", "sys", "dev", "tmp", "payload", "sys/kernel"):
@@ -284,7 +308,7 @@ def boot(crash="none", cpus=1, payload=(), script=None, expect=None,
     logdir = os.path.join(kdir, "reports")
     os.makedirs(logdir, exist_ok=True)
     log = os.path.join(logdir, f"{crash}-{key}.log")
-    if os.path.exists(log):
+    if _reuse(log):
         return log
     with _Lock(os.path.join(kdir, ".boot.lock")):
         if os.path.exists(log):
@@ -312,6 +336,7 @@ def boot(crash="none", cpus=1, payload=(), script=None, expect=None,
         with open(tmp, "a") as f:
             f.write(f"SONDE-BOOT-SECONDS {time.monotonic() - t0:.1f}\n")
         os.rename(tmp, log)
+    _prune(kdir)
     return log
 
 
@@ -417,6 +442,18 @@ def with_libraries(binary):
             lib = m.group(1)
             out["lib/" + os.path.basename(lib)] = os.path.realpath(lib)
     return out
+
+
+def run_sonde(sonde, script, extra_files=None, cpus=1, timeout=BOOT_TIMEOUT):
+    """run_in_guest() with the sonde binary and its libraries in /payload;
+    the script runs sonde as "$SONDE ..." (through the copied loader), e.g.
+    run_sonde(SONDE, "$SONDE dtrace -n 'BEGIN { exit(0); }'")."""
+    files = with_libraries(sonde)
+    files["sonde"] = files.pop(os.path.basename(sonde))
+    files.update(extra_files or {})
+    loader = next(k for k in files if k.startswith("lib/ld-linux"))
+    prefix = f'SONDE="./{loader} --library-path ./lib ./sonde"\n'
+    return run_in_guest(files, prefix + script, cpus=cpus, timeout=timeout)
 
 
 def main():
