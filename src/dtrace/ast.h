@@ -297,8 +297,9 @@ struct dt_errrec {
 	uint32_t action;	/* statement number, from 1 */
 	uint32_t insn;		/* BPF instruction offset */
 	uint32_t pad;
+	uint64_t addr;		/* DTRACEFLT_BADADDR: the address */
 };
-enum { DTRACEFLT_DIVZERO = 4 };
+enum { DTRACEFLT_BADADDR = 1, DTRACEFLT_DIVZERO = 4 };
 
 /* Per-CPU counters at the start of the scratch area. */
 struct dt_counters {

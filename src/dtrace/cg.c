@@ -194,14 +194,18 @@ static struct dt_type common(struct dt_type a, struct dt_type b)
 
 /* ---- faults ---- */
 
-void dt_cg_fault_if_zero(struct dt_cg *g, int reg, int fault)
+/* Write an error record and end the clause; addr (a register, or -1) is
+ * the faulting address. */
+static void cg_fault(struct dt_cg *g, int fault, int addr)
 {
-	int ok = dt_label(g);
 	int e = DT_SCR_ERR;
 	int action = g->stmt ? g->stmt->action : 0;
 
-	dt_jmp_imm(g, BPF_JNE, reg, 0, ok);
 	/* Registers are not needed past here: the clause ends. */
+	if (addr >= 0)
+		dt_emit(g, I_STX(BPF_DW, DT_SCRATCH_REG, addr, e + 32));
+	else
+		dt_emit(g, I_ST(BPF_DW, DT_SCRATCH_REG, e + 32, 0));
 	dt_emit(g, I_ST(BPF_W, DT_SCRATCH_REG, e + 0, DT_REC_ERROR));
 	dt_emit(g, I_ST(BPF_W, DT_SCRATCH_REG, e + 4, g->cl->index));
 	dt_emit(g, I_LDX(BPF_DW, BPF_REG_1, BPF_REG_10, DT_FP_PROBE));
@@ -214,13 +218,31 @@ void dt_cg_fault_if_zero(struct dt_cg *g, int reg, int fault)
 	dt_ld_map(g, BPF_REG_1, DT_MAP_OUT);
 	dt_emit(g, I_MOV(BPF_REG_2, DT_SCRATCH_REG));
 	dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_2, e));
-	dt_emit(g, I_MOV_IMM(BPF_REG_3, 32));
+	dt_emit(g, I_MOV_IMM(BPF_REG_3, sizeof(struct dt_rechdr) +
+			     sizeof(struct dt_errrec)));
 	dt_emit(g, I_MOV_IMM(BPF_REG_4, 0));
 	dt_call(g, BPF_FUNC_ringbuf_output);
 	dt_emit(g, I_LDX(BPF_DW, BPF_REG_1, DT_SCRATCH_REG, 24));
 	dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_1, 1));
 	dt_emit(g, I_STX(BPF_DW, DT_SCRATCH_REG, BPF_REG_1, 24));
 	dt_jmp(g, g->skip);
+}
+
+void dt_cg_fault_if_zero(struct dt_cg *g, int reg, int fault)
+{
+	int ok = dt_label(g);
+
+	dt_jmp_imm(g, BPF_JNE, reg, 0, ok);
+	cg_fault(g, fault, -1);
+	dt_place(g, ok);
+}
+
+void dt_cg_fault_if_neg(struct dt_cg *g, int reg, int addr)
+{
+	int ok = dt_label(g);
+
+	dt_jmp_imm(g, BPF_JSGE, reg, 0, ok);
+	cg_fault(g, DTRACEFLT_BADADDR, addr);
 	dt_place(g, ok);
 }
 
@@ -664,6 +686,30 @@ static int cg_builtin(struct dt_cg *g, struct dt_node *n)
 	}
 }
 
+/* *ptr: the pointee read from kernel memory; a bad address faults. */
+static int cg_deref_ptr(struct dt_cg *g, struct dt_node *n)
+{
+	int tmp = dt_cg_temp(g, 8), addr = dt_cg_expr(g, n->a), rc, r;
+	int size = n->type.size;
+
+	dt_emit(g, I_ST(BPF_DW, DT_SCRATCH_REG, tmp, 0));
+	dt_call_begin(g);
+	call_arg(g, BPF_REG_3, addr);
+	dt_emit(g, I_MOV(BPF_REG_1, DT_SCRATCH_REG));
+	dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_1, tmp));
+	dt_emit(g, I_MOV_IMM(BPF_REG_2, size));
+	dt_call(g, BPF_FUNC_probe_read_kernel);
+	rc = dt_call_end(g);
+	dt_cg_fault_if_neg(g, rc, addr);
+	dt_reg_free(g, rc);
+	dt_reg_free(g, addr);
+	r = dt_reg(g);
+	dt_emit(g, I_LDX(size == 1 ? BPF_B : size == 2 ? BPF_H : size == 4 ?
+			 BPF_W : BPF_DW, r, DT_SCRATCH_REG, tmp));
+	dt_cg_normalize(g, r, &n->type);
+	return r;
+}
+
 /* ---- expressions ---- */
 
 static void cg_cond(struct dt_cg *g, struct dt_node *n, int false_label);
@@ -1030,6 +1076,10 @@ int dt_cg_expr(struct dt_cg *g, struct dt_node *n)
 		break;
 	}
 	case N_UNARY:
+		if (n->op == T_STAR) {
+			r = cg_deref_ptr(g, n);
+			break;
+		}
 		if (n->op == T_BANG) {
 			int no = dt_label(g), done = dt_label(g);
 

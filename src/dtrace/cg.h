@@ -39,7 +39,7 @@ enum {
 	DT_SCR_COUNTERS = 0,	/* struct dt_counters */
 	DT_SCR_ZERO = 32,	/* 16 zero bytes: a new aggregation value */
 	DT_SCR_ERR = 48,	/* an error record: header + dt_errrec */
-	DT_SCR_THIS = 80,	/* this-> variables, then the record */
+	DT_SCR_THIS = 88,	/* this-> variables, then the record */
 };
 
 /* Instruction constructors. */
@@ -154,6 +154,9 @@ void dt_cg_store_val(struct dt_cg *g, struct dt_node *e, int ptr, int off,
 int dt_cg_ctx(struct dt_cg *g);
 /* Fault: write an error record and end the clause when reg == 0. */
 void dt_cg_fault_if_zero(struct dt_cg *g, int reg, int fault);
+/* Fault with DTRACEFLT_BADADDR at the address in addr when reg (a
+ * helper's result) is negative. */
+void dt_cg_fault_if_neg(struct dt_cg *g, int reg, int addr);
 
 /* ---- aggregations (funcs.c) ---- */
 void dt_cg_agg(struct dt_cg *g, struct dt_node *stmt);

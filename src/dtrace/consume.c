@@ -458,14 +458,23 @@ static void on_error(struct dt_session *s, const struct dt_rechdr *h,
 
 	s->errors++;
 	fflush(s->out);
+	char details[32] = "", where[32];
+
+	if (e->fault == DTRACEFLT_BADADDR)
+		snprintf(details, sizeof(details), " (0x%llx)",
+			 (unsigned long long)e->addr);
+	if (e->action)
+		snprintf(where, sizeof(where), "action #%u", e->action);
+	else
+		snprintf(where, sizeof(where), "predicate");
 	fprintf(stderr, "dtrace: error on enabled probe ID %u (ID %u: "
-		"%s:%s:%s:%s): %s in action #%u at DIF offset %u\n",
+		"%s:%s:%s:%s): %s%s in %s at DIF offset %u\n",
 		h->clause + 1, h->probe, p ? dt_probe_field(p, 0) : "?",
 		p ? p->mod : "?", p ? p->func : "?", p ? p->name : "?",
-		fault_name(e->fault), e->action, e->insn);
+		fault_name(e->fault), details, where, e->insn);
 	if (s->error) {
 		uint64_t args[6] = { 0, h->clause + 1, e->action, e->insn,
-				     e->fault, 0 };
+				     e->fault, e->addr };
 
 		dt_dtrace_fire(s->error, args, 6);
 	}

@@ -335,8 +335,11 @@ static int cg_copyinstr(struct dt_cg *g, struct dt_node *n)
 	/* n->type.ssize bytes, NUL included */
 	dt_emit(g, I_MOV_IMM(BPF_REG_2, n->type.ssize));
 	dt_call(g, BPF_FUNC_probe_read_user_str);
+	r = dt_call_end(g);
+	/* A bad address is DTrace's "invalid address" fault. */
+	dt_cg_fault_if_neg(g, r, addr);
+	dt_reg_free(g, r);
 	dt_reg_free(g, addr);
-	dt_call_end_void(g);
 	r = dt_reg(g);
 	dt_cg_scratch_ptr(g, r, tmp);
 	return r;

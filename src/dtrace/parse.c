@@ -524,8 +524,12 @@ static struct dt_node *unary(struct parser *p)
 		return n;
 	}
 	case T_STAR:
-		dt_error(p->cc, &loc, "not supported: pointer dereference "
-			 "(use copyin()/copyinstr() for user memory)");
+		/* *ptr: reads kernel memory (types.c, cg.c) */
+		next(p);
+		n = node(p, N_UNARY, &loc);
+		n->op = T_STAR;
+		n->a = unary(p);
+		return n;
 	case T_AMP:
 		dt_error(p->cc, &loc, "not supported: taking an address "
 			 "with '&'");

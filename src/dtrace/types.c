@@ -599,6 +599,14 @@ static struct dt_type check_expr(struct dt_ck *k, struct dt_node *n)
 			 "expression (print it with printa())", n->name);
 	case N_UNARY:
 		a = check_expr(k, n->a);
+		if (n->op == T_STAR) {
+			if (a.kind != DT_TPTR)
+				dt_error(k->cc, &n->loc, "cannot dereference %s "
+					 "(cast an address to a pointer type "
+					 "first)", tname(&a, b1));
+			t = (struct dt_type){ DT_TINT, a.pointee, true };
+			break;
+		}
 		need_int(k, n, &a, dt_tok_name(n->op));
 		t = n->op == T_BANG ? dt_int : promote(a);
 		if (t.kind == DT_TPTR && n->op != T_BANG)

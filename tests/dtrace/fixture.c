@@ -3,12 +3,14 @@
  *   fixture getppid N       N getppid() calls
  *   fixture threads A B     two threads making A and B getppid() calls
  *   fixture open PATH...    openat() each path (failures are fine)
+ *   fixture badopen PATH    openat() of NULL and of address 16, then PATH
  *   fixture sleep MS        sleep, then exit */
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -39,6 +41,14 @@ int main(int argc, char **argv)
 			if (fd >= 0)
 				close(fd);
 		}
+	} else if (argc >= 3 && !strcmp(argv[1], "badopen")) {
+		int fd;
+
+		syscall(SYS_openat, AT_FDCWD, NULL, O_RDONLY);
+		syscall(SYS_openat, AT_FDCWD, (char *)16, O_RDONLY);
+		fd = open(argv[2], O_RDONLY);
+		if (fd >= 0)
+			close(fd);
 	} else if (argc >= 3 && !strcmp(argv[1], "sleep")) {
 		struct timespec ts = { atol(argv[2]) / 1000,
 				       atol(argv[2]) % 1000 * 1000000 };
@@ -46,7 +56,7 @@ int main(int argc, char **argv)
 		nanosleep(&ts, NULL);
 	} else {
 		fprintf(stderr, "usage: fixture getppid N | threads A B | "
-			"open PATH... | sleep MS\n");
+			"open PATH... | badopen PATH | sleep MS\n");
 		return 2;
 	}
 	return 0;

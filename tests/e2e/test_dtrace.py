@@ -110,6 +110,27 @@ def test_syscall_return_errno(sonde, root, fixture_bin):
     assert errnos.get(0, 0) >= 1       # /etc/hostname and the libraries
 
 
+def test_bad_address_faults_and_the_run_goes_on(sonde, root, fixture_bin):
+    """copyinstr() of NULL and of address 16 in a syscall probe: DTrace's
+    error lines with the address and the probe, the later openat() still
+    traced, END still run."""
+    p = dtrace(sonde, "-q", "-c", fixture_bin + " badopen /etc/hostname",
+               "-n", "syscall::openat:entry /pid == $target/ "
+               "{ printf(\"%s\\n\", copyinstr(arg1)); }",
+               "-n", "END { printf(\"end\\n\"); }")
+    assert p.returncode == 0, p.stderr
+    errs = p.stderr.splitlines()
+    pat = (r"dtrace: error on enabled probe ID 1 \(ID \d+: "
+           r"syscall:vmlinux:openat:entry\): invalid address \(%s\) in "
+           r"action #1 at DIF offset \d+$")
+    assert len(errs) == 2, p.stderr
+    assert re.match(pat % "0x0", errs[0]), errs[0]
+    assert re.match(pat % "0x10", errs[1]), errs[1]
+    out = p.stdout.splitlines()
+    assert "/etc/hostname" in out
+    assert out.index("/etc/hostname") < out.index("end")
+
+
 def kernel_syscalls():
     names = {}
     with open("/usr/include/x86_64-linux-gnu/asm/unistd_64.h") as f:

@@ -192,6 +192,7 @@ static void test_errors(void **state)
 {
 	(void)state;
 	check_error("BEGIN { trace(y); }", "t.d:1:15: y is not defined");
+	check_error("BEGIN { x = *arg0; }", "cannot dereference int64_t");
 	check_error("BEGIN { x = 1; x = \"s\"; }", "t.d:1:18: cannot assign "
 		    "string to x (of type int)");
 	check_error("BEGIN { x = \"a\" + 1; }", "operator + needs integer "
