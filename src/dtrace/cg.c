@@ -597,6 +597,9 @@ static int cg_builtin(struct dt_cg *g, struct dt_node *n)
 	const struct dt_provider *pv = g->u->prov;
 	int r, t;
 
+	/* sched:::on-cpu: the task coming on is "current" */
+	if (pv->cg_builtin && (r = pv->cg_builtin(g, n->bi)) >= 0)
+		return r;
 	switch (n->bi) {
 	case BI_PID:
 		r = cg_helper0(g, BPF_FUNC_get_current_pid_tgid);
@@ -670,8 +673,6 @@ static int cg_builtin(struct dt_cg *g, struct dt_node *n)
 		dt_emit(g, I_LDX(BPF_DW, r, BPF_REG_10, DT_FP_PROBE));
 		return r;
 	case BI_CURPSINFO: case BI_CURLWPSINFO:
-		if (pv->cg_curtask)
-			return pv->cg_curtask(g);
 		return cg_helper0(g, BPF_FUNC_get_current_task);
 	default:
 		if (n->bi >= BI_ARG0 && n->bi <= BI_ARG9) {
@@ -1414,7 +1415,12 @@ void dt_cg_unit(struct dt_cg *g, struct dt_unit *u)
 	for (int i = 0; i < u->nclauses; i++)
 		self |= uses_self(u->clauses[i]->pred) ||
 			uses_self(u->clauses[i]->body);
-	if (self) {
+	g->temp_top = g->temp_base;	/* the provider's tid may need some */
+	if (self && u->prov->cg_builtin &&
+	    (r = u->prov->cg_builtin(g, BI_TID)) >= 0) {
+		dt_emit(g, I_STX(BPF_DW, BPF_REG_10, r, DT_FP_TID));
+		dt_reg_free(g, r);
+	} else if (self) {
 		dt_call(g, BPF_FUNC_get_current_pid_tgid);
 		dt_emit(g, I_MOV32(BPF_REG_0, BPF_REG_0));
 		dt_emit(g, I_STX(BPF_DW, BPF_REG_10, BPF_REG_0, DT_FP_TID));

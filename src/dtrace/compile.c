@@ -60,7 +60,7 @@ static int add_probe(struct dt_probe *p, void *arg)
 static void no_match(struct dt_session *s, struct dt_pdesc *pd)
 {
 	static const char *const later[] = {
-		"sched", "usdt", "io", "ip", "tcp", "udp",
+		"usdt", "io", "ip", "tcp", "udp",
 		"lockstat", "sdt", "cpc", "rawtp", "rawfbt", "lockstat",
 	};
 	const char *prov = pd->prov;
@@ -103,6 +103,15 @@ static struct dt_unit *unit_for(struct dt_session *s, struct dt_probe *p)
 	u->prog_fd = -1;
 	s->units = sd_realloc(s->units, sizeof(*s->units) * (s->nunits + 1));
 	s->units[s->nunits++] = u;
+	/* Units of one kernel event that must run in a set order (sched's
+	 * off-cpu before on-cpu) go before their provider's later ones:
+	 * programs on one tracepoint run in the order they attach. */
+	for (int i = s->nunits - 1; p->prov->ordered_units && i > 0 &&
+	     s->units[i - 1]->prov == p->prov &&
+	     s->units[i - 1]->arg > u->arg; i--) {
+		s->units[i] = s->units[i - 1];
+		s->units[i - 1] = u;
+	}
 	if (p->prov == &dt_prov_dtrace) {
 		if (!strcmp(key, "BEGIN"))
 			s->begin = u;

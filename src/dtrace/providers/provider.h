@@ -74,14 +74,17 @@ struct dt_provider {
 	 * its value. */
 	bool (*args_type)(const struct dt_probe *p, int i, struct dt_type *t);
 	int (*cg_args)(struct dt_cg *g, int i);
-	/* curpsinfo and curlwpsinfo's task when it is not the current one
-	 * (sched:::on-cpu runs before the switch); NULL: current. */
-	int (*cg_curtask)(struct dt_cg *g);
+	/* A built-in variable (enum dt_builtin) of the provider's own, such
+	 * as on-cpu's pid and tid (the incoming task's); -1: the usual. */
+	int (*cg_builtin)(struct dt_cg *g, int bi);
 	/* A pointer to the probe's provider/module/function/name string,
 	 * DT_PROBESTR_SIZE bytes, zero-padded. */
 	int (*cg_probestr)(struct dt_cg *g, int which);
 	/* Attach the loaded unit (u->prog_fd); 0 or -errno with a message. */
 	int (*attach)(struct dt_unit *u, char *err, size_t len);
+	/* Units attach in the order of their arg (they share a kernel
+	 * event and their order matters). */
+	bool ordered_units;
 	/* Kernel features the provider needs, checked before loading. */
 	int needs[2];		/* enum sbpf_feature + 1; 0: none */
 };
@@ -90,7 +93,7 @@ struct dt_provider {
 
 /* Every provider, in listing order. */
 extern const struct dt_provider dt_prov_dtrace, dt_prov_profile,
-	dt_prov_syscall, dt_prov_pid, dt_prov_proc;
+	dt_prov_syscall, dt_prov_pid, dt_prov_proc, dt_prov_sched;
 
 /* Probes of every provider matching pd. */
 int dt_probes_match(const struct dt_pdesc *pd, dt_probe_fn fn, void *arg);
