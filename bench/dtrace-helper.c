@@ -6,6 +6,8 @@
  *   dtrace-helper readloop N       N read()s of 1 to 4096 bytes (sizes
  *                                  cycling over the powers of two) from
  *                                  /dev/zero: ns per call
+ *   dtrace-helper hotloop N MS     sleep MS (a tracer attaches with -p),
+ *                                  then N calls of bench_hot(): ns per call
  *   dtrace-helper first CMD...     start a process calling getppid()
  *                                  every 20 us, then CMD with @PID@ replaced by its
  *                                  pid; CMD prints the CLOCK_MONOTONIC ns of
@@ -22,6 +24,14 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+/* The hot user function of the pid-probe benchmark. */
+__attribute__((noinline, used)) long bench_hot(long x);
+__attribute__((noinline, used)) long bench_hot(long x)
+{
+	__asm__ volatile("" ::: "memory");
+	return x + 1;
+}
 
 static double now_ms(void)
 {
@@ -80,6 +90,19 @@ int main(int argc, char **argv)
 
 		for (long i = 0; i < n; i++)
 			getppid();
+		printf("%.1f\n", (now_ms() - t0) * 1e6 / n);
+		return 0;
+	}
+	if (argc == 4 && !strcmp(argv[1], "hotloop")) {
+		long n = atol(argv[2]), ms = atol(argv[3]);
+		volatile long sink = 0;
+		struct timespec ts = { ms / 1000, ms % 1000 * 1000000 };
+		double t0;
+
+		nanosleep(&ts, NULL);
+		t0 = now_ms();
+		for (long i = 0; i < n; i++)
+			sink += bench_hot(i);
 		printf("%.1f\n", (now_ms() - t0) * 1e6 / n);
 		return 0;
 	}
@@ -155,6 +178,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	fprintf(stderr, "usage: dtrace-helper run N CMD... | loop N | "
+		"hotloop N MS | "
 		"first CMD...\n");
 	return 2;
 }

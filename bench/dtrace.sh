@@ -12,6 +12,9 @@
 #   6. `syscall::read:return { @ = quantize(arg0); }` under a read() loop
 #      vs bpftrace's `@ = hist(args->ret)`: time per read() traced over
 #      untraced                                               goal <= bpftrace
+#   7. `pid$target:a.out:bench_hot:entry { @ = count(); }` on a user
+#      function called in a loop vs bpftrace's `uprobe:` equivalent: added
+#      cost per call (a uprobe trap each)                     goal <= bpftrace
 #
 # Needs root. Not a test: it prints figures and the goals they meet or
 # miss; other work on the machine moves them, so compare within one run.
@@ -120,3 +123,34 @@ b_rr=$(awk -v t="$b_read" -v b="$rbase" 'BEGIN { printf "%.2f", t / b }')
 printf "%-44s %7sx %8sx %8s  %s (<= bpftrace; untraced %s ns, traced %s / %s ns)\n" \
 	"read() with quantize(arg0) / untraced" "$s_rr" "$b_rr" \
 	"$(ratio "$b_rr" "$s_rr")" "$(goal "$s_rr" "$b_rr")" "$rbase" "$s_read" "$b_read"
+
+# 7: a pid probe on a hot user function (a uprobe per call)
+HOT=${HOT:-300000}
+per_hot() {
+	# $1: ms the loop waits for the tracer; then the tracer, @PID@ its pid
+	local delay=$1 hp tp v
+	shift
+	"$H" hotloop "$HOT" "$delay" >"$tmp/hot" &
+	hp=$!
+	"${@//@PID@/$hp}" >"$tmp/hotcount" 2>/dev/null &
+	tp=$!
+	wait "$hp"
+	kill -INT "$tp" 2>/dev/null || true
+	wait "$tp" 2>/dev/null || true
+	cat "$tmp/hot"
+}
+hbase=$($H hotloop "$HOT" 0)
+s_hot=$(per_hot 2500 "$SONDE" dtrace -q -p @PID@ -n \
+	'pid$target:a.out:bench_hot:entry { @ = count(); }')
+s_cnt=$(awk 'NF { v = $1 } END { print v + 0 }' "$tmp/hotcount")
+b_hot=$(per_hot 4000 "$BPFTRACE" -p @PID@ -e \
+	"uprobe:$H:bench_hot { @ = count(); }")
+b_cnt=$(awk '/@:/ { v = $2 } END { print v + 0 }' "$tmp/hotcount")
+hbase2=$($H hotloop "$HOT" 0)
+hbase=$(awk -v a="$hbase" -v b="$hbase2" 'BEGIN { printf "%.1f", a < b ? a : b }')
+s_hadd=$(awk -v t="$s_hot" -v b="$hbase" 'BEGIN { printf "%.0f", t - b }')
+b_hadd=$(awk -v t="$b_hot" -v b="$hbase" 'BEGIN { printf "%.0f", t - b }')
+printf "%-44s %6s ns %6s ns %8s  %s (<= bpftrace; untraced %s ns; counted %s / %s of %s)\n" \
+	"added cost per pid-probed call, @ = count()" "$s_hadd" "$b_hadd" \
+	"$(ratio "$b_hadd" "$s_hadd")" "$(goal "$s_hadd" "$b_hadd")" "$hbase" \
+	"$s_cnt" "$b_cnt" "$HOT"
