@@ -326,13 +326,9 @@ static void wr_flush(struct writer *w)
 
 static void wr_put(struct writer *w, const void *data, size_t n)
 {
+	/* Records are at most KTR_REC_MAX, the buffer larger. */
 	if (w->len + n > w->cap)
 		wr_flush(w);
-	if (n > w->cap) {
-		w->len = 0;
-		memcpy(w->buf, data, w->cap);	/* never: records are small */
-		return;
-	}
 	memcpy(w->buf + w->len, data, n);
 	w->len += n;
 }
@@ -353,7 +349,7 @@ static int open_trace(const struct opts *o, struct writer *w)
 		sd_err("cannot create %s: %s", o->file, strerror(errno));
 		return err;
 	}
-	w->cap = 1 << 20;
+	w->cap = 2 * KTR_REC_MAX;
 	w->buf = sd_malloc(w->cap);
 	if (o->append && fstat(w->fd, &st) == 0 && st.st_size > 0) {
 		/* Appending to a trace: its header stands; check it is one. */
@@ -601,6 +597,22 @@ static int trace_pid(struct tracer *t, pid_t pid, uint32_t state)
 	return 0;
 }
 
+/* Whether a process of the traced map still exists. */
+static bool any_traced_alive(struct tracer *t)
+{
+	int fd = bpf_map__fd(t->skel->maps.traced);
+	uint32_t key, next;
+	uint32_t *prev = NULL;
+
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		if (kill(next, 0) == 0 || errno == EPERM)
+			return true;
+		key = next;
+		prev = &key;
+	}
+	return false;
+}
+
 static uint64_t total_drops(struct tracer *t)
 {
 	int ncpu = libbpf_num_possible_cpus();
@@ -733,15 +745,10 @@ int cmd_ktrace(int argc, char **argv)
 		}
 		if (__atomic_load_n(&t.skel->bss->live, __ATOMIC_SEQ_CST) <= 0)
 			break;
-		if (!o.cmd) {
-			/* -p: processes that died before the first record. */
-			bool any = false;
-
-			for (size_t i = 0; i < o.npids && !any; i++)
-				any = kill(o.pids[i], 0) == 0 || errno == EPERM;
-			if (!any && t.skel->bss->live <= 0)
-				break;
-		}
+		/* A process that exited between the look-up in /proc and
+		 * its entry in the map never decrements live. */
+		if (child < 0 && !any_traced_alive(&t))
+			break;
 		usleep(20000);
 	}
 	if (child > 0 && !stop_sig && waitpid(child, &status, 0) == child)
