@@ -26,7 +26,7 @@ set -euo pipefail
 
 SONDE=${SONDE:-build/sonde}
 RUNS=${RUNS:-5}
-PEER_RUNS=${PEER_RUNS:-3}
+PEER_RUNS=${PEER_RUNS:-1}
 COUNT=${COUNT:-500000}
 tmp=$(mktemp -d)
 floor_pid=
