@@ -262,6 +262,7 @@ enum dt_actkind {
 	ACT_TRACE, ACT_PRINTF, ACT_PRINTA, ACT_EXIT,
 	/* aggregation actions, applied by the consumer */
 	ACT_TRUNC, ACT_CLEAR, ACT_NORMALIZE, ACT_DENORMALIZE,
+	ACT_SYSTEM,		/* a printf whose text the consumer runs */
 };
 
 /* One printf argument or trace value in a record. */

@@ -77,6 +77,16 @@ void dt_jmp(struct dt_cg *g, int label)
 	dt_emit(g, (struct bpf_insn){ .code = BPF_JMP | BPF_JA });
 }
 
+void dt_ld_func(struct dt_cg *g, int dst, int label)
+{
+	/* a negative label: the fix-up goes to imm (finish) */
+	fixup(g, -label - 1);
+	dt_emit(g, (struct bpf_insn){ .code = BPF_LD | BPF_DW | BPF_IMM,
+				      .dst_reg = dst,
+				      .src_reg = BPF_PSEUDO_FUNC });
+	dt_emit(g, (struct bpf_insn){ 0 });
+}
+
 void dt_ld_imm64(struct dt_cg *g, int dst, uint64_t v)
 {
 	if ((int64_t)v >= INT32_MIN && (int64_t)v <= INT32_MAX) {
@@ -1363,8 +1373,15 @@ static void cg_clause(struct dt_cg *g, struct dt_clause *cl)
 static void finish(struct dt_cg *g)
 {
 	for (int i = 0; i < g->nfix; i++) {
-		int at = g->fix[i].insn, to = g->labels[g->fix[i].label];
+		int label = g->fix[i].label, at = g->fix[i].insn, to;
 
+		if (label < 0) {
+			/* BPF_PSEUDO_FUNC: imm is the distance to the
+			 * subprogram */
+			g->insns[at].imm = g->labels[-label - 1] - at - 1;
+			continue;
+		}
+		to = g->labels[label];
 		if (to < 0)
 			dt_error(g->cc, NULL, "internal error: unplaced label");
 		if (to - at - 1 > INT16_MAX)
@@ -1433,6 +1450,9 @@ void dt_cg_unit(struct dt_cg *g, struct dt_unit *u)
 	dt_place(g, out);
 	dt_emit(g, I_MOV_IMM(BPF_REG_0, 0));
 	dt_emit(g, I_EXIT());
+	if (g->chill_cb)
+		dt_cg_chill_callback(g, g->chill_cb - 1);
+	g->chill_cb = 0;
 	finish(g);
 	u->insns = sd_malloc(sizeof(*u->insns) * g->n);
 	memcpy(u->insns, g->insns, sizeof(*u->insns) * g->n);

@@ -92,6 +92,7 @@ struct dt_cg {
 	 * temporaries for the statement */
 	int rec_base, temp_base, temp_top, temp_max;
 	int skip;		/* the current clause's end label */
+	int chill_cb;		/* chill()'s bpf_loop callback label + 1 */
 	/* filled before generation */
 	int nvarmaps;
 	int64_t wall_offset;	/* realtime - monotonic, ns */
@@ -108,6 +109,8 @@ void dt_place(struct dt_cg *g, int label);
 void dt_jmp_imm(struct dt_cg *g, int op, int reg, int32_t imm, int label);
 void dt_jmp_reg(struct dt_cg *g, int op, int dst, int src, int label);
 void dt_jmp(struct dt_cg *g, int label);
+/* dst = the subprogram at label (BPF_PSEUDO_FUNC, for bpf_loop). */
+void dt_ld_func(struct dt_cg *g, int dst, int label);
 /* dst = 64-bit constant. */
 void dt_ld_imm64(struct dt_cg *g, int dst, uint64_t v);
 /* dst = fd of map (relocated) or the address of off in its value. */
@@ -164,6 +167,9 @@ void dt_cg_agg(struct dt_cg *g, struct dt_node *stmt);
 void dt_cg_agg_hist(struct dt_cg *g, const struct dt_var *v, int p, int val,
 		    int incr);
 void dt_cg_agg_stddev(struct dt_cg *g, int p, int val);
+
+/* chill()'s bpf_loop callback, placed at label after the program. */
+void dt_cg_chill_callback(struct dt_cg *g, int label);
 
 /* ---- units ---- */
 void dt_cg_unit(struct dt_cg *g, struct dt_unit *u);

@@ -17,6 +17,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static const char *probe_str(uint32_t id, int which)
 {
@@ -84,8 +86,8 @@ static void free_vals(struct dt_fmt_val *vals, int n)
 			free((char *)vals[i].s);
 }
 
-static void print_printf(struct dt_session *s, const struct dt_action *a,
-			 const uint8_t *rec, uint32_t probe)
+static void print_printf(const struct dt_action *a, const uint8_t *rec,
+			 uint32_t probe, FILE *f)
 {
 	struct dt_fmt fmt;
 	struct dt_fmt_val *vals = sd_calloc((size_t)a->nvals + 1,
@@ -94,11 +96,40 @@ static void print_printf(struct dt_session *s, const struct dt_action *a,
 
 	if (dt_fmt_parse(a->fmt, &fmt, err, sizeof(err)) == 0) {
 		fmt_vals(a, rec, probe, vals);
-		dt_fmt_print(s->out, &fmt, vals, a->nvals, NULL);
+		dt_fmt_print(f, &fmt, vals, a->nvals, NULL);
 		free_vals(vals, a->nvals);
 		dt_fmt_free(&fmt);
 	}
 	free(vals);
+}
+
+/* system(): the formatted command runs through /bin/sh with its output
+ * where sonde's goes, before the next record prints. */
+static void run_system(struct dt_session *s, const struct dt_action *a,
+		       const uint8_t *rec, uint32_t probe)
+{
+	char *cmd = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&cmd, &len);
+	pid_t pid;
+
+	if (!m)
+		return;
+	print_printf(a, rec, probe, m);
+	fclose(m);
+	fflush(s->out);
+	pid = fork();
+	if (pid == 0) {
+		dup2(fileno(s->out), STDOUT_FILENO);
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	if (pid > 0)
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	else
+		sd_warn("system(): cannot fork: %s", strerror(errno));
+	free(cmd);
 }
 
 /* ---- aggregations ---- */
@@ -520,7 +551,7 @@ static int on_record(void *ctx, void *data, size_t size)
 			print_trace(s, &a->vals[0], rec, h->probe);
 			break;
 		case ACT_PRINTF:
-			print_printf(s, a, rec, h->probe);
+			print_printf(a, rec, h->probe, s->out);
 			break;
 		case ACT_PRINTA:
 			if (!a->fmt)
@@ -538,6 +569,9 @@ static int on_record(void *ctx, void *data, size_t size)
 		}
 		case ACT_CLEAR:
 			agg_clear(s, a->agg);
+			break;
+		case ACT_SYSTEM:
+			run_system(s, a, rec, h->probe);
 			break;
 		case ACT_NORMALIZE: {
 			int64_t n;

@@ -26,8 +26,8 @@ static void check_printf(struct dt_ck *k, struct dt_node *n)
 	int argi = 1;
 
 	if (n->args[0]->kind != N_STR)
-		dt_error(cc, &n->args[0]->loc, "printf() needs a string "
-			 "literal as its format");
+		dt_error(cc, &n->args[0]->loc, "%s() needs a string "
+			 "literal as its format", n->name);
 	if (dt_fmt_parse(n->args[0]->sval, &fmt, err, sizeof(err)))
 		dt_error(cc, &n->args[0]->loc, "%s", err);
 	/* The conversions move to the arena: errors below unwind. */
@@ -36,7 +36,8 @@ static void check_printf(struct dt_ck *k, struct dt_node *n)
 
 	memcpy(convs, fmt.convs, sizeof(*convs) * nconv);
 	dt_fmt_free(&fmt);
-	a = dt_ck_action(k, ACT_PRINTF, n);
+	a = dt_ck_action(k, strcmp(n->name, "system") ? ACT_PRINTF : ACT_SYSTEM,
+			 n);
 	a->fmt = n->args[0]->sval;
 	for (int i = 0; i < nconv; i++) {
 		struct dt_conv *c = &convs[i];
@@ -50,9 +51,9 @@ static void check_printf(struct dt_ck *k, struct dt_node *n)
 			bool star = j < (c->width == -2) + (c->prec == -2);
 
 			if (argi >= n->nargs) {
-				dt_error(cc, &n->loc, "printf() format \"%s\": "
+				dt_error(cc, &n->loc, "%s() format \"%s\": "
 					 "conversion #%d (%%%c) has no "
-					 "argument", a->fmt, i + 1,
+					 "argument", n->name, a->fmt, i + 1,
 					 c->conv);
 			}
 			struct dt_node *e = n->args[argi];
@@ -62,9 +63,9 @@ static void check_printf(struct dt_ck *k, struct dt_node *n)
 
 			if ((want == FMT_INT && !dt_type_is_int(&t)) ||
 			    (want == FMT_STR && t.kind != DT_TSTR)) {
-				dt_error(cc, &e->loc, "printf() argument #%d "
+				dt_error(cc, &e->loc, "%s() argument #%d "
 					 "is %s, which %%%c cannot print",
-					 argi + 1, dt_type_name(&t, b,
+					 n->name, argi + 1, dt_type_name(&t, b,
 								 sizeof(b)),
 					 star ? '*' : c->conv);
 			}
@@ -72,8 +73,8 @@ static void check_printf(struct dt_ck *k, struct dt_node *n)
 		}
 	}
 	if (argi < n->nargs)
-		dt_error(cc, &n->args[argi]->loc, "printf() has more arguments "
-			 "than its format has conversions");
+		dt_error(cc, &n->args[argi]->loc, "%s() has more arguments "
+			 "than its format has conversions", n->name);
 }
 
 /* Store the arguments of a data action into the record. */
@@ -293,6 +294,114 @@ static int cg_aggact(struct dt_cg *g, struct dt_node *n)
 	return -1;
 }
 
+/* ---- destructive actions: raise, stop, system, chill ---- */
+
+static void need_destructive(struct dt_ck *k, struct dt_node *n)
+{
+	if (!dt_ck_prog(k)->opt.destructive)
+		dt_error(dt_ck_cc(k), &n->loc, "destructive actions not "
+			 "allowed: %s() needs -w (or #pragma D option "
+			 "destructive)", n->name);
+}
+
+static void check_signal_act(struct dt_ck *k, struct dt_node *n)
+{
+	need_destructive(k, n);
+	if (n->nargs) {
+		struct dt_type t = dt_ck_expr(k, n->args[0]);
+
+		if (!dt_type_is_int(&t))
+			dt_error(dt_ck_cc(k), &n->args[0]->loc, "%s() needs an "
+				 "integer", n->name);
+	}
+}
+
+/* raise(sig) and stop() signal the process that fired the probe, there
+ * and then (bpf_send_signal). */
+static int cg_signal_act(struct dt_cg *g, struct dt_node *n)
+{
+	int sig = -1;
+
+	if (n->nargs)
+		sig = dt_cg_expr(g, n->args[0]);
+	dt_call_begin(g);
+	if (sig >= 0) {
+		if (g->regs.saved & (1u << sig))
+			dt_emit(g, I_LDX(BPF_DW, BPF_REG_1, BPF_REG_10,
+					 g->regs.saved_slot[sig]));
+		else
+			dt_emit(g, I_MOV(BPF_REG_1, sig));
+	} else {
+		dt_emit(g, I_MOV_IMM(BPF_REG_1, 19));	/* SIGSTOP */
+	}
+	dt_call(g, BPF_FUNC_send_signal);
+	dt_reg_free(g, sig);
+	dt_call_end_void(g);
+	return -1;
+}
+
+static void check_system(struct dt_ck *k, struct dt_node *n)
+{
+	need_destructive(k, n);
+	check_printf(k, n);
+}
+
+static void check_chill(struct dt_ck *k, struct dt_node *n)
+{
+	check_signal_act(k, n);
+}
+
+/* chill(ns): spin in probe context, at most half a second per call (as
+ * DTrace's chill_max), through bpf_loop with a callback that watches the
+ * clock. */
+#define CHILL_MAX 500000000
+
+static int cg_chill(struct dt_cg *g, struct dt_node *n)
+{
+	int v = dt_cg_expr(g, n->args[0]), slot = dt_stack_slot(g), now,
+	    ok = dt_label(g);
+
+	if (!g->chill_cb)
+		g->chill_cb = dt_label(g) + 1;
+	dt_jmp_imm(g, BPF_JLE, v, CHILL_MAX, ok);
+	dt_emit(g, I_MOV_IMM(v, CHILL_MAX));
+	dt_place(g, ok);
+	dt_call_begin(g);
+	dt_call(g, BPF_FUNC_ktime_get_ns);
+	now = dt_call_end(g);
+	dt_emit(g, I_ALU64_REG(BPF_ADD, now, v));
+	dt_emit(g, I_STX(BPF_DW, BPF_REG_10, now, slot));
+	dt_reg_free(g, now);
+	dt_reg_free(g, v);
+	dt_call_begin(g);
+	dt_emit(g, I_MOV_IMM(BPF_REG_1, 1 << 23));
+	dt_ld_func(g, BPF_REG_2, g->chill_cb - 1);
+	dt_emit(g, I_MOV(BPF_REG_3, BPF_REG_10));
+	dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_3, slot));
+	dt_emit(g, I_MOV_IMM(BPF_REG_4, 0));
+	dt_call(g, BPF_FUNC_loop);
+	dt_call_end_void(g);
+	dt_stack_release(g, slot);
+	return -1;
+}
+
+void dt_cg_chill_callback(struct dt_cg *g, int label)
+{
+	int stop = dt_label(g);
+
+	/* (index, ctx = &deadline): 1 ends the loop */
+	dt_place(g, label);
+	dt_emit(g, I_MOV(BPF_REG_6, BPF_REG_2));
+	dt_call(g, BPF_FUNC_ktime_get_ns);
+	dt_emit(g, I_LDX(BPF_DW, BPF_REG_1, BPF_REG_6, 0));
+	dt_jmp_reg(g, BPF_JGE, BPF_REG_0, BPF_REG_1, stop);
+	dt_emit(g, I_MOV_IMM(BPF_REG_0, 0));
+	dt_emit(g, I_EXIT());
+	dt_place(g, stop);
+	dt_emit(g, I_MOV_IMM(BPF_REG_0, 1));
+	dt_emit(g, I_EXIT());
+}
+
 /* ---- copyinstr ---- */
 
 static void check_copyinstr(struct dt_ck *k, struct dt_node *n)
@@ -370,6 +479,12 @@ static const struct dt_func funcs[] = {
 	{ "copyinstr", 1, 2, false, false, AGG_NONE, check_copyinstr,
 	  cg_copyinstr },
 	{ "trunc", 1, 2, false, true, AGG_NONE, check_aggact, cg_aggact },
+	{ "raise", 1, 1, false, true, AGG_NONE, check_signal_act,
+	  cg_signal_act },
+	{ "stop", 0, 0, false, true, AGG_NONE, check_signal_act,
+	  cg_signal_act },
+	{ "system", 1, 64, false, true, AGG_NONE, check_system, cg_printf },
+	{ "chill", 1, 1, false, true, AGG_NONE, check_chill, cg_chill },
 	{ "clear", 1, 1, false, true, AGG_NONE, check_aggact, cg_aggact },
 	{ "normalize", 2, 2, false, true, AGG_NONE, check_aggact, cg_aggact },
 	{ "denormalize", 1, 1, false, true, AGG_NONE, check_aggact,
@@ -384,8 +499,7 @@ static const struct dt_func funcs[] = {
 	LATER("speculation"), LATER("speculate"), LATER("commit"),
 	LATER("discard"), LATER("stack"), LATER("ustack"), LATER("jstack"),
 	LATER("sym"), LATER("usym"), LATER("mod"), LATER("umod"),
-	LATER("uaddr"), LATER("func"), LATER("ufunc"), LATER("raise"),
-	LATER("system"), LATER("stop"), LATER("chill"), LATER("printm"),
+	LATER("uaddr"), LATER("func"), LATER("ufunc"), LATER("printm"),
 	LATER("setopt"), LATER("ftruncate"), LATER("freopen"),
 	LATER("progenyof"), LATER("rand"), LATER("mutex_owned"),
 	LATER("htons"), LATER("ntohs"), LATER("htonl"), LATER("ntohl"),

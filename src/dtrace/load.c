@@ -237,6 +237,65 @@ static int blamed_insn(const char *log, char *why, size_t len)
 	return insn;
 }
 
+/* Programs with subprograms (bpf_loop callbacks, BPF_PSEUDO_FUNC) need
+ * BTF function info: one static "int f(void *)" per subprogram start.
+ * Returns the BTF's fd (or -1 when there are no subprograms) and fills
+ * fi (at most 8 entries). */
+static int subprog_btf(const struct bpf_insn *insns, int n,
+		       struct bpf_func_info *fi, int *nfi, struct btf **out)
+{
+	int starts[8], ns = 1, id_int, id_ptr, id_proto, id_fn;
+	struct btf *btf;
+
+	starts[0] = 0;
+	for (int i = 0; i + 1 < n; i++) {
+		if (insns[i].code != (BPF_LD | BPF_DW | BPF_IMM))
+			continue;
+		if (insns[i].src_reg == BPF_PSEUDO_FUNC && ns < 8) {
+			int at = i + insns[i].imm + 1;
+			bool seen = false;
+
+			for (int k = 0; k < ns; k++)
+				seen |= starts[k] == at;
+			if (!seen)
+				starts[ns++] = at;
+		}
+		i++;
+	}
+	*nfi = 0;
+	*out = NULL;
+	if (ns == 1)
+		return -1;
+	btf = btf__new_empty();
+	if (!btf)
+		return -1;
+	id_int = btf__add_int(btf, "int", 4, BTF_INT_SIGNED);
+	id_ptr = btf__add_ptr(btf, 0);
+	id_proto = btf__add_func_proto(btf, id_int);
+	btf__add_func_param(btf, "ctx", id_ptr);
+	id_fn = btf__add_func(btf, "dt_main", BTF_FUNC_STATIC, id_proto);
+	if (id_fn < 0 || btf__load_into_kernel(btf)) {
+		btf__free(btf);
+		return -1;
+	}
+	/* subprograms in instruction order */
+	for (int a = 0; a < ns; a++)
+		for (int b = a + 1; b < ns; b++)
+			if (starts[b] < starts[a]) {
+				int t = starts[a];
+
+				starts[a] = starts[b];
+				starts[b] = t;
+			}
+	for (int k = 0; k < ns; k++) {
+		fi[k].insn_off = (uint32_t)starts[k];
+		fi[k].type_id = (uint32_t)id_fn;
+	}
+	*nfi = ns;
+	*out = btf;
+	return btf__fd(btf);
+}
+
 static int load_unit(struct dt_session *s, struct dt_unit *u, char **msg)
 {
 	struct bpf_insn *insns = sd_malloc(sizeof(*insns) * u->ninsns);
@@ -258,14 +317,32 @@ static int load_unit(struct dt_session *s, struct dt_unit *u, char **msg)
 	for (char *c = name; *c; c++)
 		if (!isalnum((unsigned char)*c) && *c != '_')
 			*c = '_';
+	struct bpf_func_info fi[8];
+	struct btf *btf = NULL;
+	int nfi = 0, btf_fd = subprog_btf(insns, u->ninsns, fi, &nfi, &btf);
+	LIBBPF_OPTS(bpf_prog_load_opts, po);
+
+	if (btf_fd >= 0) {
+		po.prog_btf_fd = (uint32_t)btf_fd;
+		po.func_info = fi;
+		po.func_info_cnt = (uint32_t)nfi;
+		po.func_info_rec_size = sizeof(*fi);
+	}
 	fd = bpf_prog_load(u->prov->prog_type, name, "GPL", insns,
-			   (size_t)u->ninsns, NULL);
+			   (size_t)u->ninsns, &po);
 	if (fd < 0 && errno != EPERM && errno != ENOMEM) {
 		/* Load again with the verifier's log to say why. */
 		size_t loglen = 4 << 20;
 		char *log = sd_malloc(loglen), why[512];
 		LIBBPF_OPTS(bpf_prog_load_opts, o, .log_buf = log,
 			    .log_size = (uint32_t)loglen, .log_level = 1);
+
+		if (btf_fd >= 0) {
+			o.prog_btf_fd = (uint32_t)btf_fd;
+			o.func_info = fi;
+			o.func_info_cnt = (uint32_t)nfi;
+			o.func_info_rec_size = sizeof(*fi);
+		}
 		int err = errno, insn;
 
 		log[0] = '\0';
@@ -294,6 +371,7 @@ static int load_unit(struct dt_session *s, struct dt_unit *u, char **msg)
 			fputs(log, stderr);
 		free(log);
 		free(insns);
+		btf__free(btf);
 		return -err;
 	}
 	if (fd < 0) {
@@ -309,6 +387,7 @@ static int load_unit(struct dt_session *s, struct dt_unit *u, char **msg)
 					    sbpf_feature_name(f - 1),
 					    sbpf_feature_missing(f - 1));
 				free(insns);
+				btf__free(btf);
 				return -ENOTSUP;
 			}
 		}
@@ -316,10 +395,12 @@ static int load_unit(struct dt_session *s, struct dt_unit *u, char **msg)
 			    u->prov->name, u->key,
 			    sbpf_strerror(err, e, sizeof(e)));
 		free(insns);
+		btf__free(btf);
 		return -err;
 	}
 done:
 	free(insns);
+	btf__free(btf);
 	u->prog_fd = fd;
 	return 0;
 }

@@ -131,6 +131,45 @@ def test_bad_address_faults_and_the_run_goes_on(sonde, root, fixture_bin):
     assert out.index("/etc/hostname") < out.index("end")
 
 
+def test_raise_signals_the_process_that_fired(sonde, root, fixture_bin):
+    """raise(9) at the first getppid() of a process that would make 50:
+    it dies there (the count says one call), and sonde's -c wait sees it
+    killed."""
+    p = dtrace(sonde, "-q", "-w", "-c", fixture_bin + " getppid 50", "-n",
+               "syscall::getppid:entry /pid == $target/ "
+               "{ @ = count(); raise(9); }")
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.split() == ["1"]
+
+
+def test_stop_stops_the_process(sonde, root, fixture_bin):
+    """stop() leaves the process that fired in state T (stopped), as
+    /proc says; it goes on after SIGCONT."""
+    child = subprocess.Popen([fixture_bin, "sleep", "1500"])
+    try:
+        time.sleep(0.2)
+        p = dtrace(sonde, "-q", "-w", "-p", str(child.pid), "-n",
+                   "syscall::clock_nanosleep:return,syscall::nanosleep:return"
+                   " /pid == $target/ { stop(); exit(0); }")
+        assert p.returncode == 0, p.stderr
+        with open("/proc/%d/stat" % child.pid) as f:
+            state = f.read().rsplit(")", 1)[1].split()[0]
+        assert state == "T"
+        os.kill(child.pid, signal.SIGCONT)
+        assert child.wait(timeout=10) == 0
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+
+
+def test_destructive_actions_need_w(sonde):
+    for act in ("raise(9)", "stop()", "system(\"true\")", "chill(1)"):
+        p = dtrace(sonde, "-n", "BEGIN { %s; }" % act)
+        assert p.returncode == 2
+        assert "destructive actions not allowed" in p.stderr
+
+
 def kernel_syscalls():
     names = {}
     with open("/usr/include/x86_64-linux-gnu/asm/unistd_64.h") as f:
