@@ -10,7 +10,7 @@ clang llvm libbpf-dev bpftool
 libelf-dev libdw-dev zlib1g-dev
 libprotobuf-c-dev protobuf-c-compiler
 libcmocka-dev python3 python3-pytest scdoc
-elfutils linux-perf bpftrace strace util-linux procps time
+elfutils linux-perf bpftrace strace util-linux procps time systemtap-sdt-dev
 golang-go libgoogle-perftools-dev
 qemu-system-x86 busybox-static cpio xz-utils
 "

@@ -60,7 +60,7 @@ static int add_probe(struct dt_probe *p, void *arg)
 static void no_match(struct dt_session *s, struct dt_pdesc *pd)
 {
 	static const char *const later[] = {
-		"usdt", "io", "ip", "tcp", "udp",
+		"io", "ip", "tcp", "udp",
 		"lockstat", "sdt", "cpc", "rawtp", "rawfbt", "lockstat",
 	};
 	const char *prov = pd->prov;

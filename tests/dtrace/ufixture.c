@@ -11,7 +11,12 @@
  *                         a thread; a child that exits 7; a child killed
  *                         by SIGTERM; a child whose execve of /nonexistent
  *                         fails before /bin/true runs; SIGUSR1 handled;
- *                         SIGUSR2 taken by sigtimedwait */
+ *                         SIGUSR2 taken by sigtimedwait
+ *   ufixture usdt N       N rounds of USDT probes (with <sys/sdt.h>):
+ *                         ufix:round(i, -i, (short)(i * 3), (char)i)
+ *                         always; ufix:guarded__round(i) only while its
+ *                         semaphore says a tracer enabled it; prints how
+ *                         many guarded rounds ran */
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -20,6 +25,16 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#if __has_include(<sys/sdt.h>)
+#define _SDT_HAS_SEMAPHORES 1
+#include <sys/sdt.h>
+#define HAVE_SDT 1
+/* The probes' semaphores: the kernel counts tracers in them. */
+unsigned short ufix_round_semaphore __attribute__((section(".probes"), used));
+unsigned short ufix_guarded__round_semaphore
+	__attribute__((section(".probes"), used));
+#endif
 
 #define NOINLINE __attribute__((noinline, noclone, used))
 
@@ -88,6 +103,31 @@ static void on_usr1(int sig)
 	uf_sink += sig;
 }
 
+static int usdt_rounds(long n)
+{
+#ifdef HAVE_SDT
+	long guarded = 0;
+
+	for (long i = 1; i <= n; i++) {
+		int neg = (int)-i;
+		short s = (short)(i * 3);
+		char c = (char)i;
+
+		STAP_PROBE4(ufix, round, i, neg, s, c);
+		if (ufix_guarded__round_semaphore) {
+			STAP_PROBE1(ufix, guarded__round, i);
+			guarded++;
+		}
+	}
+	printf("%ld guarded rounds\n", guarded);
+	return 0;
+#else
+	(void)n;
+	fprintf(stderr, "ufixture: built without <sys/sdt.h>\n");
+	return 2;
+#endif
+}
+
 static int proc_events(void)
 {
 	char *argv[] = { "true", NULL }, *envp[] = { NULL };
@@ -140,6 +180,8 @@ int main(int argc, char **argv)
 			pthread_create(&t, NULL, thread, (void *)atol(argv[2]));
 			pthread_join(t, NULL);
 		}
+	} else if (argc >= 3 && !strcmp(argv[1], "usdt")) {
+		return usdt_rounds(atol(argv[2]));
 	} else if (argc >= 2 && !strcmp(argv[1], "proc")) {
 		return proc_events();
 	} else if (argc >= 3 && !strcmp(argv[1], "spin")) {
@@ -154,7 +196,7 @@ int main(int argc, char **argv)
 		nanosleep(&ts, NULL);
 		calls(atol(argv[3]));
 	} else {
-		fprintf(stderr, "usage: ufixture calls N | threads N | spin N | proc | "
+		fprintf(stderr, "usage: ufixture calls N | threads N | spin N | proc | usdt N | "
 			"wait MS N\n");
 		return 2;
 	}

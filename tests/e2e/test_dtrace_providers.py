@@ -232,3 +232,57 @@ def test_sched_sleep_wakeup_preempt(sonde, root, ufixture_bin):
     assert got.get("sleep", 0) >= 1
     assert got.get("wakeup", 0) >= 1
     assert got.get("preempt", 0) >= 2
+
+
+# ---- usdt ----
+
+def stapsdt_notes(path):
+    """(provider, name, semaphore != 0) of each .note.stapsdt note, from
+    readelf -n (the oracle)."""
+    p = run(["readelf", "-n", path])
+    assert p.returncode == 0, p.stderr
+    notes, prov, name = [], None, None
+    for line in p.stdout.splitlines():
+        line = line.strip()
+        if line.startswith("Provider:"):
+            prov = line.split()[1]
+        elif line.startswith("Name:"):
+            name = line.split()[1]
+        elif line.startswith("Location:"):
+            sem = int(line.split("Semaphore:")[1].strip(), 16)
+            notes.append((prov, name, sem != 0))
+    return notes
+
+
+def test_usdt_list_matches_readelf(sonde, root, ufixture_bin):
+    need_uprobes()
+    notes = stapsdt_notes(ufixture_bin)
+    if not notes:
+        pytest.skip("ufixture was built without <sys/sdt.h> "
+                    "(systemtap-sdt-dev)")
+    p = dtrace(sonde, "-l", "-n", "ufix$target:::", "-c", ufixture_bin)
+    assert p.returncode == 0, p.stderr
+    rows = [l.split() for l in p.stdout.splitlines()[1:]]
+    assert all(re.match(r"^ufix\d+$", r[1]) for r in rows)
+    assert sorted((r[2], r[4]) for r in rows) == sorted(
+        ("ufixture", n.replace("__", "-")) for prov, n, _ in notes
+        if prov == "ufix")
+
+
+def test_usdt_semaphore_and_counts(sonde, root, ufixture_bin):
+    """Each round fires once; the guarded probe's code runs only while
+    sonde has it enabled (the kernel counts the semaphore), and never
+    without a tracer."""
+    need_uprobes()
+    if not stapsdt_notes(ufixture_bin):
+        pytest.skip("ufixture was built without <sys/sdt.h>")
+    p = run([ufixture_bin, "usdt", "50"])
+    assert p.stdout == "0 guarded rounds\n"
+    p = dtrace(sonde, "-q", "-c", ufixture_bin + " usdt 50", "-n",
+               "ufix$target:::round { @r = count(); @s = sum(arg1); }")
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.split() == ["0", "guarded", "rounds", "50", "-1275"]
+    p = dtrace(sonde, "-q", "-c", ufixture_bin + " usdt 50", "-n",
+               "ufix$target:::guarded-round { @g = count(); }")
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.split() == ["50", "guarded", "rounds", "50"]

@@ -56,13 +56,7 @@ static const int reg_arg[6] = { 112, 104, 96, 88, 72, 64 };
 
 enum { KIND_ENTRY, KIND_RETURN, KIND_OFFSET };
 
-struct upmod {
-	char *path;
-	const char *base;
-	bool exe;
-	struct elfsym *syms;	/* loaded when a description names it */
-	bool tried;
-};
+#define upmod dt_umod
 
 struct uprobe {
 	struct dt_probe p;	/* first: probes are handed out as this */
@@ -73,6 +67,9 @@ struct uprobe {
 	char provname[24];
 	char namebuf[20];
 };
+
+static bool mod_matches(const struct upmod *m, const char *pat);
+static void load_mods(long pid);
 
 static struct uprobe **probes;
 static size_t nprobes, capprobes;
@@ -239,6 +236,27 @@ static void load_mods(long pid)
 	free(text);
 }
 
+int dt_uprobe_mods(long pid, struct dt_umod **out)
+{
+	load_mods(pid);
+	*out = mods;
+	return nmods ? (int)nmods : -ESRCH;
+}
+
+struct elfsym *dt_uprobe_syms(struct dt_umod *m)
+{
+	if (!m->tried) {
+		m->tried = true;
+		m->syms = elfsym_open(m->path);
+	}
+	return m->syms;
+}
+
+bool dt_uprobe_mod_matches(const struct dt_umod *m, const char *pat)
+{
+	return mod_matches(m, pat);
+}
+
 static bool mod_matches(const struct upmod *m, const char *pat)
 {
 	if (!*pat)
@@ -265,7 +283,7 @@ static struct uprobe *find_or_make(long pid, const struct upmod *m,
 	}
 	struct uprobe *u = sd_calloc(1, sizeof(*u));
 
-	u->p.id = DT_ID_UPROBE + (uint32_t)nprobes;
+	u->p.id = dt_uprobe_new_id(&u->p);
 	u->p.prov = &dt_prov_pid;
 	u->p.mod = m->base;
 	u->p.func = sd_strdup(func);
@@ -329,11 +347,7 @@ static int match(const struct dt_pdesc *pd, dt_probe_fn fn, void *arg)
 
 		if (!mod_matches(m, pd->mod))
 			continue;
-		if (!m->tried) {
-			m->tried = true;
-			m->syms = elfsym_open(m->path);
-		}
-		if (!m->syms)
+		if (!dt_uprobe_syms(m))
 			continue;
 		for (size_t j = 0; (name = elfsym_get(m->syms, j, &addr,
 						      &size)); j++) {
@@ -373,11 +387,29 @@ static int match(const struct dt_pdesc *pd, dt_probe_fn fn, void *arg)
 	return n;
 }
 
+/* Every pid and usdt probe, by id. */
+static struct dt_probe **byid;
+static size_t nbyid, capbyid;
+
+uint32_t dt_uprobe_new_id(struct dt_probe *p)
+{
+	sd_grow(&byid, &capbyid, nbyid + 1, sizeof(*byid));
+	byid[nbyid] = p;
+	return DT_ID_UPROBE + (uint32_t)nbyid++;
+}
+
+struct dt_probe *dt_uprobe_by_id(uint32_t id)
+{
+	if (id < DT_ID_UPROBE || id - DT_ID_UPROBE >= nbyid)
+		return NULL;
+	return byid[id - DT_ID_UPROBE];
+}
+
 static struct dt_probe *by_id(uint32_t id)
 {
-	if (id < DT_ID_UPROBE || id - DT_ID_UPROBE >= nprobes)
-		return NULL;
-	return &probes[id - DT_ID_UPROBE]->p;
+	struct dt_probe *p = dt_uprobe_by_id(id);
+
+	return p && p->prov == &dt_prov_pid ? p : NULL;
 }
 
 static void unit_of(const struct dt_probe *p, char *key, size_t len,
@@ -481,9 +513,10 @@ static int uprobe_pmu(int *retbit)
 	return type;
 }
 
-static int attach(struct dt_unit *u, char *err, size_t len)
+int dt_uprobe_attach(struct dt_unit *u, const struct dt_probe *p,
+		     const char *path, uint64_t off, uint64_t ref_ctr,
+		     bool ret, long pid, char *err, size_t len)
 {
-	const struct uprobe *up = (const struct uprobe *)u->probes[0];
 	int retbit = 0, type = uprobe_pmu(&retbit), fd;
 	struct perf_event_attr a = {
 		.size = sizeof(a),
@@ -492,23 +525,23 @@ static int attach(struct dt_unit *u, char *err, size_t len)
 	};
 
 	if (type < 0) {
-		snprintf(err, len, "the pid provider needs %s",
+		snprintf(err, len, "the %s provider needs %s", p->prov->name,
 			 sbpf_feature_missing(SBPF_UPROBES));
 		return type;
 	}
 	a.type = (uint32_t)type;
-	a.config = up->kind == KIND_RETURN ? 1ull << retbit : 0;
-	a.config1 = (uint64_t)(uintptr_t)up->mod->path;
-	a.config2 = up->off;
-	fd = (int)syscall(SYS_perf_event_open, &a, (pid_t)up->pid, -1, -1,
+	/* the semaphore's file offset goes in config's upper half */
+	a.config = (ret ? 1ull << retbit : 0) | ref_ctr << 32;
+	a.config1 = (uint64_t)(uintptr_t)path;
+	a.config2 = off;
+	fd = (int)syscall(SYS_perf_event_open, &a, (pid_t)pid, -1, -1,
 			  PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0) {
 		int e = errno;
 
 		snprintf(err, len, "cannot place a uprobe on %s:%s:%s (%s at "
 			 "offset 0x%" PRIx64 ") in process %ld: %s",
-			 up->p.mod, up->p.func, up->p.name, up->mod->path,
-			 up->off, up->pid, strerror(e));
+			 p->mod, p->func, p->name, path, off, pid, strerror(e));
 		return -e;
 	}
 	u->fds = sd_calloc(1, sizeof(int));
@@ -518,10 +551,18 @@ static int attach(struct dt_unit *u, char *err, size_t len)
 		int e = errno;
 
 		snprintf(err, len, "attaching to the uprobe on %s:%s:%s: %s",
-			 up->p.mod, up->p.func, up->p.name, strerror(e));
+			 p->mod, p->func, p->name, strerror(e));
 		return -e;
 	}
 	return 0;
+}
+
+static int attach(struct dt_unit *u, char *err, size_t len)
+{
+	const struct uprobe *up = (const struct uprobe *)u->probes[0];
+
+	return dt_uprobe_attach(u, &up->p, up->mod->path, up->off, 0,
+				up->kind == KIND_RETURN, up->pid, err, len);
 }
 
 const struct dt_provider dt_prov_pid = {

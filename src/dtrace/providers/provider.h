@@ -93,7 +93,8 @@ struct dt_provider {
 
 /* Every provider, in listing order. */
 extern const struct dt_provider dt_prov_dtrace, dt_prov_profile,
-	dt_prov_syscall, dt_prov_pid, dt_prov_proc, dt_prov_sched;
+	dt_prov_syscall, dt_prov_pid, dt_prov_proc, dt_prov_sched,
+	dt_prov_usdt;
 
 /* Probes of every provider matching pd. */
 int dt_probes_match(const struct dt_pdesc *pd, dt_probe_fn fn, void *arg);
@@ -117,6 +118,27 @@ enum {
 /* pid provider: -c's command, stopped before exec, and the program it
  * will run (its modules cannot be read from /proc yet). */
 void dt_pid_set_command(long pid, const char *path);
+
+/* The uprobe machinery pid.c shares with usdt.c: the ELF files a process
+ * maps (or, for -c's command, will map), their symbols, and a uprobe
+ * (ref_ctr: a USDT semaphore's file offset, or 0) for a unit. */
+struct elfsym;
+struct dt_umod {
+	char *path;
+	const char *base;	/* basename */
+	bool exe;		/* the executable: a.out */
+	struct elfsym *syms;	/* loaded on first use */
+	bool tried;
+};
+int dt_uprobe_mods(long pid, struct dt_umod **mods);	/* count or -errno */
+struct elfsym *dt_uprobe_syms(struct dt_umod *m);
+bool dt_uprobe_mod_matches(const struct dt_umod *m, const char *pattern);
+int dt_uprobe_attach(struct dt_unit *u, const struct dt_probe *p,
+		     const char *path, uint64_t off, uint64_t ref_ctr,
+		     bool ret, long pid, char *err, size_t len);
+/* pid and usdt probes share one id range (DT_ID_UPROBE on). */
+uint32_t dt_uprobe_new_id(struct dt_probe *p);
+struct dt_probe *dt_uprobe_by_id(uint32_t id);
 
 /* dtrace provider: run BEGIN/END/ERROR by hand (BPF_PROG_TEST_RUN). */
 int dt_dtrace_fire(struct dt_unit *u, const uint64_t *args, int nargs);

@@ -1,0 +1,424 @@
+/* usdt provider — the statically defined probes of user programs and
+ * libraries: the ELF notes (.note.stapsdt) that <sys/sdt.h>'s
+ * STAP_PROBE / DTRACE_PROBE macros leave in a binary, as PROVIDERPID:
+ * MODULE:FUNCTION:NAME (PROVIDER the note's provider with the process id
+ * appended, as DTrace names USDT providers; MODULE the file's basename or
+ * a.out; FUNCTION the function holding the probe site; NAME the note's
+ * name with "__" written "-", as DTrace does). Every site is a probe: a
+ * uprobe in that one process, through pid.c's machinery. A note with a
+ * semaphore has it counted by the kernel (the uprobe's reference counter)
+ * while the probe is enabled, so code guarded by PROVIDER_NAME_ENABLED()
+ * runs only then.
+ *
+ * arg0..arg9 are decoded from the note's argument specifications, which
+ * say where the compiler left each value at the site: "-4@%edi" (a
+ * register, its size and sign), "8@-16(%rbp)" (memory at a register plus
+ * a displacement, read from user space), "4@$5" (a constant). Operands
+ * relative to a symbol (sym(%rip)) are not decoded: they read 0. x86_64
+ * only. */
+#include "provider.h"
+#include "../cg.h"
+#include "../../lib/bpf.h"
+#include "../../lib/elfsym.h"
+#include "../../lib/util.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MAXARGS 12
+
+enum akind { A_NONE, A_REG, A_MEM, A_IMM };
+
+struct uarg {
+	enum akind kind;
+	int size;		/* bytes; negative: signed */
+	int reg;		/* pt_regs offset */
+	int64_t val;		/* displacement or constant */
+};
+
+struct usdt {
+	struct dt_probe p;
+	struct dt_umod *mod;
+	long pid;
+	uint64_t off, sem;	/* file offsets of the site and semaphore */
+	struct uarg args[MAXARGS];
+	int nargs;
+	char provname[64];
+	char name[64];
+	char func[128];
+};
+
+static struct usdt **probes;
+static size_t nprobes, capprobes;
+static long scanned_pid = -1;
+
+#if defined(__x86_64__)
+static const struct { const char *names[4]; int off; } regs[] = {
+	{ { "rax", "eax", "ax", "al" }, 80 },
+	{ { "rbx", "ebx", "bx", "bl" }, 40 },
+	{ { "rcx", "ecx", "cx", "cl" }, 88 },
+	{ { "rdx", "edx", "dx", "dl" }, 96 },
+	{ { "rsi", "esi", "si", "sil" }, 104 },
+	{ { "rdi", "edi", "di", "dil" }, 112 },
+	{ { "rbp", "ebp", "bp", "bpl" }, 32 },
+	{ { "rsp", "esp", "sp", "spl" }, 152 },
+	{ { "r8", "r8d", "r8w", "r8b" }, 72 },
+	{ { "r9", "r9d", "r9w", "r9b" }, 64 },
+	{ { "r10", "r10d", "r10w", "r10b" }, 56 },
+	{ { "r11", "r11d", "r11w", "r11b" }, 48 },
+	{ { "r12", "r12d", "r12w", "r12b" }, 24 },
+	{ { "r13", "r13d", "r13w", "r13b" }, 16 },
+	{ { "r14", "r14d", "r14w", "r14b" }, 8 },
+	{ { "r15", "r15d", "r15w", "r15b" }, 0 },
+	{ { "rip", "eip", "ip", "ip" }, 128 },
+};
+
+static int reg_off(const char *s, size_t n)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(regs); i++)
+		for (int j = 0; j < 4; j++)
+			if (strlen(regs[i].names[j]) == n &&
+			    !strncmp(regs[i].names[j], s, n))
+				return regs[i].off;
+	return -1;
+}
+#else
+static int reg_off(const char *s, size_t n)
+{
+	(void)s;
+	(void)n;
+	return -1;
+}
+#endif
+
+/* One "SIZE@OPERAND"; false when it cannot be decoded. */
+static bool parse_arg(const char *s, struct uarg *a)
+{
+	char *end;
+	const char *p;
+
+	a->kind = A_NONE;
+	a->size = (int)strtol(s, &end, 10);
+	if (*end != '@' || !a->size)
+		return false;
+	p = end + 1;
+	if (*p == '%') {
+		int r = reg_off(p + 1, strlen(p + 1));
+
+		if (r < 0)
+			return false;
+		a->kind = A_REG;
+		a->reg = r;
+		return true;
+	}
+	if (*p == '$') {
+		a->kind = A_IMM;
+		a->val = strtoll(p + 1, &end, 0);
+		return !*end;
+	}
+	/* [disp](%reg) */
+	a->val = 0;
+	if (*p != '(') {
+		a->val = strtoll(p, &end, 0);
+		if (end == p || *end != '(')
+			return false;	/* sym(%rip) and the like */
+		p = end;
+	}
+	if (p[1] != '%' || !strchr(p, ')'))
+		return false;
+	a->reg = reg_off(p + 2, (size_t)(strchr(p, ')') - p - 2));
+	if (a->reg < 0)
+		return false;
+	a->kind = A_MEM;
+	return true;
+}
+
+static void parse_args(struct usdt *u, const char *spec)
+{
+	char *copy = sd_strdup(spec), *save = NULL;
+
+	for (char *w = strtok_r(copy, " ", &save); w && u->nargs < MAXARGS;
+	     w = strtok_r(NULL, " ", &save))
+		parse_arg(w, &u->args[u->nargs++]);
+	free(copy);
+}
+
+/* "pid" is the pid provider's; any other NAME followed by digits is a
+ * USDT provider of process DIGITS. */
+static long split(const char *prov, char *name, size_t len)
+{
+	size_t n = strlen(prov), d = n;
+
+	while (d && isdigit((unsigned char)prov[d - 1]))
+		d--;
+	if (d == n || !d || d >= len)
+		return -1;
+	memcpy(name, prov, d);
+	name[d] = '\0';
+	if (!strcmp(name, "pid"))
+		return -1;
+	return strtol(prov + d, NULL, 10);
+}
+
+static bool owns(const char *prov)
+{
+	char name[64];
+
+	return split(prov, name, sizeof(name)) >= 0;
+}
+
+static void add_site(long pid, struct dt_umod *m, const char *prov,
+		     const char *name, const char *spec, uint64_t pc,
+		     uint64_t sem)
+{
+	struct elfsym *syms = dt_uprobe_syms(m);
+	struct usdt *u;
+	uint64_t off, delta;
+	const char *fn;
+
+	if (!syms || !elfsym_addr_to_off(syms, pc, &off))
+		return;
+	u = sd_calloc(1, sizeof(*u));
+	u->mod = m;
+	u->pid = pid;
+	u->off = off;
+	if (sem && !elfsym_addr_to_off(syms, sem, &u->sem))
+		u->sem = 0;
+	snprintf(u->provname, sizeof(u->provname), "%s%ld", prov, pid);
+	/* DTrace writes a probe's "__" as "-" */
+	size_t j = 0;
+
+	for (size_t i = 0; name[i] && j + 1 < sizeof(u->name); i++) {
+		if (name[i] == '_' && name[i + 1] == '_') {
+			u->name[j++] = '-';
+			i++;
+		} else {
+			u->name[j++] = name[i];
+		}
+	}
+	u->name[j] = '\0';
+	fn = elfsym_lookup(syms, pc, &delta);
+	snprintf(u->func, sizeof(u->func), "%.*s",
+		 fn ? (int)strcspn(fn, "@") : 0, fn ? fn : "");
+	parse_args(u, spec);
+	u->p.prov = &dt_prov_usdt;
+	u->p.provname = u->provname;
+	u->p.mod = m->base;
+	u->p.func = u->func;
+	u->p.name = u->name;
+	u->p.id = dt_uprobe_new_id(&u->p);
+	sd_grow(&probes, &capprobes, nprobes + 1, sizeof(*probes));
+	probes[nprobes++] = u;
+}
+
+/* The stapsdt notes of one file. */
+static void scan(long pid, struct dt_umod *m)
+{
+	Elf_Scn *scn = NULL;
+	uint64_t base_addr = 0;
+	bool have_base = false;
+	Elf *elf;
+	size_t shstr;
+	int fd;
+
+	elf_version(EV_CURRENT);
+	fd = open(m->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (!elf || elf_getshdrstrndx(elf, &shstr)) {
+		if (elf)
+			elf_end(elf);
+		close(fd);
+		return;
+	}
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *nm;
+
+		if (gelf_getshdr(scn, &sh) &&
+		    (nm = elf_strptr(elf, shstr, sh.sh_name)) &&
+		    !strcmp(nm, ".stapsdt.base")) {
+			base_addr = sh.sh_addr;
+			have_base = true;
+		}
+	}
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		GElf_Nhdr nh;
+		Elf_Data *d;
+		size_t off = 0, noff, doff;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE ||
+		    !(d = elf_getdata(scn, NULL)))
+			continue;
+		while ((off = gelf_getnote(d, off, &nh, &noff, &doff)) > 0) {
+			const char *desc = (const char *)d->d_buf + doff;
+			const char *prov, *name, *spec, *end = desc +
+							       nh.n_descsz;
+			uint64_t pc, base, sem;
+
+			if (nh.n_type != 3 || nh.n_namesz != 8 ||
+			    memcmp((char *)d->d_buf + noff, "stapsdt", 8) ||
+			    nh.n_descsz < 3 * 8 + 3)
+				continue;
+			memcpy(&pc, desc, 8);
+			memcpy(&base, desc + 8, 8);
+			memcpy(&sem, desc + 16, 8);
+			prov = desc + 24;
+			name = memchr(prov, 0, (size_t)(end - prov));
+			if (!name++ || name >= end)
+				continue;
+			spec = memchr(name, 0, (size_t)(end - name));
+			if (!spec++ || spec >= end || !memchr(spec, 0,
+						(size_t)(end - spec)))
+				continue;
+			/* prelinked: move by the base section's shift */
+			if (have_base && base) {
+				pc += base_addr - base;
+				if (sem)
+					sem += base_addr - base;
+			}
+			add_site(pid, m, prov, name, spec, pc, sem);
+		}
+	}
+	elf_end(elf);
+	close(fd);
+}
+
+static int match(const struct dt_pdesc *pd, dt_probe_fn fn, void *arg)
+{
+	char prov[64];
+	long pid = split(pd->prov, prov, sizeof(prov));
+	struct dt_umod *mods;
+	int n = 0, nmods;
+
+	if (pid < 0)
+		return 0;
+	nmods = dt_uprobe_mods(pid, &mods);
+	if (nmods < 0)
+		return nmods;
+	if (scanned_pid != pid) {
+		nprobes = 0;
+		for (int i = 0; i < nmods; i++)
+			scan(pid, &mods[i]);
+		scanned_pid = pid;
+	}
+	for (size_t i = 0; i < nprobes; i++) {
+		struct usdt *u = probes[i];
+
+		if (strcmp(u->provname, pd->prov) ||
+		    !dt_uprobe_mod_matches(u->mod, pd->mod) ||
+		    !dt_glob(pd->func, u->func) || !dt_glob(pd->name, u->name))
+			continue;
+		n += fn(&u->p, arg);
+	}
+	return n;
+}
+
+static struct dt_probe *by_id(uint32_t id)
+{
+	struct dt_probe *p = dt_uprobe_by_id(id);
+
+	return p && p->prov == &dt_prov_usdt ? p : NULL;
+}
+
+static void unit_of(const struct dt_probe *p, char *key, size_t len,
+		    uint64_t *arg)
+{
+	snprintf(key, len, "usdt-%u", p->id);
+	*arg = p->id;
+}
+
+static const struct usdt *unit_probe(struct dt_cg *g)
+{
+	return (const struct usdt *)g->u->probes[0];
+}
+
+static void prologue(struct dt_cg *g)
+{
+	int go = dt_label(g);
+
+	dt_call(g, BPF_FUNC_get_current_pid_tgid);
+	dt_emit(g, I_ALU64_IMM(BPF_RSH, BPF_REG_0, 32));
+	dt_jmp_imm(g, BPF_JEQ, BPF_REG_0, (int32_t)unit_probe(g)->pid, go);
+	dt_emit(g, I_MOV_IMM(BPF_REG_0, 0));
+	dt_emit(g, I_EXIT());
+	dt_place(g, go);
+}
+
+static int probe_id(struct dt_cg *g)
+{
+	int r = dt_reg(g);
+
+	dt_emit(g, I_MOV_IMM(r, g->u->probes[0]->id));
+	return r;
+}
+
+static int arg(struct dt_cg *g, int i)
+{
+	const struct usdt *u = unit_probe(g);
+	const struct uarg *a = i < u->nargs ? &u->args[i] : NULL;
+	int size = a ? (a->size < 0 ? -a->size : a->size) : 8;
+	struct dt_type t = { DT_TINT, (uint8_t)size, a && a->size < 0, 0, 0,
+			     false, 0 };
+	int r;
+
+	if (size != 1 && size != 2 && size != 4 && size != 8)
+		a = NULL;
+	if (!a || a->kind == A_NONE || a->kind == A_IMM) {
+		r = dt_reg(g);
+		dt_ld_imm64(g, r, a ? (uint64_t)a->val : 0);
+		return r;
+	}
+	r = dt_cg_ctx(g);
+	dt_emit(g, I_LDX(BPF_DW, r, r, a->reg));
+	if (a->kind == A_MEM) {
+		int tmp = dt_cg_temp(g, 8);
+
+		dt_emit(g, I_ST(BPF_DW, DT_SCRATCH_REG, tmp, 0));
+		dt_call_begin(g);
+		dt_call_arg(g, BPF_REG_3, r);
+		if (a->val)
+			dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_3,
+					       (int32_t)a->val));
+		dt_emit(g, I_MOV(BPF_REG_1, DT_SCRATCH_REG));
+		dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_1, tmp));
+		dt_emit(g, I_MOV_IMM(BPF_REG_2, size));
+		dt_call(g, BPF_FUNC_probe_read_user);
+		dt_call_end_void(g);
+		dt_emit(g, I_LDX(BPF_DW, r, DT_SCRATCH_REG, tmp));
+	}
+	dt_cg_normalize(g, r, &t);
+	return r;
+}
+
+static int attach(struct dt_unit *u, char *err, size_t len)
+{
+	const struct usdt *up = (const struct usdt *)u->probes[0];
+
+	return dt_uprobe_attach(u, &up->p, up->mod->path, up->off, up->sem,
+				false, up->pid, err, len);
+}
+
+const struct dt_provider dt_prov_usdt = {
+	.name = "usdt",
+	.prog_type = BPF_PROG_TYPE_KPROBE,
+	.owns = owns,
+	.match = match,
+	.by_id = by_id,
+	.unit_of = unit_of,
+	.cg_prologue = prologue,
+	.cg_probe_id = probe_id,
+	.cg_arg = arg,
+	.cg_probestr = dt_cg_probestr_const,
+	.attach = attach,
+	.needs = { 1 + SBPF_UPROBES },
+};
