@@ -4,6 +4,7 @@
  * cg.c; data actions reserve room in their clause's record, which the
  * consumer decodes with the layout kept in struct dt_action. */
 #include "cg.h"
+#include "cg_str.h"
 #include "fmt.h"
 #include "../lib/util.h"
 
@@ -402,6 +403,115 @@ void dt_cg_chill_callback(struct dt_cg *g, int label)
 	dt_emit(g, I_EXIT());
 }
 
+/* ---- string functions (code in cg_str.c) ---- */
+
+static void need_str(struct dt_ck *k, struct dt_node *n, int i)
+{
+	struct dt_type t = dt_ck_expr(k, n->args[i]);
+
+	if (t.kind != DT_TSTR)
+		dt_error(dt_ck_cc(k), &n->args[i]->loc, "%s() argument #%d "
+			 "must be a string", n->name, i + 1);
+}
+
+static void need_intarg(struct dt_ck *k, struct dt_node *n, int i)
+{
+	struct dt_type t = dt_ck_expr(k, n->args[i]);
+
+	if (!dt_type_is_int(&t))
+		dt_error(dt_ck_cc(k), &n->args[i]->loc, "%s() argument #%d "
+			 "must be an integer", n->name, i + 1);
+}
+
+static struct dt_type strsize_type(struct dt_ck *k)
+{
+	return (struct dt_type){ DT_TSTR, 0, false,
+				 (uint16_t)dt_ck_prog(k)->opt.strsize };
+}
+
+static void check_strfn(struct dt_ck *k, struct dt_node *n)
+{
+	const char *f = n->name;
+
+	need_str(k, n, 0);
+	if (!strcmp(f, "strlen")) {
+		n->type = dt_ulong;
+		return;
+	}
+	if (!strcmp(f, "strjoin"))
+		need_str(k, n, 1);
+	else if (!strcmp(f, "substr") || !strcmp(f, "strchr") ||
+		 !strcmp(f, "strrchr"))
+		for (int i = 1; i < n->nargs; i++)
+			need_intarg(k, n, i);
+	n->type = strsize_type(k);
+}
+
+static void check_lltostr(struct dt_ck *k, struct dt_node *n)
+{
+	need_intarg(k, n, 0);
+	n->ival = 10;
+	if (n->nargs == 2) {
+		need_intarg(k, n, 1);
+		if (n->args[1]->kind != N_INT || n->args[1]->ival < 2 ||
+		    n->args[1]->ival > 36)
+			dt_error(dt_ck_cc(k), &n->args[1]->loc, "lltostr() base "
+				 "must be a constant from 2 to 36");
+		n->ival = n->args[1]->ival;
+	}
+	n->type = strsize_type(k);
+}
+
+/* The scratch buffer at off as a string value in a new register. */
+static int str_at(struct dt_cg *g, int off)
+{
+	int r = dt_reg(g);
+
+	dt_cg_scratch_ptr(g, r, off);
+	return r;
+}
+
+static int cg_strfn(struct dt_cg *g, struct dt_node *n)
+{
+	const char *f = n->name;
+	int a[3] = { -1, -1, -1 }, off = -1, size = n->type.ssize, r;
+	int sz0 = n->args[0]->type.ssize;
+
+	for (int i = 0; i < n->nargs; i++)
+		a[i] = dt_cg_expr(g, n->args[i]);
+	if (!strcmp(f, "strlen")) {
+		int len = dt_cg_strlen(g, a[0], sz0), tmp = dt_cg_temp(g, 8);
+
+		dt_emit(g, I_STX(BPF_DW, DT_SCRATCH_REG, len, tmp));
+		dt_reg_free(g, len);
+		dt_reg_free(g, a[0]);
+		r = dt_reg(g);
+		dt_emit(g, I_LDX(BPF_DW, r, DT_SCRATCH_REG, tmp));
+		return r;
+	}
+	if (!strcmp(f, "strjoin")) {
+		off = dt_cg_strjoin(g, a[0], sz0, a[1], n->args[1]->type.ssize,
+				    size);
+	} else if (!strcmp(f, "substr")) {
+		if (a[2] < 0) {
+			a[2] = dt_reg(g);
+			dt_emit(g, I_MOV_IMM(a[2], sz0));
+		}
+		off = dt_cg_substr(g, a[0], sz0, a[1], a[2], size);
+	} else if (!strcmp(f, "strchr") || !strcmp(f, "strrchr")) {
+		off = dt_cg_strchr(g, a[0], sz0, a[1], f[3] == 'r', size);
+	} else if (!strcmp(f, "toupper") || !strcmp(f, "tolower")) {
+		off = dt_cg_strcase(g, a[0], sz0, f[2] == 'u', size);
+	} else if (!strcmp(f, "basename") || !strcmp(f, "dirname")) {
+		off = dt_cg_pathpart(g, a[0], sz0, f[0] == 'd', size);
+	} else if (!strcmp(f, "lltostr")) {
+		off = dt_cg_lltostr(g, a[0], (int)n->ival, size);
+	}
+	for (int i = 2; i >= 0; i--)
+		dt_reg_free(g, a[i]);
+	return str_at(g, off);
+}
+
 /* ---- copyinstr ---- */
 
 static void check_copyinstr(struct dt_ck *k, struct dt_node *n)
@@ -479,6 +589,16 @@ static const struct dt_func funcs[] = {
 	{ "copyinstr", 1, 2, false, false, AGG_NONE, check_copyinstr,
 	  cg_copyinstr },
 	{ "trunc", 1, 2, false, true, AGG_NONE, check_aggact, cg_aggact },
+	{ "strlen", 1, 1, false, false, AGG_NONE, check_strfn, cg_strfn },
+	{ "strjoin", 2, 2, false, false, AGG_NONE, check_strfn, cg_strfn },
+	{ "substr", 2, 3, false, false, AGG_NONE, check_strfn, cg_strfn },
+	{ "strchr", 2, 2, false, false, AGG_NONE, check_strfn, cg_strfn },
+	{ "strrchr", 2, 2, false, false, AGG_NONE, check_strfn, cg_strfn },
+	{ "toupper", 1, 1, false, false, AGG_NONE, check_strfn, cg_strfn },
+	{ "tolower", 1, 1, false, false, AGG_NONE, check_strfn, cg_strfn },
+	{ "basename", 1, 1, false, false, AGG_NONE, check_strfn, cg_strfn },
+	{ "dirname", 1, 1, false, false, AGG_NONE, check_strfn, cg_strfn },
+	{ "lltostr", 1, 2, false, false, AGG_NONE, check_lltostr, cg_strfn },
 	{ "raise", 1, 1, false, true, AGG_NONE, check_signal_act,
 	  cg_signal_act },
 	{ "stop", 0, 0, false, true, AGG_NONE, check_signal_act,
@@ -490,11 +610,11 @@ static const struct dt_func funcs[] = {
 	{ "denormalize", 1, 1, false, true, AGG_NONE, check_aggact,
 	  cg_aggact },
 	/* D functions that come with the rest of the language */
-	LATER("strlen"),
-	LATER("strjoin"), LATER("substr"), LATER("index"), LATER("rindex"),
-	LATER("strchr"), LATER("strrchr"), LATER("strstr"), LATER("strtok"),
-	LATER("basename"), LATER("dirname"), LATER("lltostr"),
-	LATER("toupper"), LATER("tolower"), LATER("copyin"),
+	
+	LATER("index"), LATER("rindex"),
+	LATER("strstr"), LATER("strtok"),
+	
+	LATER("copyin"),
 	LATER("copyinto"), LATER("tracemem"), LATER("alloca"), LATER("bcopy"),
 	LATER("speculation"), LATER("speculate"), LATER("commit"),
 	LATER("discard"), LATER("stack"), LATER("ustack"), LATER("jstack"),

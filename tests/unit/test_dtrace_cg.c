@@ -633,6 +633,47 @@ static void test_stddev_sum_of_squares(void **state)
 	sbuf_free(&sb);
 }
 
+static void test_string_functions(void **state)
+{
+	static const char *const cases[][2] = {
+		{ "strjoin(\"ab\", \"cd\")", "abcd" },
+		{ "substr(\"hello\", 1, 3)", "ell" },
+		{ "substr(\"hello\", -3)", "llo" },
+		{ "substr(\"hello\", -9, 7)", "hel" },
+		{ "substr(\"hello\", 1, -1)", "ell" },
+		{ "strchr(\"a.b.c\", '.')", ".b.c" },
+		{ "strrchr(\"a.b.c\", '.')", ".c" },
+		{ "strrchr(\"abc\", 'z')", "" },
+		{ "toupper(\"MiXed 1\")", "MIXED 1" },
+		{ "tolower(\"MiXed 1\")", "mixed 1" },
+		{ "basename(\"/usr/lib/\")", "lib" },
+		{ "dirname(\"/usr/lib/\")", "/usr" },
+		{ "dirname(\"lib\")", "." },
+		{ "basename(\"///\")", "/" },
+		{ "lltostr(-42)", "-42" },
+		{ "lltostr(4096, 8)", "10000" },
+	};
+	struct sbuf sb;
+	struct run t;
+	(void)state;
+
+	sbuf_init(&sb);
+	sbuf_puts(&sb, "#pragma D option strsize=32\nBEGIN {");
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++)
+		sbuf_printf(&sb, " trace(%s);", cases[i][0]);
+	sbuf_puts(&sb, " trace(strlen(\"four\")); }");
+	compile(&t, sb.buf);
+	fire(&t, "BEGIN", 0);
+	assert_int_equal(t.vm.nrec, 1);
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++)
+		if (strcmp(traced_str(&t, 0, (int)i), cases[i][1]))
+			fail_msg("%s = \"%s\", want \"%s\"", cases[i][0],
+				 traced_str(&t, 0, (int)i), cases[i][1]);
+	assert_int_equal(traced(&t, 0, ARRAY_SIZE(cases)), 4);
+	done(&t);
+	sbuf_free(&sb);
+}
+
 static void test_fault_ends_the_clause(void **state)
 {
 	struct run t;
@@ -778,6 +819,7 @@ int main(void)
 		cmocka_unit_test(test_aggregations),
 		cmocka_unit_test(test_histogram_buckets_match_c),
 		cmocka_unit_test(test_stddev_sum_of_squares),
+		cmocka_unit_test(test_string_functions),
 		cmocka_unit_test(test_fault_ends_the_clause),
 		cmocka_unit_test(test_deep_expression_spills),
 		cmocka_unit_test(test_values_survive_calls),

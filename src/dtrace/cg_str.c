@@ -1,0 +1,376 @@
+/* cg_str — D's string functions as BPF loops: strlen, strjoin, substr,
+ * strchr, strrchr, toupper, tolower, lltostr, basename, dirname. Strings
+ * are zero-padded buffers of a known size (types.c), so every loop is
+ * bounded by that size and every indexed access is preceded by a compare
+ * the verifier can use; results go to a zeroed scratch temporary of
+ * strsize bytes. The semantics follow illumos' dtrace_dif_subr. */
+#include "cg.h"
+#include "cg_str.h"
+
+/* Make the verifier forget what it knows of r (a load from the scratch
+ * map is an unknown value): the states a loop leaves with, one per
+ * iteration, then look alike and are pruned instead of each running the
+ * rest of the program. Every later use of r is bounded again. */
+static void launder(struct dt_cg *g, int r)
+{
+	int off = dt_cg_temp(g, 8);
+
+	dt_emit(g, I_STX(BPF_DW, DT_SCRATCH_REG, r, off));
+	dt_emit(g, I_LDX(BPF_DW, r, DT_SCRATCH_REG, off));
+}
+
+/* dst = base[idx] (a byte); idx must be bounded already. */
+static void ld_byte(struct dt_cg *g, int dst, int base, int idx)
+{
+	dt_emit(g, I_MOV(dst, base));
+	dt_emit(g, I_ALU64_REG(BPF_ADD, dst, idx));
+	dt_emit(g, I_LDX(BPF_B, dst, dst, 0));
+}
+
+static void st_byte(struct dt_cg *g, int base, int idx, int val)
+{
+	int t = dt_reg(g);
+
+	dt_emit(g, I_MOV(t, base));
+	dt_emit(g, I_ALU64_REG(BPF_ADD, t, idx));
+	dt_emit(g, I_STX(BPF_B, t, val, 0));
+	dt_reg_free(g, t);
+}
+
+/* A zeroed result buffer of size bytes; its pointer (the builders free
+ * it last and return the buffer's scratch offset). */
+static int result(struct dt_cg *g, int size, int *off)
+{
+	int r = dt_reg(g);
+
+	*off = dt_cg_temp(g, size);
+	dt_cg_scratch_ptr(g, r, *off);
+	dt_cg_zero(g, r, (size + 7) & ~7);
+	return r;
+}
+
+int dt_cg_strlen(struct dt_cg *g, int s, int size)
+{
+	int i = dt_reg(g), c = dt_reg(g), loop = dt_label(g),
+	    done = dt_label(g);
+
+	dt_emit(g, I_MOV_IMM(i, 0));
+	dt_place(g, loop);
+	dt_jmp_imm(g, BPF_JGE, i, size, done);
+	ld_byte(g, c, s, i);
+	dt_jmp_imm(g, BPF_JEQ, c, 0, done);
+	dt_emit(g, I_ALU64_IMM(BPF_ADD, i, 1));
+	dt_jmp(g, loop);
+	dt_place(g, done);
+	dt_reg_free(g, c);
+	launder(g, i);
+	return i;
+}
+
+/* Copy s[from .. from + n) (stopping at a NUL) to d[at ..]; d has dsize
+ * bytes, s ssize; from, n, at are registers (consumed). */
+static void copy_range(struct dt_cg *g, int d, int dsize, int at, int s,
+		       int ssize, int from, int n)
+{
+	int c = dt_reg(g), loop = dt_label(g), done = dt_label(g);
+
+	dt_place(g, loop);
+	dt_jmp_imm(g, BPF_JSLE, n, 0, done);
+	dt_jmp_imm(g, BPF_JGE, at, dsize - 1, done);
+	dt_jmp_imm(g, BPF_JGE, from, ssize, done);
+	ld_byte(g, c, s, from);
+	dt_jmp_imm(g, BPF_JEQ, c, 0, done);
+	st_byte(g, d, at, c);
+	dt_emit(g, I_ALU64_IMM(BPF_ADD, at, 1));
+	dt_emit(g, I_ALU64_IMM(BPF_ADD, from, 1));
+	dt_emit(g, I_ALU64_IMM(BPF_SUB, n, 1));
+	dt_jmp(g, loop);
+	dt_place(g, done);
+	dt_reg_free(g, c);
+	launder(g, at);
+	launder(g, from);
+	launder(g, n);
+}
+
+int dt_cg_strjoin(struct dt_cg *g, int a, int asize, int b, int bsize,
+		  int size)
+{
+	int off, d = result(g, size, &off), at = dt_reg(g), from = dt_reg(g),
+	    n = dt_reg(g);
+
+	dt_emit(g, I_MOV_IMM(at, 0));
+	dt_emit(g, I_MOV_IMM(from, 0));
+	dt_emit(g, I_MOV_IMM(n, size));
+	copy_range(g, d, size, at, a, asize, from, n);
+	dt_emit(g, I_MOV_IMM(from, 0));
+	dt_emit(g, I_MOV_IMM(n, size));
+	copy_range(g, d, size, at, b, bsize, from, n);
+	dt_reg_free(g, n);
+	dt_reg_free(g, from);
+	dt_reg_free(g, at);
+	dt_reg_free(g, d);
+	return off;
+}
+
+int dt_cg_substr(struct dt_cg *g, int s, int ssize, int index, int rem,
+		 int size)
+{
+	int off, d = result(g, size, &off), len = dt_cg_strlen(g, s, ssize);
+	int at = dt_reg(g), l1 = dt_label(g), l2 = dt_label(g),
+	    empty = dt_label(g), l3 = dt_label(g), go = dt_label(g),
+	    t = dt_reg(g);
+
+	/* illumos: a negative index counts from the end */
+	dt_jmp_imm(g, BPF_JSGE, index, 0, l1);
+	dt_emit(g, I_ALU64_REG(BPF_ADD, index, len));
+	dt_jmp_imm(g, BPF_JSGE, index, 0, l1);
+	dt_emit(g, I_MOV(t, index));
+	dt_emit(g, I_ALU64_REG(BPF_ADD, t, rem));
+	dt_jmp_imm(g, BPF_JSLE, t, 0, l1);
+	dt_emit(g, I_ALU64_REG(BPF_ADD, rem, index));
+	dt_emit(g, I_MOV_IMM(index, 0));
+	dt_place(g, l1);
+	dt_jmp_reg(g, BPF_JSGE, index, len, empty);
+	dt_jmp_imm(g, BPF_JSLT, index, 0, empty);
+	dt_jmp_imm(g, BPF_JSGE, rem, 0, l2);
+	dt_emit(g, I_ALU64_REG(BPF_ADD, rem, len));
+	dt_emit(g, I_ALU64_REG(BPF_SUB, rem, index));
+	dt_place(g, l2);
+	dt_jmp(g, go);
+	dt_place(g, empty);
+	dt_emit(g, I_MOV_IMM(rem, 0));
+	dt_place(g, go);
+	dt_emit(g, I_MOV_IMM(at, 0));
+	copy_range(g, d, size, at, s, ssize, index, rem);
+	dt_place(g, l3);
+	dt_reg_free(g, t);
+	dt_reg_free(g, at);
+	dt_reg_free(g, len);
+	dt_reg_free(g, d);
+	return off;
+}
+
+int dt_cg_strchr(struct dt_cg *g, int s, int ssize, int ch, bool last,
+		 int size)
+{
+	int off, d = result(g, size, &off), i = dt_reg(g), pos = dt_reg(g),
+	    c = dt_reg(g), at = dt_reg(g);
+	int loop = dt_label(g), next = dt_label(g), done = dt_label(g),
+	    none = dt_label(g);
+
+	dt_emit(g, I_ALU64_IMM(BPF_AND, ch, 0xff));
+	dt_emit(g, I_MOV_IMM(c, 0));
+	dt_emit(g, I_MOV_IMM(i, 0));
+	dt_emit(g, I_MOV_IMM(pos, -1));
+	dt_place(g, loop);
+	dt_jmp_imm(g, BPF_JGE, i, ssize, done);
+	ld_byte(g, c, s, i);
+	dt_jmp_reg(g, BPF_JNE, c, ch, next);
+	dt_emit(g, I_MOV(pos, i));
+	if (!last)
+		dt_jmp(g, done);
+	dt_place(g, next);
+	dt_jmp_imm(g, BPF_JEQ, c, 0, done);
+	dt_emit(g, I_ALU64_IMM(BPF_ADD, i, 1));
+	dt_jmp(g, loop);
+	dt_place(g, done);
+	launder(g, pos);
+	launder(g, i);
+	launder(g, c);
+	/* not found: the empty string (DTrace's NULL) */
+	dt_jmp_imm(g, BPF_JSLT, pos, 0, none);
+	dt_emit(g, I_MOV_IMM(at, 0));
+	dt_emit(g, I_MOV_IMM(i, size));
+	copy_range(g, d, size, at, s, ssize, pos, i);
+	dt_place(g, none);
+	dt_reg_free(g, at);
+	dt_reg_free(g, c);
+	dt_reg_free(g, pos);
+	dt_reg_free(g, i);
+	dt_reg_free(g, d);
+	return off;
+}
+
+int dt_cg_strcase(struct dt_cg *g, int s, int ssize, bool upper, int size)
+{
+	int off, d = result(g, size, &off), i = dt_reg(g), c = dt_reg(g);
+	int loop = dt_label(g), put = dt_label(g), done = dt_label(g);
+	int lo = upper ? 'a' : 'A', hi = upper ? 'z' : 'Z';
+
+	dt_emit(g, I_MOV_IMM(i, 0));
+	dt_place(g, loop);
+	dt_jmp_imm(g, BPF_JGE, i, size - 1, done);
+	dt_jmp_imm(g, BPF_JGE, i, ssize, done);
+	ld_byte(g, c, s, i);
+	dt_jmp_imm(g, BPF_JEQ, c, 0, done);
+	dt_jmp_imm(g, BPF_JLT, c, lo, put);
+	dt_jmp_imm(g, BPF_JGT, c, hi, put);
+	dt_emit(g, I_ALU64_IMM(upper ? BPF_SUB : BPF_ADD, c, 32));
+	dt_place(g, put);
+	st_byte(g, d, i, c);
+	dt_emit(g, I_ALU64_IMM(BPF_ADD, i, 1));
+	dt_jmp(g, loop);
+	dt_place(g, done);
+	dt_reg_free(g, c);
+	dt_reg_free(g, i);
+	dt_reg_free(g, d);
+	return off;
+}
+
+int dt_cg_lltostr(struct dt_cg *g, int v, int base, int size)
+{
+	int boff = dt_cg_temp(g, 72), off, d = result(g, size, &off);
+	int b = dt_reg(g), pos = dt_reg(g), neg = dt_reg(g), c = dt_reg(g);
+	int l1 = dt_label(g), loop = dt_label(g), l2 = dt_label(g),
+	    ok = dt_label(g);
+
+	dt_cg_scratch_ptr(g, b, boff);
+	dt_cg_zero(g, b, 72);
+	dt_emit(g, I_MOV_IMM(neg, 0));
+	if (base == 10) {
+		dt_jmp_imm(g, BPF_JSGE, v, 0, l1);
+		dt_emit(g, I_ALU64_IMM(BPF_NEG, v, 0));
+		dt_emit(g, I_MOV_IMM(neg, 1));
+	}
+	dt_place(g, l1);
+	dt_emit(g, I_MOV_IMM(pos, 70));
+	dt_place(g, loop);
+	dt_emit(g, I_MOV(c, v));
+	dt_emit(g, I_ALU64_IMM(BPF_MOD, c, base));
+	dt_jmp_imm(g, BPF_JLT, c, 10, ok);
+	dt_emit(g, I_ALU64_IMM(BPF_ADD, c, 'a' - '0' - 10));
+	dt_place(g, ok);
+	dt_emit(g, I_ALU64_IMM(BPF_ADD, c, '0'));
+	st_byte(g, b, pos, c);
+	dt_emit(g, I_ALU64_IMM(BPF_DIV, v, base));
+	dt_jmp_imm(g, BPF_JEQ, v, 0, l2);
+	dt_jmp_imm(g, BPF_JEQ, pos, 1, l2);	/* 64 bits fit before */
+	dt_emit(g, I_ALU64_IMM(BPF_SUB, pos, 1));
+	dt_jmp(g, loop);
+	dt_place(g, l2);
+	launder(g, pos);
+	launder(g, v);
+	launder(g, c);
+	{
+		int skip = dt_label(g);
+
+		dt_jmp_imm(g, BPF_JEQ, neg, 0, skip);
+		dt_emit(g, I_ALU64_IMM(BPF_SUB, pos, 1));
+		dt_jmp_imm(g, BPF_JGE, pos, 72, skip);
+		dt_emit(g, I_MOV_IMM(c, '-'));
+		st_byte(g, b, pos, c);
+		dt_place(g, skip);
+	}
+	dt_emit(g, I_MOV_IMM(c, 0));
+	dt_emit(g, I_MOV_IMM(neg, 72));
+	copy_range(g, d, size, c, b, 72, pos, neg);
+	dt_reg_free(g, c);
+	dt_reg_free(g, neg);
+	dt_reg_free(g, pos);
+	dt_reg_free(g, b);
+	dt_reg_free(g, d);
+	return off;
+}
+
+int dt_cg_pathpart(struct dt_cg *g, int s, int ssize, bool dir, int size)
+{
+	int off, d = result(g, size, &off), end = dt_cg_strlen(g, s, ssize);
+	int c = dt_reg(g), p = dt_reg(g), i = dt_reg(g), n = dt_reg(g);
+	int l1 = dt_label(g), l2 = dt_label(g), l3 = dt_label(g),
+	    l4 = dt_label(g), dot = dt_label(g), slash = dt_label(g),
+	    out = dt_label(g), copy = dt_label(g);
+
+	dt_emit(g, I_MOV_IMM(c, 0));
+	dt_emit(g, I_MOV_IMM(p, 0));
+	dt_emit(g, I_MOV_IMM(i, 0));
+	dt_emit(g, I_MOV_IMM(n, 0));
+	/* "" is "." */
+	dt_jmp_imm(g, BPF_JEQ, end, 0, dot);
+	/* strip trailing slashes, keeping one character */
+	dt_place(g, l1);
+	dt_jmp_imm(g, BPF_JLE, end, 1, l2);
+	dt_jmp_imm(g, BPF_JGT, end, ssize, l2);
+	dt_emit(g, I_MOV(i, end));
+	dt_emit(g, I_ALU64_IMM(BPF_SUB, i, 1));
+	ld_byte(g, c, s, i);
+	dt_jmp_imm(g, BPF_JNE, c, '/', l2);
+	dt_emit(g, I_MOV(end, i));
+	dt_jmp(g, l1);
+	dt_place(g, l2);
+	launder(g, end);
+	launder(g, c);
+	launder(g, i);
+	/* the last slash before end */
+	dt_emit(g, I_MOV_IMM(p, -1));
+	dt_emit(g, I_MOV_IMM(i, 0));
+	dt_place(g, l3);
+	dt_jmp_reg(g, BPF_JGE, i, end, l4);
+	dt_jmp_imm(g, BPF_JGE, i, ssize, l4);
+	ld_byte(g, c, s, i);
+	{
+		int no = dt_label(g);
+
+		dt_jmp_imm(g, BPF_JNE, c, '/', no);
+		dt_emit(g, I_MOV(p, i));
+		dt_place(g, no);
+	}
+	dt_emit(g, I_ALU64_IMM(BPF_ADD, i, 1));
+	dt_jmp(g, l3);
+	dt_place(g, l4);
+	launder(g, p);
+	launder(g, i);
+	launder(g, c);
+	if (!dir) {
+		/* basename: after the last slash ("/" alone stays "/") */
+		int some = dt_label(g);
+
+		dt_jmp_imm(g, BPF_JNE, end, 1, some);
+		dt_jmp_imm(g, BPF_JEQ, p, 0, slash);
+		dt_place(g, some);
+		dt_emit(g, I_MOV(i, p));
+		dt_emit(g, I_ALU64_IMM(BPF_ADD, i, 1));
+		dt_emit(g, I_MOV(n, end));
+		dt_emit(g, I_ALU64_REG(BPF_SUB, n, i));
+		dt_jmp(g, copy);
+	} else {
+		/* dirname: before the last slash, its own trailing slashes
+		 * stripped; "." without one, "/" when it is the first */
+		int l5 = dt_label(g), l6 = dt_label(g);
+
+		dt_jmp_imm(g, BPF_JSLT, p, 0, dot);
+		dt_place(g, l5);
+		dt_jmp_imm(g, BPF_JSLE, p, 0, l6);
+		dt_jmp_imm(g, BPF_JGT, p, ssize, l6);
+		dt_emit(g, I_MOV(i, p));
+		dt_emit(g, I_ALU64_IMM(BPF_SUB, i, 1));
+		ld_byte(g, c, s, i);
+		dt_jmp_imm(g, BPF_JNE, c, '/', l6);
+		dt_emit(g, I_MOV(p, i));
+		dt_jmp(g, l5);
+		dt_place(g, l6);
+		launder(g, p);
+		launder(g, i);
+		launder(g, c);
+		dt_jmp_imm(g, BPF_JEQ, p, 0, slash);
+		dt_emit(g, I_MOV_IMM(i, 0));
+		dt_emit(g, I_MOV(n, p));
+		dt_jmp(g, copy);
+	}
+	dt_place(g, dot);
+	dt_emit(g, I_ST(BPF_B, d, 0, '.'));
+	dt_jmp(g, out);
+	dt_place(g, slash);
+	dt_emit(g, I_ST(BPF_B, d, 0, '/'));
+	dt_jmp(g, out);
+	dt_place(g, copy);
+	dt_emit(g, I_MOV_IMM(c, 0));
+	copy_range(g, d, size, c, s, ssize, i, n);
+	dt_place(g, out);
+	dt_reg_free(g, n);
+	dt_reg_free(g, i);
+	dt_reg_free(g, p);
+	dt_reg_free(g, c);
+	dt_reg_free(g, end);
+	dt_reg_free(g, d);
+	return off;
+}

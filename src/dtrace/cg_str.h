@@ -1,0 +1,26 @@
+/* cg_str — BPF code for D's string functions (cg_str.c). Arguments are
+ * registers holding string pointers (with their buffer sizes) or
+ * integers; they stay allocated. Each builder returns the scratch offset
+ * of its zeroed result buffer of size bytes; dt_cg_strlen returns a new
+ * register. */
+#ifndef SONDE_DTRACE_CG_STR_H
+#define SONDE_DTRACE_CG_STR_H
+
+#include <stdbool.h>
+
+struct dt_cg;
+
+int dt_cg_strlen(struct dt_cg *g, int s, int size);
+int dt_cg_strjoin(struct dt_cg *g, int a, int asize, int b, int bsize,
+		  int size);
+/* index and rem are modified */
+int dt_cg_substr(struct dt_cg *g, int s, int ssize, int index, int rem,
+		 int size);
+int dt_cg_strchr(struct dt_cg *g, int s, int ssize, int ch, bool last,
+		 int size);
+int dt_cg_strcase(struct dt_cg *g, int s, int ssize, bool upper, int size);
+/* v is modified; base 2 to 36 */
+int dt_cg_lltostr(struct dt_cg *g, int v, int base, int size);
+int dt_cg_pathpart(struct dt_cg *g, int s, int ssize, bool dir, int size);
+
+#endif
