@@ -238,6 +238,11 @@ void kp_reports_free(struct kp_reports *rs)
 	for (size_t i = 0; i < rs->nmodbases; i++)
 		free(rs->modbases[i].name);
 	free(rs->modbases);
+	for (size_t i = 0; i < rs->nmodsecs; i++) {
+		free(rs->modsecs[i].module);
+		free(rs->modsecs[i].section);
+	}
+	free(rs->modsecs);
 	memset(rs, 0, sizeof(*rs));
 }
 
@@ -399,6 +404,14 @@ static bool parse_frame(const char *s, bool in_stack, struct pframe *f)
 		if (starts(p, "from "))
 			return true;
 		return *p == '\0';
+	}
+	if (*p == '0' && p[1] == 'x' && !f->has_addr && (ws || in_stack)) {
+		/* a bare address, as %pB prints without kallsyms */
+		e = parse_hex(p, &f->addr);
+		if (!e || *skip_ws(e) || e - p < 10)
+			return false;
+		f->has_addr = true;
+		return true;
 	}
 	if (*p == '0' && p[1] == 'x' && f->has_addr) {	/* no symbol */
 		uint64_t v;
@@ -1126,6 +1139,33 @@ static char *stack_header(const char *s)
 	return NULL;
 }
 
+/* A module section's address: "/sys/module/M/sections/.S:0xADDR" (grep
+ * output) or "<label> M .S 0xADDR". */
+static bool module_section_line(struct parser *ps, const char *s)
+{
+	char mod[64], sec[128];
+	unsigned long long addr;
+	int n = 0;
+	struct kp_reports *rs = ps->out;
+	const char *p = strstr(s, "/sys/module/");
+
+	if (p) {
+		if (sscanf(p, "/sys/module/%63[^/]/sections/%127[^:]:0x%llx%n",
+			   mod, sec, &addr, &n) != 3 || !n)
+			return false;
+	} else if (sscanf(s, "%*s %63s %127s 0x%llx%n", mod, sec, &addr,
+			  &n) != 3 || !n || sec[0] != '.' || s[n]) {
+		return false;
+	}
+	sd_grow(&rs->modsecs, &rs->capmodsecs, rs->nmodsecs + 1,
+		sizeof(*rs->modsecs));
+	rs->modsecs[rs->nmodsecs].module = sd_strdup(mod);
+	rs->modsecs[rs->nmodsecs].section = sd_strdup(sec);
+	rs->modsecs[rs->nmodsecs].addr = addr;
+	rs->nmodsecs++;
+	return true;
+}
+
 /* A /proc/modules line: "name size refs deps state 0xaddr [(taints)]". */
 static bool proc_modules_line(struct parser *ps, const char *s)
 {
@@ -1172,7 +1212,7 @@ static void parse_line(struct parser *ps, const char *line)
 	ps->ctx = ctx;
 	if (!*b)
 		return;
-	if (proc_modules_line(ps, b))
+	if (proc_modules_line(ps, b) || module_section_line(ps, b))
 		return;
 	/* Release from any line: "Linux version", CPU/PID lines. */
 	if (strstr(b, "ainted ") || strstr(b, "Tainted: ") ||

@@ -109,11 +109,21 @@ struct kp_modbase {
 	uint64_t base, size;
 };
 
+/* Where one section of a module was loaded, from a dump of
+ * /sys/module/M/sections/ in the log ("/sys/module/kptest/sections/
+ * .init.text:0xffffffffc020b000", or "section kptest .init.text 0x..."). */
+struct kp_modsec {
+	char *module, *section;
+	uint64_t addr;
+};
+
 struct kp_reports {
 	struct kp_report *v;
 	size_t n, cap;
 	struct kp_modbase *modbases;
 	size_t nmodbases, capmodbases;
+	struct kp_modsec *modsecs;
+	size_t nmodsecs, capmodsecs;
 	size_t lines;		/* input lines read */
 	size_t long_lines;	/* lines cut at KP_MAX_LINE */
 	bool binary;		/* NUL bytes or mostly non-text input */

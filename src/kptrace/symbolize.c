@@ -12,6 +12,7 @@
  * function+offset. */
 #include "kptrace.h"
 #include "../lib/dwarf.h"
+#include "../lib/hash.h"
 #include "../lib/ksym.h"
 #include "../lib/util.h"
 
@@ -29,6 +30,7 @@
 struct sym {
 	const char *name;	/* owned by the names block */
 	uint64_t addr, size;
+	size_t idx;		/* symbol table order */
 };
 
 /* One symbol file: vmlinux or a module. */
@@ -63,6 +65,7 @@ static void add_sym(const char *name, uint64_t addr, uint64_t size, void *arg)
 	o->syms[o->nsyms].name = (const char *)(uintptr_t)o->nameslen;
 	o->syms[o->nsyms].addr = addr;
 	o->syms[o->nsyms].size = size;
+	o->syms[o->nsyms].idx = o->nsyms;
 	o->nsyms++;
 	o->nameslen += n;
 }
@@ -89,7 +92,33 @@ static int sym_by_addr(const void *a, const void *b)
 {
 	const struct sym *x = a, *y = b;
 
-	return (x->addr > y->addr) - (x->addr < y->addr);
+	if (x->addr != y->addr)
+		return (x->addr > y->addr) - (x->addr < y->addr);
+	return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+/* The symbol kallsyms names for an address in a function: of aliases at
+ * one address, the first in the symbol table (a module's static kp_init
+ * before its init_module alias). NULL when no sized symbol covers it. */
+static const struct sym *kallsyms_name(const struct obj *o, uint64_t addr)
+{
+	size_t lo = 0, hi = o->nbyaddr;
+	const struct sym *s;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (o->byaddr[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	s = &o->byaddr[lo - 1];
+	while (s > o->byaddr && s[-1].addr == s->addr)
+		s--;
+	return addr < s->addr + s->size ? s : NULL;
 }
 
 /* The last sized symbol at or before addr: what kallsyms would name for
@@ -194,8 +223,17 @@ static void module_layout(struct obj *o)
 			    (SHF_ALLOC | SHF_EXECINSTR))
 			continue;
 		name = elf_strptr(e, shstrndx, sh.sh_name);
-		if (!name || !strncmp(name, ".init", 5))
+		if (!name)
 			continue;
+		if (!strncmp(name, ".init", 5)) {	/* not in the core */
+			o->text = sd_realloc(o->text, (o->ntext + 1) *
+					     sizeof(*o->text));
+			o->text[o->ntext].name = sd_strdup(name);
+			o->text[o->ntext].off = UINT64_MAX;
+			o->text[o->ntext].size = sh.sh_size;
+			o->ntext++;
+			continue;
+		}
 		align = sh.sh_addralign ? sh.sh_addralign : 1;
 		size = (size + align - 1) / align * align;
 		o->text = sd_realloc(o->text, (o->ntext + 1) * sizeof(*o->text));
@@ -234,8 +272,11 @@ static struct obj *open_obj(const char *path, const char *name, bool module,
 	return o;
 }
 
+static void cache_free(void);
+
 void kp_symbolize_done(void)
 {
+	cache_free();
 	for (size_t i = 0; i < nobjs; i++) {
 		struct obj *o = objs[i];
 
@@ -372,11 +413,68 @@ static char *find_module(const struct kp_symopts *o, const char *rel,
 /* keep_name: the report printed the symbol this address is in (a label
  * such as entry_SYSCALL_64_after_hwframe inside an ELF function, or an
  * alias): its name and offset stay. */
+/* Lookups already made: logs repeat frames (every report of a crash loop,
+ * every CPU of an NMI backtrace). The strings belong to the dsym. */
+struct cached {
+	const struct obj *o;
+	uint64_t addr;
+	int n;
+	struct dsym_loc locs[16];
+};
+static struct cached *cache;
+static size_t cache_cap, cache_n;
+
+static struct cached *cache_slot(const struct obj *o, uint64_t addr)
+{
+	size_t i;
+
+	if (cache_n * 2 >= cache_cap) {
+		struct cached *old = cache;
+		size_t oldcap = cache_cap;
+
+		cache_cap = cache_cap ? cache_cap * 2 : 1024;
+		cache = sd_calloc(cache_cap, sizeof(*cache));
+		cache_n = 0;
+		for (size_t j = 0; j < oldcap; j++)
+			if (old[j].o) {
+				*cache_slot(old[j].o, old[j].addr) = old[j];
+				cache_n++;
+			}
+		free(old);
+	}
+	i = hash_u64(addr ^ (uint64_t)(uintptr_t)o) & (cache_cap - 1);
+	while (cache[i].o && (cache[i].o != o || cache[i].addr != addr))
+		i = (i + 1) & (cache_cap - 1);
+	return &cache[i];
+}
+
+static void cache_free(void)
+{
+	free(cache);
+	cache = NULL;
+	cache_cap = cache_n = 0;
+}
+
+static int lookup_cached(const struct obj *o, uint64_t addr,
+			 struct dsym_loc *locs)
+{
+	struct cached *c = cache_slot(o, addr);
+
+	if (!c->o) {
+		c->n = dsym_lookup(o->d, addr, c->locs, 16);
+		c->o = o;
+		c->addr = addr;
+		cache_n++;
+	}
+	memcpy(locs, c->locs, sizeof(c->locs));
+	return c->n;
+}
+
 static void set_location(struct kp_frame *f, struct obj *o, uint64_t lookup,
 			 bool ret, bool keep_name)
 {
 	struct dsym_loc locs[16];
-	int n = dsym_lookup(o->d, lookup, locs, 16);
+	int n = lookup_cached(o, lookup, locs);
 
 	f->lookup = lookup;
 	free(f->object);
@@ -395,6 +493,13 @@ static void set_location(struct kp_frame *f, struct obj *o, uint64_t lookup,
 	if (keep_name) {
 		f->function = sd_strdup(f->sym);
 		f->func_off = f->off;
+	} else if (locs[n - 1].func && kallsyms_name(o, lookup) &&
+		   kallsyms_name(o, lookup)->addr ==
+			   lookup - locs[n - 1].func_off) {
+		const struct sym *k = kallsyms_name(o, lookup);
+
+		f->function = sd_strdup(k->name);
+		f->func_off = locs[n - 1].func_off + (ret ? 1 : 0);
 	} else if (locs[n - 1].func) {
 		free(f->function);
 		f->function = sd_strdup(locs[n - 1].func);
@@ -444,8 +549,13 @@ static void check_sizes(const struct kp_report *r, const struct obj *o,
 			continue;
 		}
 		s = find_sym(o, f->sym);
+		/* the kernel's size runs to the next symbol: the ELF size
+		 * plus padding, or for the last function of a module's
+		 * section to the end of its pages */
 		if (s && (s->size == f->size || !s->size ||
-			  (f->size >= s->size && f->size <= span(o, s)))) {
+			  (f->size >= s->size && f->size <= span(o, s)) ||
+			  (f->size >= s->size && f->size - s->size < 0x1000 &&
+			   f->off < s->size))) {
 			(*ok)++;
 		} else {
 			if (!*bad) {
@@ -595,6 +705,55 @@ static const struct kp_modbase *module_at(const struct kp_reports *rs,
 	return NULL;
 }
 
+/* The size of a section of the module's file, 0 if none. */
+static uint64_t section_size(struct obj *m, const char *name)
+{
+	for (size_t i = 0; i < m->ntext; i++)
+		if (!strcmp(m->text[i].name, name))
+			return m->text[i].size;
+	return 0;
+}
+
+/* A raw address in a section whose load address the log gave. */
+static bool module_sec_raw(struct obj *m, const struct kp_reports *rs,
+			   const char *module, uint64_t addr, uint64_t *lookup)
+{
+	char want[256], have[256];
+
+	mod_name(module, want, sizeof(want));
+	for (size_t i = 0; rs && i < rs->nmodsecs; i++) {
+		const struct kp_modsec *ms = &rs->modsecs[i];
+		uint64_t sec, size;
+
+		mod_name(ms->module, have, sizeof(have));
+		if (strcmp(have, want) || addr < ms->addr)
+			continue;
+		size = section_size(m, ms->section);
+		if (addr - ms->addr < size &&
+		    !dsym_section_addr(m->d, ms->section, &sec)) {
+			*lookup = sec + (addr - ms->addr);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The module whose sections (as the log gave them) are near addr. */
+static const char *module_by_section(const struct kp_reports *rs,
+				     uint64_t addr)
+{
+	const struct kp_modsec *best = NULL;
+
+	for (size_t i = 0; rs && i < rs->nmodsecs; i++) {
+		const struct kp_modsec *ms = &rs->modsecs[i];
+
+		if (addr >= ms->addr && addr - ms->addr < (1 << 20) &&
+		    (!best || ms->addr > best->addr))
+			best = ms;
+	}
+	return best ? best->module : NULL;
+}
+
 /* The lookup address for a module frame with only a runtime address. */
 static bool module_raw(struct obj *m, const struct kp_modbase *mb,
 		       uint64_t addr, uint64_t *lookup)
@@ -602,7 +761,7 @@ static bool module_raw(struct obj *m, const struct kp_modbase *mb,
 	uint64_t rel = addr - mb->base, sec;
 
 	for (size_t i = 0; i < m->ntext; i++)
-		if (rel >= m->text[i].off &&
+		if (m->text[i].off != UINT64_MAX && rel >= m->text[i].off &&
 		    rel < m->text[i].off + m->text[i].size &&
 		    !dsym_section_addr(m->d, m->text[i].name, &sec)) {
 			*lookup = sec + (rel - m->text[i].off);
@@ -758,9 +917,12 @@ int kp_symbolize(struct kp_report *r, const struct kp_reports *rs,
 		uint64_t lookup = 0;
 		bool ret = !f->pc, found = false, keep = false;
 
-		if (!module && f->has_addr && !f->sym &&
-		    (mb = module_at(rs, f->addr)))
-			module = mb->name;
+		if (!module && f->has_addr && !f->sym) {
+			if ((mb = module_at(rs, f->addr)))
+				module = mb->name;
+			else
+				module = module_by_section(rs, f->addr);
+		}
 		if (module) {
 			m = NULL;
 			for (size_t j = 0; j < nobjs; j++)
@@ -799,9 +961,13 @@ int kp_symbolize(struct kp_report *r, const struct kp_reports *rs,
 		}
 		if (!found && f->has_addr) {
 			if (module) {
-				if (!mb)
+				found = module_sec_raw(m, rs, module, f->addr,
+						       &lookup);
+				if (!found && !mb)
 					mb = module_at(rs, f->addr);
-				found = mb && module_raw(m, mb, f->addr, &lookup);
+				if (!found)
+					found = mb && module_raw(m, mb, f->addr,
+								 &lookup);
 			} else if (r->has_kaslr_used) {
 				lookup = f->addr - r->kaslr_used;
 				found = true;

@@ -15,11 +15,21 @@
 #include <string.h>
 #include <unistd.h>
 
+/* A sized symbol, for address lookups without libdwfl's linear scan. */
+struct dsym_fsym {
+	uint64_t addr, size;	/* libdwfl addresses */
+	const char *name;
+	int rank;		/* 2 global, 1 weak, 0 local */
+};
+
 struct dsym {
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
 	GElf_Addr bias;		/* libdwfl address = ELF address + bias */
 	char build_id[2 * 64 + 1];
+	struct dsym_fsym *fsyms;	/* sorted by address, built lazily */
+	size_t nfsyms;
+	bool fsyms_built;
 };
 
 static char *debuginfo_path;
@@ -74,6 +84,7 @@ void dsym_close(struct dsym *d)
 {
 	if (!d)
 		return;
+	free(d->fsyms);
 	dwfl_end(d->dwfl);
 	free(d);
 }
@@ -193,6 +204,148 @@ static void call_site(Dwarf_Die *cu, Dwarf_Die *inl, const char **file,
 		*file = dwarf_filesrc(files, v, NULL, NULL);
 }
 
+static int fsym_cmp(const void *a, const void *b)
+{
+	const struct dsym_fsym *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return y->rank - x->rank;	/* global first */
+}
+
+static void build_fsyms(struct dsym *d)
+{
+	int n = dwfl_module_getsymtab(d->mod);
+	size_t cap = 0;
+
+	d->fsyms_built = true;
+	for (int i = 0; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr a;
+		const char *name = dwfl_module_getsym_info(d->mod, i, &sym, &a,
+							   NULL, NULL, NULL);
+		int type = GELF_ST_TYPE(sym.st_info);
+		int bind = GELF_ST_BIND(sym.st_info);
+
+		if (!name || !*name || sym.st_shndx == SHN_UNDEF ||
+		    !sym.st_size || type == STT_SECTION || type == STT_FILE ||
+		    type == STT_TLS)
+			continue;
+		sd_grow(&d->fsyms, &cap, d->nfsyms + 1, sizeof(*d->fsyms));
+		d->fsyms[d->nfsyms++] = (struct dsym_fsym){
+			.addr = a, .size = sym.st_size, .name = name,
+			.rank = bind == STB_GLOBAL ? 2 : bind == STB_WEAK ? 1 : 0,
+		};
+	}
+	qsort(d->fsyms, d->nfsyms, sizeof(*d->fsyms), fsym_cmp);
+}
+
+/* The sized symbol covering addr (libdwfl address), closest first and
+ * global before weak before local at one address, as
+ * dwfl_module_addrinfo chooses; NULL when none covers it. */
+static const struct dsym_fsym *fsym_at(struct dsym *d, uint64_t addr)
+{
+	size_t lo = 0, hi;
+
+	if (!d->fsyms_built)
+		build_fsyms(d);
+	hi = d->nfsyms;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (d->fsyms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* lo: first above addr; walk back over the closest candidates */
+	for (size_t i = lo, seen = 0; i > 0 && seen < 64; i--, seen++) {
+		const struct dsym_fsym *f = &d->fsyms[i - 1];
+
+		if (addr < f->addr + f->size) {
+			/* the best-ranked symbol at this address */
+			while (i > 1 && d->fsyms[i - 2].addr == f->addr &&
+			       d->fsyms[i - 2].rank >= f->rank)
+				f = &d->fsyms[--i - 1];
+			return f;
+		}
+	}
+	return NULL;
+}
+
+/* The DIEs holding pc, innermost first, as they nest in the CU (one
+ * descent from the CU, into the child whose ranges hold pc at each level;
+ * into namespaces and classes too, which have no ranges). Cheaper than
+ * dwarf_getscopes followed by dwarf_getscopes_die, which walks the CU a
+ * second time; the same chain for code (an inlined instance's own scopes,
+ * not its abstract origin's). Returns the count, *out malloc'd. */
+static int physical_scopes(Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die **out)
+{
+	Dwarf_Die die = *cu, child;
+	Dwarf_Die *v = NULL;
+	size_t n = 0, cap = 0;
+
+	for (int depth = 0; depth < 64; depth++) {
+		bool found = false;
+
+		if (dwarf_child(&die, &child) != 0)
+			break;
+		do {
+			int tag = dwarf_tag(&child);
+
+			if (tag == DW_TAG_namespace || tag == DW_TAG_class_type ||
+			    tag == DW_TAG_structure_type ||
+			    ((tag == DW_TAG_lexical_block ||
+			      tag == DW_TAG_try_block ||
+			      tag == DW_TAG_catch_block) &&
+			     !dwarf_hasattr(&child, DW_AT_low_pc) &&
+			     !dwarf_hasattr(&child, DW_AT_ranges))) {
+				/* search inside without recording */
+				Dwarf_Die sub;
+
+				if (dwarf_child(&child, &sub) == 0 &&
+				    !dwarf_haspc(&child, pc)) {
+					Dwarf_Die *inner = NULL;
+					int m = physical_scopes(&child, pc, &inner);
+
+					/* inner ends with child itself */
+					if (m > 1) {
+						sd_grow(&v, &cap, n + (size_t)m,
+							sizeof(*v));
+						for (int i = m - 2; i >= 0; i--)
+							v[n++] = inner[i];
+						free(inner);
+						goto done;
+					}
+					free(inner);
+				}
+				continue;
+			}
+			if (dwarf_haspc(&child, pc) == 1) {
+				sd_grow(&v, &cap, n + 1, sizeof(*v));
+				v[n++] = child;
+				die = child;
+				found = true;
+				break;
+			}
+		} while (dwarf_siblingof(&child, &child) == 0);
+		if (!found)
+			break;
+	}
+done:
+	/* innermost first, the CU last */
+	sd_grow(&v, &cap, n + 1, sizeof(*v));
+	v[n++] = *cu;
+	for (size_t i = 0; i < n / 2; i++) {
+		Dwarf_Die t = v[i];
+
+		v[i] = v[n - 1 - i];
+		v[n - 1 - i] = t;
+	}
+	*out = v;
+	return (int)n;
+}
+
 int dsym_lookup(struct dsym *d, uint64_t addr, struct dsym_loc *locs, int max)
 {
 	GElf_Off off = 0;
@@ -208,8 +361,17 @@ int dsym_lookup(struct dsym *d, uint64_t addr, struct dsym_loc *locs, int max)
 		return 0;
 	memset(locs, 0, sizeof(*locs) * max);
 	addr += d->bias;
-	symname = dwfl_module_addrinfo(d->mod, addr, &off, &sym, NULL, NULL,
-				       NULL);
+	{
+		const struct dsym_fsym *f = fsym_at(d, addr);
+
+		if (f) {
+			symname = f->name;
+			off = addr - f->addr;
+		} else {	/* labels, padding: libdwfl's own search */
+			symname = dwfl_module_addrinfo(d->mod, addr, &off, &sym,
+						       NULL, NULL, NULL);
+		}
+	}
 
 	/* The line of the address itself belongs to the innermost level. */
 	line = dwfl_module_getsrc(d->mod, addr);
@@ -222,17 +384,7 @@ int dsym_lookup(struct dsym *d, uint64_t addr, struct dsym_loc *locs, int max)
 	 * the CU): inlined instances, then the subprogram they sit in. Each
 	 * inlined level's call site is the line of the level outside it. */
 	cu = dwfl_module_addrdie(d->mod, addr, &bias);
-	nscopes = cu ? dwarf_getscopes(cu, addr - bias, &scopes) : 0;
-	if (nscopes > 0) {
-		Dwarf_Die inner = scopes[0], *chain = NULL;
-		int nchain = dwarf_getscopes_die(&inner, &chain);
-
-		if (nchain > 0) {
-			free(scopes);
-			scopes = chain;
-			nscopes = nchain;
-		}
-	}
+	nscopes = cu ? physical_scopes(cu, addr - bias, &scopes) : 0;
 	for (int i = 0; i < nscopes && n < max; i++) {
 		int tag = dwarf_tag(&scopes[i]);
 
