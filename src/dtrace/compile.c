@@ -56,6 +56,18 @@ static int add_probe(struct dt_probe *p, void *arg)
 	return 1;
 }
 
+/* fbt needs kprobes or fentry: what this kernel lacks, or NULL. */
+static const char *fbt_missing(char *buf, size_t len)
+{
+	if (sbpf_has(SBPF_KPROBES) || sbpf_has(SBPF_FENTRY))
+		return NULL;
+	snprintf(buf, len, "the fbt provider needs kprobes or fentry "
+		 "(BPF trampolines), and this kernel has neither: %s; %s",
+		 sbpf_feature_missing(SBPF_KPROBES),
+		 sbpf_feature_missing(SBPF_FENTRY));
+	return buf;
+}
+
 /* Providers of DTrace this kernel or this version lacks. */
 static void no_match(struct dt_session *s, struct dt_pdesc *pd)
 {
@@ -65,10 +77,11 @@ static void no_match(struct dt_session *s, struct dt_pdesc *pd)
 	};
 	const char *prov = pd->prov;
 
-	if (!strcmp(prov, "fbt") && !sbpf_has(SBPF_KPROBES))
-		dt_error(&s->cc, &pd->loc, "probe description %s: the fbt "
-			 "provider needs kprobes: %s", pd->text,
-			 sbpf_feature_missing(SBPF_KPROBES));
+	char why[512];
+
+	if (!strcmp(prov, "fbt") && fbt_missing(why, sizeof(why)))
+		dt_error(&s->cc, &pd->loc, "probe description %s: %s",
+			 pd->text, why);
 	if (!strcmp(prov, "fbt"))
 		dt_error(&s->cc, &pd->loc, "not supported: the fbt provider "
 			 "in this version (%s)", pd->text);
@@ -354,12 +367,15 @@ int dt_list(struct dt_session *s, FILE *f, char **msg)
 			struct dt_pdesc *pd = &p->clauses[i]->pds[j];
 
 			if (dt_probes_match(pd, list_probe, &l) <= 0) {
-				char buf[512];
+				char buf[1024], why[512];
+				const char *missing = !strcmp(pd->prov, "fbt") ?
+					fbt_missing(why, sizeof(why)) : NULL;
 
 				snprintf(buf, sizeof(buf), "dtrace: failed to "
-					 "match %s:%s:%s:%s: No probe matches "
-					 "description\n", pd->prov, pd->mod,
-					 pd->func, pd->name);
+					 "match %s:%s:%s:%s: %s\n", pd->prov,
+					 pd->mod, pd->func, pd->name,
+					 missing ? missing :
+					 "No probe matches description");
 				*msg = sd_strdup(buf);
 				free(l.seen);
 				return SD_EXIT_FAIL;

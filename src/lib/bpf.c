@@ -3,6 +3,8 @@
 #include "tracefs.h"
 #include "util.h"
 
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <stdio.h>
@@ -118,6 +120,39 @@ static const struct {
 			  "CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS)" },
 };
 
+/* Load and attach a do-nothing fentry program on bpf_fentry_test1 (the
+ * kernel's own test target): the files in tracefs can exist while the
+ * attach still fails. */
+static bool probe_fentry(void)
+{
+	struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	struct btf *btf = btf__load_vmlinux_btf();
+	int id, fd, link;
+
+	if (!btf)
+		return false;
+	id = btf__find_by_name_kind(btf, "bpf_fentry_test1", BTF_KIND_FUNC);
+	btf__free(btf);
+	if (id < 0)
+		return false;
+	LIBBPF_OPTS(bpf_prog_load_opts, o,
+		    .expected_attach_type = BPF_TRACE_FENTRY,
+		    .attach_btf_id = (__u32)id);
+	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, "sonde_fentry", "GPL",
+			   insns, 2, &o);
+	if (fd < 0)
+		return false;
+	link = bpf_raw_tracepoint_open(NULL, fd);
+	close(fd);
+	if (link < 0)
+		return false;
+	close(link);
+	return true;
+}
+
 static bool probe(enum sbpf_feature f)
 {
 	switch (f) {
@@ -139,10 +174,10 @@ static bool probe(enum sbpf_feature f)
 		return access("/sys/bus/event_source/devices/uprobe", F_OK) == 0 ||
 		       tracefs_has("uprobe_events");
 	case SBPF_FENTRY:
-		/* Trampolines attach through ftrace's direct calls, which
-		 * exist only with dynamic ftrace. */
+		/* Trampolines attach through ftrace's direct calls: try
+		 * one. */
 		return access("/sys/kernel/btf/vmlinux", R_OK) == 0 &&
-		       tracefs_has("available_filter_functions");
+		       probe_fentry();
 	default:
 		return false;
 	}
