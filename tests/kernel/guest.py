@@ -169,7 +169,7 @@ def kernel_dir():
         return _kdir
     _enabled()
     p = subprocess.run([os.path.join(HERE, "fetch.sh")], capture_output=True,
-               text=True, env=dict(os.environ, SONDE_KERNEL_CACHE=CACHE))
+                       text=True, env=dict(os.environ, SONDE_KERNEL_CACHE=CACHE))
     if p.returncode != 0:
         _skip("cannot fetch the Debian cloud kernel: " +
               (p.stderr.strip().splitlines() or ["fetch.sh failed"])[-1])
@@ -273,11 +273,11 @@ def initramfs(payload=(), script=None):
             os.chmod(path, 0o755)
         tmp = out + ".tmp%d" % os.getpid()
         names = subprocess.run(["find", "."], cwd=d, capture_output=True,
-                       check=True).stdout
+                               check=True).stdout
         with open(tmp, "wb") as f:
             cpio = subprocess.Popen(["cpio", "-o", "-H", "newc", "-R", "0:0",
-                         "--quiet"], cwd=d, stdin=subprocess.PIPE,
-                        stdout=subprocess.PIPE)
+                                     "--quiet"], cwd=d, stdin=subprocess.PIPE,
+                                    stdout=subprocess.PIPE)
             gz = subprocess.Popen(["gzip", "-1"], stdin=cpio.stdout, stdout=f)
             cpio.stdout.close()
             cpio.communicate(names)
@@ -289,7 +289,7 @@ def initramfs(payload=(), script=None):
 
 
 def boot(crash="none", cpus=1, payload=(), script=None, expect=None,
-     timeout=BOOT_TIMEOUT):
+         timeout=BOOT_TIMEOUT):
     """Boot the guest once (or reuse a cached boot with the same inputs)
     and return the path of its serial console log."""
     p = paths()
@@ -299,8 +299,8 @@ def boot(crash="none", cpus=1, payload=(), script=None, expect=None,
     if script is not None:
         cmdline += " sonde.run=1 sonde.ksyms=0"
     args = [QEMU, "-accel", "tcg", "-m", "512", "-smp", str(cpus),
-        "-nographic", "-no-reboot", "-monitor", "none",
-        "-kernel", p["vmlinuz"], "-initrd", rd, "-append", cmdline]
+            "-nographic", "-no-reboot", "-monitor", "none",
+            "-kernel", p["vmlinuz"], "-initrd", rd, "-append", cmdline]
     kdir = kernel_dir()
     with open(os.path.join(kdir, "PACKAGES")) as f:
         packages = f.read()
@@ -319,16 +319,16 @@ def boot(crash="none", cpus=1, payload=(), script=None, expect=None,
         t0 = time.monotonic()
         try:
             q = subprocess.run(args + ["-serial", "file:" + tmp],
-                       capture_output=True, timeout=timeout,
-                       stdin=subprocess.DEVNULL)
+                               capture_output=True, timeout=timeout,
+                               stdin=subprocess.DEVNULL)
         except subprocess.TimeoutExpired:
             raise RuntimeError(f"qemu did not exit within {timeout}s; "
-                       f"console so far in {tmp}")
+                               f"console so far in {tmp}")
         with open(tmp, errors="replace") as f:
             text = f.read()
         if q.returncode != 0:
             raise RuntimeError(f"qemu exited with {q.returncode}: "
-                       f"{q.stderr.decode(errors='replace')[-2000:]}")
+                               f"{q.stderr.decode(errors='replace')[-2000:]}")
         if "SONDE-TRUTH-END" not in text:
             raise RuntimeError(f"the guest printed no ground truth; see {tmp}")
         if expect and not re.search(expect, text):
@@ -356,7 +356,7 @@ def parse_truth(text):
     """The ground-truth block of a console log: (release, ksyms, by_addr,
     modules, sections)."""
     m = re.search(r"^SONDE-TRUTH-BEGIN\n(.*?)^SONDE-TRUTH-END$", text,
-              re.S | re.M)
+                  re.S | re.M)
     if not m:
         raise ValueError("no SONDE-TRUTH block")
     release, ksyms, by_addr, modules, sections = None, {}, [], {}, {}
@@ -424,7 +424,7 @@ def run_in_guest(files, script, cpus=1, timeout=BOOT_TIMEOUT):
     log = boot("none", cpus, payload, script, timeout=timeout)
     text = read_log(log)
     m = re.search(r"^SONDE-RUN-BEGIN\n(.*?)^SONDE-RUN-END rc=(\d+)$", text,
-              re.S | re.M)
+                  re.S | re.M)
     if not m:
         raise RuntimeError(f"the payload did not run; see {log}")
     return m.group(1)
