@@ -151,7 +151,8 @@ static void finish(struct elfsym *e)
 		qsort(e->syms, e->n, sizeof(*e->syms), cmp_sym);
 	e->nall = e->n;
 	e->all = sd_malloc(sizeof(*e->all) * (e->n ? e->n : 1));
-	memcpy(e->all, e->syms, sizeof(*e->all) * e->n);
+	if (e->n)
+		memcpy(e->all, e->syms, sizeof(*e->all) * e->n);
 	for (size_t i = 0; i < e->nall; i++)
 		e->all[i].name = e->names.buf + (uintptr_t)e->all[i].name;
 	for (size_t r = 0; r < e->n; r++) {
