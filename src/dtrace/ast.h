@@ -263,6 +263,7 @@ enum dt_actkind {
 	/* aggregation actions, applied by the consumer */
 	ACT_TRUNC, ACT_CLEAR, ACT_NORMALIZE, ACT_DENORMALIZE,
 	ACT_SYSTEM,		/* a printf whose text the consumer runs */
+	ACT_COMMIT, ACT_DISCARD,	/* speculations */
 };
 
 /* One printf argument or trace value in a record. */
@@ -292,6 +293,10 @@ struct dt_rechdr {
 	uint32_t cpu;
 };
 enum { DT_REC_DATA = 1, DT_REC_ERROR = 2 };
+/* A data record of a clause that called speculate(id): kind is
+ * DT_REC_DATA | DT_REC_SPEC | id << 8 (id in 23 bits), kept by the
+ * consumer until commit(id) or discard(id). */
+#define DT_REC_SPEC 0x80000000u
 /* An error record follows its header with these. */
 struct dt_errrec {
 	uint32_t fault;		/* DTRACEFLT_* */
@@ -325,6 +330,7 @@ struct dt_options {
 	/* printing order of aggregations */
 	bool aggsortkey, aggsortrev;
 	uint64_t aggsortpos, aggsortkeypos;
+	uint64_t nspec, specsize;	/* speculations */
 };
 
 /* Macro arguments: $0 (script), $1..$N, $target, $pid ... */
@@ -347,6 +353,8 @@ struct dt_prog {
 	char *rodata;		/* string literals */
 	int rodata_size, rodata_cap;
 	int empty_off;		/* an empty string in the read-only data */
+	bool uses_spec;		/* speculation(): slots in the globals */
+	int spec_off;
 	int zero_off;		/* zeros for a new aggregation value (-1: the
 				 * scratch area's 16 zero bytes do) */
 	bool uses_ppid, uses_vtimestamp;
@@ -382,6 +390,7 @@ struct dt_ck;
 struct dt_type dt_ck_expr(struct dt_ck *k, struct dt_node *n);
 struct dt_cc *dt_ck_cc(struct dt_ck *k);
 struct dt_prog *dt_ck_prog(struct dt_ck *k);
+struct dt_clause *dt_ck_clause(struct dt_ck *k);	/* being checked */
 /* A data action of the current clause, and room in its record for e. */
 struct dt_action *dt_ck_action(struct dt_ck *k, enum dt_actkind kind,
 			       struct dt_node *n);

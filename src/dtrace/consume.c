@@ -511,6 +511,66 @@ static void on_error(struct dt_session *s, const struct dt_rechdr *h,
 	}
 }
 
+/* ---- speculations ---- */
+
+struct dt_specbuf {
+	struct { uint8_t *data; size_t size; } *recs;
+	size_t n, cap, bytes;
+};
+
+static void spec_clear(struct dt_specbuf *b)
+{
+	for (size_t i = 0; i < b->n; i++)
+		free(b->recs[i].data);
+	free(b->recs);
+	memset(b, 0, sizeof(*b));
+}
+
+/* A record of a speculating clause: kept until commit() or discard();
+ * speculate() on an id not handed out by speculation() drops it, as a
+ * full buffer (specsize) does. */
+static void spec_keep(struct dt_session *s, const struct dt_rechdr *h,
+		      size_t size)
+{
+	uint32_t id = (h->kind >> 8) & 0x7fffff;
+	struct dt_specbuf *b;
+
+	if (!id || id > s->prog.opt.nspec)
+		return;
+	b = &s->spec[id];
+	if (b->bytes + size > s->prog.opt.specsize) {
+		s->specdrops++;
+		return;
+	}
+	sd_grow(&b->recs, &b->cap, b->n + 1, sizeof(*b->recs));
+	b->recs[b->n].data = sd_malloc(size);
+	memcpy(b->recs[b->n].data, h, size);
+	b->recs[b->n++].size = size;
+	b->bytes += size;
+}
+
+static int on_record(void *ctx, void *data, size_t size);
+
+static void spec_end(struct dt_session *s, const struct dt_action *a,
+		     const uint8_t *rec, bool commit)
+{
+	int64_t id;
+	struct dt_specbuf b;
+
+	memcpy(&id, rec + a->vals[0].off, 8);
+	if (id <= 0 || (uint64_t)id > s->prog.opt.nspec)
+		return;
+	b = s->spec[id];
+	memset(&s->spec[id], 0, sizeof(b));
+	for (size_t i = 0; commit && i < b.n; i++) {
+		struct dt_rechdr *h = (struct dt_rechdr *)b.recs[i].data;
+
+		h->kind = DT_REC_DATA;
+		on_record(s, b.recs[i].data, b.recs[i].size);
+	}
+	spec_clear(&b);
+}
+
 static int on_record(void *ctx, void *data, size_t size)
 {
 	struct dt_session *s = ctx;
@@ -526,11 +586,25 @@ static int on_record(void *ctx, void *data, size_t size)
 			on_error(s, h, (const struct dt_errrec *)(h + 1));
 		return 0;
 	}
+	if ((h->kind & DT_REC_SPEC) && (h->kind & 0xff) == DT_REC_DATA) {
+		if (h->clause < (uint32_t)s->prog.nclauses)
+			spec_keep(s, h, size);
+		return 0;
+	}
 	if (h->kind != DT_REC_DATA || h->clause >= (uint32_t)s->prog.nclauses)
 		return 0;
 	cl = s->prog.clauses[h->clause];
 	if ((size_t)cl->rec_size > size)
 		return 0;
+	/* a clause that only commits or discards shows nothing itself */
+	bool shows = false;
+
+	for (int i = 0; i < cl->nacts; i++)
+		shows |= cl->acts[i].kind != ACT_COMMIT &&
+			 cl->acts[i].kind != ACT_DISCARD;
+	if (!cl->nacts)
+		shows = true;
+	q |= !shows;
 	if (!q) {
 		char name[256];
 
@@ -572,6 +646,10 @@ static int on_record(void *ctx, void *data, size_t size)
 			break;
 		case ACT_SYSTEM:
 			run_system(s, a, rec, h->probe);
+			break;
+		case ACT_COMMIT:
+		case ACT_DISCARD:
+			spec_end(s, a, rec, a->kind == ACT_COMMIT);
 			break;
 		case ACT_NORMALIZE: {
 			int64_t n;
@@ -620,6 +698,7 @@ int dt_consume_open(struct dt_session *s)
 {
 	s->printed = sd_calloc((size_t)s->prog.naggs + 1, sizeof(bool));
 	s->normal = sd_calloc((size_t)s->prog.naggs + 1, sizeof(uint64_t));
+	s->spec = sd_calloc((size_t)s->prog.opt.nspec + 1, sizeof(*s->spec));
 	s->rb = ring_buffer__new(s->map_fds[DT_MAP_OUT], on_record, s, NULL);
 	return s->rb ? 0 : -errno;
 }
@@ -658,6 +737,10 @@ void dt_consume_finish(struct dt_session *s)
 	fflush(s->out);
 	ring_buffer__free(s->rb);
 	s->rb = NULL;
+	for (uint64_t i = 0; s->spec && i <= s->prog.opt.nspec; i++)
+		spec_clear(&s->spec[i]);
+	free(s->spec);
+	s->spec = NULL;
 }
 
 void dt_print_drops(struct dt_session *s)
@@ -689,5 +772,9 @@ void dt_print_drops(struct dt_session *s)
 	if (dyn)
 		fprintf(stderr, "dtrace: %llu dynamic variable drop%s\n",
 			(unsigned long long)dyn, dyn == 1 ? "" : "s");
+	if (s->specdrops)
+		fprintf(stderr, "dtrace: %llu speculative drop%s\n",
+			(unsigned long long)s->specdrops,
+			s->specdrops == 1 ? "" : "s");
 	free(vals);
 }

@@ -38,6 +38,8 @@ struct dt_session {
 	int status;		/* exit()'s value */
 	bool *printed;		/* per aggregation id: printa() printed it */
 	uint64_t *normal;	/* per aggregation id: normalize()'s divisor */
+	struct dt_specbuf *spec;	/* per speculation id (1..nspec) */
+	uint64_t specdrops;
 	bool heading;
 	uint64_t errors;
 };

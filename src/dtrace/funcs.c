@@ -512,6 +512,108 @@ static int cg_strfn(struct dt_cg *g, struct dt_node *n)
 	return str_at(g, off);
 }
 
+/* ---- speculations ---- */
+
+/* speculation(): a free buffer's id from 1 to nspec, taken with an
+ * atomic compare-and-exchange on its "in use" word in the globals; 0
+ * when every one is in use. */
+static void check_speculation(struct dt_ck *k, struct dt_node *n)
+{
+	dt_ck_prog(k)->uses_spec = true;
+	n->type = dt_int;
+}
+
+static int cg_speculation(struct dt_cg *g, struct dt_node *n)
+{
+	int done = dt_label(g), nspec = (int)g->p->opt.nspec;
+
+	(void)n;
+	/* r0-r2 are used directly: set the busy ones aside as for a call */
+	dt_call_begin(g);
+	for (int i = 0; i < nspec; i++) {
+		int next = dt_label(g);
+
+		dt_ld_map_value(g, BPF_REG_2, DT_MAP_GLOBALS,
+				g->p->spec_off + 8 * i);
+		dt_emit(g, I_MOV_IMM(BPF_REG_0, 0));
+		dt_emit(g, I_MOV_IMM(BPF_REG_1, 1));
+		dt_emit(g, (struct bpf_insn){ .code = BPF_STX | BPF_DW |
+					      BPF_ATOMIC,
+					      .dst_reg = BPF_REG_2,
+					      .src_reg = BPF_REG_1,
+					      .imm = BPF_CMPXCHG });
+		dt_jmp_imm(g, BPF_JNE, BPF_REG_0, 0, next);
+		dt_emit(g, I_MOV_IMM(BPF_REG_0, i + 1));
+		dt_jmp(g, done);
+		dt_place(g, next);
+	}
+	dt_emit(g, I_MOV_IMM(BPF_REG_0, 0));
+	dt_place(g, done);
+	return dt_call_end(g);
+}
+
+static void check_speculate(struct dt_ck *k, struct dt_node *n)
+{
+	struct dt_type t = dt_ck_expr(k, n->args[0]);
+	struct dt_action *a;
+
+	if (!dt_type_is_int(&t))
+		dt_error(dt_ck_cc(k), &n->args[0]->loc, "%s() needs a "
+			 "speculation id", n->name);
+	dt_ck_prog(k)->uses_spec = true;
+	if (strcmp(n->name, "speculate")) {
+		a = dt_ck_action(k, n->name[0] == 'c' ? ACT_COMMIT :
+				 ACT_DISCARD, n);
+		dt_ck_recval(k, a, n->args[0]);
+		return;
+	}
+	/* speculate() marks the record the clause writes; it must come
+	 * before the data it speculates on, as in DTrace */
+	if (dt_ck_clause(k)->nacts)
+		dt_error(dt_ck_cc(k), &n->loc, "speculate() must come before "
+			 "the clause's data-recording actions");
+}
+
+static int cg_speculate(struct dt_cg *g, struct dt_node *n)
+{
+	int id;
+
+	if (!g->cl->emits)
+		return -1;
+	id = dt_cg_expr(g, n->args[0]);
+	dt_emit(g, I_ALU64_IMM(BPF_AND, id, 0x7fffff));
+	dt_emit(g, I_ALU64_IMM(BPF_LSH, id, 8));
+	dt_emit(g, I_ALU64_IMM(BPF_OR, id, (int32_t)(DT_REC_DATA |
+						       DT_REC_SPEC)));
+	dt_emit(g, I_STX(BPF_W, DT_SCRATCH_REG, id, g->rec_base));
+	dt_reg_free(g, id);
+	return -1;
+}
+
+/* commit(id), discard(id): the record tells the consumer what to do with
+ * the buffer; the buffer is free again at once (the consumer reads the
+ * ring in order, so a new speculation's records come after). */
+static int cg_commit(struct dt_cg *g, struct dt_node *n)
+{
+	struct dt_action *a = act_of(g, n);
+	int id = dt_reg(g), p = dt_reg(g);
+
+	store_vals(g, a, n->args, 1);
+	dt_emit(g, I_LDX(BPF_DW, id, DT_SCRATCH_REG, g->rec_base +
+			 a->vals[0].off));
+	for (int i = 0; i < (int)g->p->opt.nspec; i++) {
+		int next = dt_label(g);
+
+		dt_jmp_imm(g, BPF_JNE, id, i + 1, next);
+		dt_ld_map_value(g, p, DT_MAP_GLOBALS, g->p->spec_off + 8 * i);
+		dt_emit(g, I_ST(BPF_DW, p, 0, 0));
+		dt_place(g, next);
+	}
+	dt_reg_free(g, p);
+	dt_reg_free(g, id);
+	return -1;
+}
+
 /* ---- copyinstr ---- */
 
 static void check_copyinstr(struct dt_ck *k, struct dt_node *n)
@@ -589,6 +691,12 @@ static const struct dt_func funcs[] = {
 	{ "copyinstr", 1, 2, false, false, AGG_NONE, check_copyinstr,
 	  cg_copyinstr },
 	{ "trunc", 1, 2, false, true, AGG_NONE, check_aggact, cg_aggact },
+	{ "speculation", 0, 0, false, false, AGG_NONE, check_speculation,
+	  cg_speculation },
+	{ "speculate", 1, 1, false, true, AGG_NONE, check_speculate,
+	  cg_speculate },
+	{ "commit", 1, 1, false, true, AGG_NONE, check_speculate, cg_commit },
+	{ "discard", 1, 1, false, true, AGG_NONE, check_speculate, cg_commit },
 	{ "strlen", 1, 1, false, false, AGG_NONE, check_strfn, cg_strfn },
 	{ "strjoin", 2, 2, false, false, AGG_NONE, check_strfn, cg_strfn },
 	{ "substr", 2, 3, false, false, AGG_NONE, check_strfn, cg_strfn },
@@ -616,8 +724,8 @@ static const struct dt_func funcs[] = {
 	
 	LATER("copyin"),
 	LATER("copyinto"), LATER("tracemem"), LATER("alloca"), LATER("bcopy"),
-	LATER("speculation"), LATER("speculate"), LATER("commit"),
-	LATER("discard"), LATER("stack"), LATER("ustack"), LATER("jstack"),
+	
+	LATER("stack"), LATER("ustack"), LATER("jstack"),
 	LATER("sym"), LATER("usym"), LATER("mod"), LATER("umod"),
 	LATER("uaddr"), LATER("func"), LATER("ufunc"), LATER("printm"),
 	LATER("setopt"), LATER("ftruncate"), LATER("freopen"),

@@ -18,6 +18,8 @@ void dt_options_default(struct dt_options *o)
 	o->dynvarsize = 1 << 20;
 	o->switchrate = 1000000000ull;	/* 1hz, as DTrace */
 	o->aggrate = 1000000000ull;
+	o->nspec = 1;
+	o->specsize = 32 << 10;
 }
 
 static int parse_size(const char *s, uint64_t *out)
@@ -67,7 +69,7 @@ static int parse_rate(const char *s, uint64_t *out)
 
 static const char *const ignored[] = {
 	/* accepted for compatibility; nothing here depends on them */
-	"cpu", "cleanrate", "statusrate", "specsize", "nspec", "stackframes",
+	"cpu", "cleanrate", "statusrate", "stackframes",
 	"ustackframes", "jstackframes", "jstackstrsize", "stackindent",
 	"defaultargs", "rawbytes", "zdefs", "linkmode", "temporal",
 	"bufpolicy", "bufresize", "aggpercpu", "grabanon", "evaltime",
@@ -112,6 +114,8 @@ int dt_set_option(struct dt_options *o, const char *name, const char *val,
 		{ "switchrate", &o->switchrate, true, 0, UINT64_MAX },
 		{ "aggrate", &o->aggrate, true, 0, UINT64_MAX },
 		{ "aggsortpos", &o->aggsortpos, false, 0, 1024 },
+		{ "nspec", &o->nspec, false, 1, 256 },
+		{ "specsize", &o->specsize, false, 64, 1ull << 30 },
 		{ "aggsortkeypos", &o->aggsortkeypos, false, 0, 1024 },
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(opts); i++) {

@@ -1077,6 +1077,11 @@ void dt_check(struct dt_cc *cc, struct dt_prog *p)
 				      (v->type.ssize + 7) & ~7 : 8;
 		}
 	}
+	if (p->uses_spec) {
+		/* one "in use" word per speculation buffer */
+		p->spec_off = goff;
+		goff += 8 * (int)p->opt.nspec;
+	}
 	p->globals_size = goff;
 	for (int i = 0; i < p->nclauses; i++) {
 		literals(p, p->clauses[i]->pred);
@@ -1113,6 +1118,11 @@ struct dt_cc *dt_ck_cc(struct dt_ck *k)
 struct dt_prog *dt_ck_prog(struct dt_ck *k)
 {
 	return k->p;
+}
+
+struct dt_clause *dt_ck_clause(struct dt_ck *k)
+{
+	return k->cl;
 }
 
 struct dt_var *dt_ck_find(struct dt_ck *k, const char *name,
