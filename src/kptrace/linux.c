@@ -637,6 +637,7 @@ static const struct fixed fixed_kinds[] = {
 	{ "BUG: bad unlock balance detected", "BUG: bad unlock balance" },
 	{ "BUG: Bad page state", "BUG: Bad page state" },
 	{ "BUG: Bad page map", "BUG: Bad page map" },
+	{ "BUG: Bad rss-counter state", "BUG: Bad rss-counter state" },
 	{ "BUG: Dentry ", "BUG: Dentry still in use" },
 	{ "BUG: workqueue lockup", "BUG: workqueue lockup" },
 	{ "Watchdog detected hard LOCKUP", "BUG: hard lockup" },
@@ -881,6 +882,17 @@ static char *headline(const char *body, char **func)
 			k[13 + n--] = '\0';
 		return k;
 	}
+	/* SLUB: "BUG kmalloc-1024 (Not tainted): Object already free" */
+	if (starts(s, "BUG ") && strstr(s, "): ")) {
+		const char *m = strstr(s, "): ") + 3;
+		char *k;
+
+		if (!*m)
+			return NULL;
+		k = sd_malloc(strlen(m) + 6);
+		sprintf(k, "BUG: %s", m);
+		return k;
+	}
 	if ((starts(s, "BUG: ") || starts(s, "WARNING: ")) &&
 	    strstr(s, " still has locks held"))
 		return sd_strdup(s[0] == 'B' ? "BUG: still has locks held" :
@@ -939,7 +951,8 @@ static bool continues(const struct kp_report *r, const char *kind,
 		      int lineno)
 {
 	static const char *const cont[] = {
-		"Oops", "Internal error", "invalid opcode", NULL,
+		"Oops", "Internal error", "invalid opcode",
+		"kernel stack overflow", "PANIC: double fault", NULL,
 	};
 
 	if (r && !strcmp(kind, "memory leak") && !strcmp(r->kind, kind) &&
@@ -1124,7 +1137,8 @@ static char *stack_header(const char *s)
 		"Uninit was created at:", "Uninit was stored to memory at:",
 		"Local variable ", "Memory state around", "backtrace",
 		"read to ", "write to ", "read-write to ", "-> #",
-		"Exception stack(", "Last Breaking-Event-Address", NULL,
+		"Exception stack(", "Last Breaking-Event-Address",
+		"Preemption disabled at", NULL,
 	};
 
 	s = skip_ws(s);

@@ -14,10 +14,10 @@
 #include <unistd.h>
 
 /* Agreement required, in percent of the files that state a title: the
- * kind alone, and the kind with the function. Issue 4 asks 95 % for
- * both; these are the figures reached so far, kept as a floor. */
-#define KINDS_PCT 94
-#define TITLES_PCT 78
+ * kind alone (issue 4's 95 %), and the kind with the function (issue 4
+ * asks 95 % here too; 81 % is reached so far, kept as a floor). */
+#define KINDS_PCT 95
+#define TITLES_PCT 80
 
 #ifndef CORPUS_DIR
 #define CORPUS_DIR "../shared/corpus"
