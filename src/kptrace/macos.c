@@ -78,6 +78,13 @@ static char *json_string(const char *buf, size_t len, const char *key)
 	return sbuf_steal(&sb);
 }
 
+/* Replace a string field (a report may repeat a line). */
+static void set_str(char **field, char *v)
+{
+	free(*field);
+	*field = v;
+}
+
 static uint64_t hexnum(const char *s, const char **end)
 {
 	char *e;
@@ -196,12 +203,12 @@ static void parse_text(const char *text, size_t len, struct kp_report *r)
 		while (*s == ' ' || *s == '\t')
 			s++;
 		if (want_osbuild && *s) {
-			r->os_build = sd_strdup(s);
+			set_str(&r->os_build, sd_strdup(s));
 			want_osbuild = false;
 			continue;
 		}
 		if (want_kver && *s) {
-			r->release = sd_strdup(s);
+			set_str(&r->release, sd_strdup(s));
 			want_kver = false;
 			continue;
 		}
@@ -253,16 +260,16 @@ static void parse_text(const char *text, size_t len, struct kp_report *r)
 			char *v = line_value(s, "Mac OS version:");
 
 			if (*v)
-				r->os_build = v;
+				set_str(&r->os_build, v);
 			else
 				free(v), want_osbuild = true;
 		} else if (starts(s, "OS version:") && !r->os_build) {
-			r->os_build = line_value(s, "OS version:");
+			set_str(&r->os_build, line_value(s, "OS version:"));
 		} else if (starts(s, "Kernel version:")) {
 			char *v = line_value(s, "Kernel version:");
 
 			if (*v)
-				r->release = v;
+				set_str(&r->release, v);
 			else
 				free(v), want_kver = true;
 		} else if (starts(s, "Kernel text exec slide:")) {
