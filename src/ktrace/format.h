@@ -49,6 +49,7 @@ enum ktr_type {
 	KTR_EXEC = 8,		/* a successful exec: path and argv */
 	KTR_EXIT = 9,		/* a thread exited */
 	KTR_DROP = 10,		/* records were lost before this one */
+	KTR_RETGIO = 11,	/* a GIO and the RET that follows it, in one */
 	KTR_NTYPES
 };
 
@@ -108,6 +109,21 @@ struct ktr_gio {
 	uint8_t reserved[3];
 	uint32_t data_len;
 	uint64_t total;
+	char data[];
+};
+
+/* RETGIO: what a GIO record and the syscall's RET record say, merged
+ * because nothing can come between them (both are written at the call's
+ * exit, in one go); the recorder uses it for small data when it records
+ * both. kdump prints it as the two records. */
+struct ktr_retgio {
+	struct ktr_rec h;
+	uint32_t nr;
+	int32_t fd;
+	int64_t ret;		/* the return value: the bytes moved */
+	uint8_t dir;		/* KTR_GIO_READ or KTR_GIO_WRITE */
+	uint8_t reserved[3];
+	uint32_t data_len;
 	char data[];
 };
 

@@ -82,7 +82,7 @@ static const char *const type_names[KTR_NTYPES] = {
 	[KTR_CALL] = "CALL", [KTR_RET] = "RET", [KTR_NAMI] = "NAMI",
 	[KTR_GIO] = "GIO", [KTR_PSIG] = "PSIG", [KTR_CSW] = "CSW",
 	[KTR_FORK] = "FORK", [KTR_EXEC] = "EXEC", [KTR_EXIT] = "EXIT",
-	[KTR_DROP] = "DROP",
+	[KTR_DROP] = "DROP", [KTR_RETGIO] = "RETGIO",
 };
 
 static uint32_t type_point(uint16_t type)
@@ -94,6 +94,7 @@ static uint32_t type_point(uint16_t type)
 	case KTR_PSIG: return KTR_PT_SIG;
 	case KTR_CSW: return KTR_PT_CSW;
 	case KTR_FORK: case KTR_EXEC: case KTR_EXIT: return KTR_PT_PROC;
+	case KTR_RETGIO: return KTR_PT_GENIO | KTR_PT_SYSCALL;
 	default: return ~0u;	/* DROP and unknown types always show */
 	}
 }
@@ -530,6 +531,50 @@ static void json_record(struct kstate *s, const struct ktr_rec *r,
 	json_end(&j);
 }
 
+static void print_record(struct kstate *s, const struct ktr_rec *r,
+			 uint64_t offset)
+{
+	if (s->o->json) {
+		json_record(s, r, offset);
+		return;
+	}
+	sbuf_reset(&s->line);
+	text_record(s, r);
+	fwrite(s->line.buf, 1, s->line.len, s->out);
+}
+
+/* A RETGIO record prints as the GIO and RET records it stands for. */
+static void print_retgio(struct kstate *s, const struct ktr_rec *r,
+			 uint64_t offset)
+{
+	const struct ktr_retgio *m = (const void *)r;
+	struct ktr_gio *g = sd_malloc(sizeof(*g) + m->data_len + 8);
+	struct ktr_ret ret;
+
+	memset(g, 0, sizeof(*g));
+	g->h = m->h;
+	g->h.type = KTR_GIO;
+	g->h.len = sizeof(*g) + m->data_len;
+	g->fd = m->fd;
+	g->nr = m->nr;
+	g->dir = m->dir;
+	g->data_len = m->data_len;
+	g->total = m->ret;
+	memcpy(g->data, m->data, m->data_len);
+	memset(&ret, 0, sizeof(ret));
+	ret.h = m->h;
+	ret.h.type = KTR_RET;
+	ret.h.len = sizeof(ret);
+	ret.h.flags &= ~KTR_F_DROP;	/* the first of the two carries it */
+	ret.nr = m->nr;
+	ret.ret = m->ret;
+	if (s->o->points & KTR_PT_GENIO)
+		print_record(s, &g->h, offset);
+	if (s->o->points & KTR_PT_SYSCALL)
+		print_record(s, &ret.h, offset);
+	free(g);
+}
+
 static int parse_args(int argc, char **argv, struct kopts *o)
 {
 	int c;
@@ -658,13 +703,11 @@ int cmd_kdump(int argc, char **argv)
 				continue;
 			if (!(type_point(rec->type) & o.points))
 				continue;
-			if (o.json) {
-				json_record(&s, rec, off);
+			if (rec->type == KTR_RETGIO) {
+				print_retgio(&s, rec, off);
 				continue;
 			}
-			sbuf_reset(&s.line);
-			text_record(&s, rec);
-			fwrite(s.line.buf, 1, s.line.len, stdout);
+			print_record(&s, rec, off);
 			continue;
 		}
 		if ((err == 0 || err == -ENODATA) && o.follow) {

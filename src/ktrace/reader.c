@@ -48,6 +48,7 @@ static const uint32_t min_len[KTR_NTYPES] = {
 	[KTR_EXEC] = sizeof(struct ktr_exec),
 	[KTR_EXIT] = sizeof(struct ktr_exit),
 	[KTR_DROP] = sizeof(struct ktr_drop),
+	[KTR_RETGIO] = sizeof(struct ktr_retgio),
 };
 
 int ktr_check_record(const void *buf, size_t avail, uint32_t *lenp)
@@ -67,6 +68,12 @@ int ktr_check_record(const void *buf, size_t avail, uint32_t *lenp)
 		return -EBADMSG;
 	if (h.type == KTR_GIO) {
 		struct ktr_gio g;
+
+		memcpy(&g, buf, sizeof(g));
+		if (g.data_len > len - sizeof(g))
+			return -EBADMSG;
+	} else if (h.type == KTR_RETGIO) {
+		struct ktr_retgio g;
 
 		memcpy(&g, buf, sizeof(g));
 		if (g.data_len > len - sizeof(g))

@@ -107,6 +107,23 @@ static void record_checks(void **state)
 	u.g.data_len = 9;
 	assert_int_equal(ktr_check_record(&u, sizeof(u), &len), -EBADMSG);
 	memset(&u, 0, sizeof(u));
+	{
+		struct ktr_retgio *m = (struct ktr_retgio *)&u;
+
+		assert_int_equal(sizeof(*m), 72);
+		m->h.len = sizeof(*m) + 8;
+		m->h.type = KTR_RETGIO;
+		m->data_len = 8;
+		assert_int_equal(ktr_check_record(&u, sizeof(u), &len), 0);
+		m->data_len = 9;
+		assert_int_equal(ktr_check_record(&u, sizeof(u), &len),
+				 -EBADMSG);
+		m->h.len = 64;	/* shorter than its fixed part */
+		m->data_len = 0;
+		assert_int_equal(ktr_check_record(&u, sizeof(u), &len),
+				 -EBADMSG);
+	}
+	memset(&u, 0, sizeof(u));
 	u.e.h.len = sizeof(u.e) + 16;
 	u.e.h.type = KTR_EXEC;
 	u.e.path_len = 10;
