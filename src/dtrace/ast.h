@@ -264,6 +264,7 @@ enum dt_actkind {
 	ACT_TRUNC, ACT_CLEAR, ACT_NORMALIZE, ACT_DENORMALIZE,
 	ACT_SYSTEM,		/* a printf whose text the consumer runs */
 	ACT_COMMIT, ACT_DISCARD,	/* speculations */
+	ACT_TRACEMEM,		/* raw bytes (vals[0]: ssize bytes) */
 };
 
 /* One printf argument or trace value in a record. */
@@ -396,6 +397,8 @@ struct dt_action *dt_ck_action(struct dt_ck *k, enum dt_actkind kind,
 			       struct dt_node *n);
 /* Valid until the next dt_ck_action of the clause. */
 int dt_ck_recval(struct dt_ck *k, struct dt_action *a, struct dt_node *e);
+/* Make the last value reserved take bytes in the record instead. */
+void dt_ck_fix_recval(struct dt_ck *k, struct dt_action *a, int i, int bytes);
 /* Raw bytes in the read-only data (8-aligned); their offset. */
 int dt_rodata_add(struct dt_prog *p, const void *data, size_t n);
 struct dt_var *dt_ck_find(struct dt_ck *k, const char *name,

@@ -721,6 +721,31 @@ static int cg_deref_ptr(struct dt_cg *g, struct dt_node *n)
 	return r;
 }
 
+/* stringof(ptr): the string at ptr in kernel memory (a copyin() buffer
+ * is kernel memory too); a bad address faults. */
+static int cg_stringof(struct dt_cg *g, struct dt_node *n)
+{
+	int size = (n->type.ssize + 7) & ~7, tmp = dt_cg_temp(g, size);
+	int addr = dt_cg_expr(g, n->a), rc, r = dt_reg(g);
+
+	dt_cg_scratch_ptr(g, r, tmp);
+	dt_cg_zero(g, r, size);
+	dt_reg_free(g, r);
+	dt_call_begin(g);
+	call_arg(g, BPF_REG_3, addr);
+	dt_emit(g, I_MOV(BPF_REG_1, DT_SCRATCH_REG));
+	dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_1, tmp));
+	dt_emit(g, I_MOV_IMM(BPF_REG_2, n->type.ssize));
+	dt_call(g, BPF_FUNC_probe_read_kernel_str);
+	rc = dt_call_end(g);
+	dt_cg_fault_if_neg(g, rc, addr);
+	dt_reg_free(g, rc);
+	dt_reg_free(g, addr);
+	r = dt_reg(g);
+	dt_cg_scratch_ptr(g, r, tmp);
+	return r;
+}
+
 /* ---- expressions ---- */
 
 static void cg_cond(struct dt_cg *g, struct dt_node *n, int false_label);
@@ -1126,6 +1151,10 @@ int dt_cg_expr(struct dt_cg *g, struct dt_node *n)
 		r = cg_incdec(g, n);
 		break;
 	case N_CAST:
+		if (n->type.kind == DT_TSTR && n->a->type.kind == DT_TPTR) {
+			r = cg_stringof(g, n);
+			break;
+		}
 		r = dt_cg_expr(g, n->a);
 		if (n->type.kind == DT_TVOID) {
 			dt_reg_free(g, r);

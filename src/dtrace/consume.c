@@ -511,6 +511,28 @@ static void on_error(struct dt_session *s, const struct dt_rechdr *h,
 	}
 }
 
+/* tracemem(): dtrace(1)'s dump, 16 bytes a row with their characters. */
+static void print_rawbytes(FILE *f, const uint8_t *c, size_t n)
+{
+	fprintf(f, "\n%*s      ", 5, "");
+	for (int i = 0; i < 16; i++)
+		fprintf(f, "  %c", "0123456789abcdef"[i]);
+	fprintf(f, "  0123456789abcdef\n");
+	for (size_t i = 0; i < n; i += 16) {
+		size_t j;
+
+		fprintf(f, "%*s%5zx:", 5, "", i);
+		for (j = i; j < i + 16 && j < n; j++)
+			fprintf(f, " %02x", c[j]);
+		while (j++ % 16)
+			fputs("   ", f);
+		fputs("  ", f);
+		for (j = i; j < i + 16 && j < n; j++)
+			fputc(c[j] < ' ' || c[j] > '~' ? '.' : c[j], f);
+		fputc('\n', f);
+	}
+}
+
 /* ---- speculations ---- */
 
 struct dt_specbuf {
@@ -646,6 +668,10 @@ static int on_record(void *ctx, void *data, size_t size)
 			break;
 		case ACT_SYSTEM:
 			run_system(s, a, rec, h->probe);
+			break;
+		case ACT_TRACEMEM:
+			print_rawbytes(s->out, rec + a->vals[0].off,
+				       a->vals[0].ssize);
 			break;
 		case ACT_COMMIT:
 		case ACT_DISCARD:

@@ -614,6 +614,95 @@ static int cg_commit(struct dt_cg *g, struct dt_node *n)
 	return -1;
 }
 
+/* ---- copyin, tracemem ---- */
+
+/* The constant size argument i of n (1 to max bytes). */
+static int const_size(struct dt_ck *k, struct dt_node *n, int i, int max)
+{
+	struct dt_node *e = n->args[i];
+
+	dt_ck_expr(k, e);
+	if (e->kind != N_INT || e->ival < 1 || e->ival > (uint64_t)max)
+		dt_error(dt_ck_cc(k), &e->loc, "%s() needs a constant size "
+			 "from 1 to %d bytes in this version", n->name, max);
+	return (int)e->ival;
+}
+
+/* copyin(addr, size): size bytes of user memory in a scratch buffer;
+ * its address is a char * (for casts, * and stringof()). */
+static void check_copyin(struct dt_ck *k, struct dt_node *n)
+{
+	need_intarg(k, n, 0);
+	n->ival = (uint64_t)const_size(k, n, 1, 4096);
+	n->type = (struct dt_type){ DT_TPTR, 8, false, 0, 1 };
+}
+
+static int cg_copyin(struct dt_cg *g, struct dt_node *n)
+{
+	int size = (int)n->ival, tmp = dt_cg_temp(g, size + 1);
+	int addr = dt_cg_expr(g, n->args[0]), rc, r;
+
+	/* one zero byte past the data: stringof() of it ends there */
+	dt_emit(g, I_ST(BPF_B, DT_SCRATCH_REG, tmp + size, 0));
+	dt_call_begin(g);
+	if (g->regs.saved & (1u << addr))
+		dt_emit(g, I_LDX(BPF_DW, BPF_REG_3, BPF_REG_10,
+				 g->regs.saved_slot[addr]));
+	else
+		dt_emit(g, I_MOV(BPF_REG_3, addr));
+	dt_emit(g, I_MOV(BPF_REG_1, DT_SCRATCH_REG));
+	dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_1, tmp));
+	dt_emit(g, I_MOV_IMM(BPF_REG_2, size));
+	dt_call(g, BPF_FUNC_probe_read_user);
+	rc = dt_call_end(g);
+	dt_cg_fault_if_neg(g, rc, addr);
+	dt_reg_free(g, rc);
+	dt_reg_free(g, addr);
+	r = dt_reg(g);
+	dt_cg_scratch_ptr(g, r, tmp);
+	return r;
+}
+
+/* tracemem(addr, size): size bytes of kernel memory into the record,
+ * printed as dtrace(1)'s hex dump. */
+static void check_tracemem(struct dt_ck *k, struct dt_node *n)
+{
+	struct dt_action *a;
+	int size;
+
+	need_intarg(k, n, 0);
+	size = const_size(k, n, 1, 1024);
+	a = dt_ck_action(k, ACT_TRACEMEM, n);
+	/* room for the bytes: a string-sized record value */
+	dt_ck_recval(k, a, n->args[1]);
+	a->vals[0].kind = KEY_STR;
+	a->vals[0].ssize = (uint16_t)size;
+	dt_ck_fix_recval(k, a, 0, (size + 7) & ~7);
+}
+
+static int cg_tracemem(struct dt_cg *g, struct dt_node *n)
+{
+	struct dt_action *a = act_of(g, n);
+	int addr = dt_cg_expr(g, n->args[0]), rc;
+
+	dt_call_begin(g);
+	if (g->regs.saved & (1u << addr))
+		dt_emit(g, I_LDX(BPF_DW, BPF_REG_3, BPF_REG_10,
+				 g->regs.saved_slot[addr]));
+	else
+		dt_emit(g, I_MOV(BPF_REG_3, addr));
+	dt_emit(g, I_MOV(BPF_REG_1, DT_SCRATCH_REG));
+	dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_1, g->rec_base +
+			       a->vals[0].off));
+	dt_emit(g, I_MOV_IMM(BPF_REG_2, a->vals[0].ssize));
+	dt_call(g, BPF_FUNC_probe_read_kernel);
+	rc = dt_call_end(g);
+	dt_cg_fault_if_neg(g, rc, addr);
+	dt_reg_free(g, rc);
+	dt_reg_free(g, addr);
+	return -1;
+}
+
 /* ---- copyinstr ---- */
 
 static void check_copyinstr(struct dt_ck *k, struct dt_node *n)
@@ -691,6 +780,9 @@ static const struct dt_func funcs[] = {
 	{ "copyinstr", 1, 2, false, false, AGG_NONE, check_copyinstr,
 	  cg_copyinstr },
 	{ "trunc", 1, 2, false, true, AGG_NONE, check_aggact, cg_aggact },
+	{ "copyin", 2, 2, false, false, AGG_NONE, check_copyin, cg_copyin },
+	{ "tracemem", 2, 2, false, true, AGG_NONE, check_tracemem,
+	  cg_tracemem },
 	{ "speculation", 0, 0, false, false, AGG_NONE, check_speculation,
 	  cg_speculation },
 	{ "speculate", 1, 1, false, true, AGG_NONE, check_speculate,
@@ -722,8 +814,8 @@ static const struct dt_func funcs[] = {
 	LATER("index"), LATER("rindex"),
 	LATER("strstr"), LATER("strtok"),
 	
-	LATER("copyin"),
-	LATER("copyinto"), LATER("tracemem"), LATER("alloca"), LATER("bcopy"),
+	
+	LATER("copyinto"), LATER("alloca"), LATER("bcopy"),
 	
 	LATER("stack"), LATER("ustack"), LATER("jstack"),
 	LATER("sym"), LATER("usym"), LATER("mod"), LATER("umod"),

@@ -653,6 +653,11 @@ static struct dt_type check_expr(struct dt_ck *k, struct dt_node *n)
 		a = check_expr(k, n->a);
 		t = n->cast;
 		if (t.kind == DT_TSTR) {
+			if (a.kind == DT_TPTR) {
+				/* stringof(ptr): the string at ptr */
+				t = str_type(k);
+				break;
+			}
 			if (a.kind != DT_TSTR)
 				dt_error(k->cc, &n->loc, "not supported: "
 					 "converting %s to a string",
@@ -737,6 +742,11 @@ int dt_ck_recval(struct dt_ck *k, struct dt_action *a, struct dt_node *e)
 	else if (key.kind == KEY_STR)
 		k->rec_off += (key.ssize + 7) & ~7;
 	return v->off;
+}
+
+void dt_ck_fix_recval(struct dt_ck *k, struct dt_action *a, int i, int bytes)
+{
+	k->rec_off = a->vals[i].off + bytes;
 }
 
 /* ---- statements ---- */
