@@ -194,7 +194,7 @@ static const char *const plumbing[] = {
 	"post_alloc_hook", "prep_new_page", "get_page_from_freelist",
 	"seq_read", "__fdget", "vprintk", "format_decode",
 	"debug_check_no_locks", "rhashtable_lookup", "__sk_destruct",
-	"sk_destruct", "umount_check", "ret_from_exception", "_atomic_dec_and",
+	"sk_destruct", "__sk_free", "umount_check", "ret_from_exception", "_atomic_dec_and",
 	"dec_and_lock", "psi_group_change", "cap_inode_getsecurity",
 	"smp_setup_processor_id", "__mod_timer", "mod_timer", "event_handler",
 	"kthread_should_park", "__dev_queue_xmit", "dev_queue_xmit",

@@ -131,6 +131,17 @@ const char *kp_func_base(const char *name, char *buf, size_t len)
 		return NULL;
 	if (name[0] == '.' && name[1])	/* ppc64 ELFv1 dot symbols */
 		name++;
+	if (name[0] == '_' && name[1] == 'Z' && isdigit((unsigned char)name[2])) {
+		/* a C++ function at namespace level: _Z8fakeNameiii */
+		char *e;
+		unsigned long l = strtoul(name + 2, &e, 10);
+
+		if (l && l < len && strlen(e) >= l) {
+			memcpy(buf, e, l);
+			buf[l] = '\0';
+			return buf;
+		}
+	}
 	while (name[n] && name[n] != '.' && n + 1 < len)
 		n++;
 	memcpy(buf, name, n);
@@ -1388,7 +1399,7 @@ static void parse_line(struct parser *ps, const char *line)
 		    parse_frame(q, true, &lf) && lf.sym) {
 			char *fn = sd_strndup(lf.sym, lf.symlen);
 
-			if (kp_generic_func(fn))
+			if (kp_skip_func(fn))
 				free(fn);
 			else
 				r->lock_func = fn;
