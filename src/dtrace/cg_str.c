@@ -374,3 +374,82 @@ int dt_cg_pathpart(struct dt_cg *g, int s, int ssize, bool dir, int size)
 	dt_reg_free(g, d);
 	return off;
 }
+
+/* index(s, sub[, start]) (or rindex, searching backwards): the first
+ * (last) position of sub in s, -1 when absent, left in an 8-byte scratch
+ * temporary whose offset is returned. The
+ * inner compare runs over sub's buffer, so a literal sub keeps the
+ * verifier's work small. */
+int dt_cg_index(struct dt_cg *g, int s, int ssize, int sub, int subsize,
+		int start, bool rev)
+{
+	int len = dt_cg_strlen(g, s, ssize), i = dt_reg(g), j = dt_reg(g),
+	    c1 = dt_reg(g), c2 = dt_reg(g), res = dt_reg(g);
+	int outer = dt_label(g), inner = dt_label(g), found = dt_label(g),
+	    next = dt_label(g), done = dt_label(g), l1 = dt_label(g);
+
+	dt_emit(g, I_MOV_IMM(res, -1));
+	dt_emit(g, I_MOV_IMM(c1, 0));
+	dt_emit(g, I_MOV_IMM(c2, 0));
+	dt_emit(g, I_MOV_IMM(j, 0));
+	if (start >= 0) {
+		dt_emit(g, I_MOV(i, start));
+	} else if (rev) {
+		dt_emit(g, I_MOV(i, len));
+	} else {
+		dt_emit(g, I_MOV_IMM(i, 0));
+	}
+	if (rev) {
+		dt_jmp_imm(g, BPF_JSLT, i, 0, done);
+	} else {
+		dt_jmp_imm(g, BPF_JSGE, i, 0, l1);
+		dt_emit(g, I_MOV_IMM(i, 0));
+	}
+	dt_place(g, l1);
+	if (rev) {
+		int ok = dt_label(g);
+
+		dt_jmp_reg(g, BPF_JSLE, i, len, ok);
+		dt_emit(g, I_MOV(i, len));
+		dt_place(g, ok);
+	}
+	launder(g, i);
+	dt_place(g, outer);
+	dt_jmp_reg(g, BPF_JSGT, i, len, done);
+	dt_jmp_imm(g, BPF_JSLT, i, 0, done);
+	dt_jmp_imm(g, BPF_JGT, i, ssize, done);
+	dt_emit(g, I_MOV_IMM(j, 0));
+	dt_place(g, inner);
+	dt_jmp_imm(g, BPF_JGE, j, subsize, found);
+	ld_byte(g, c2, sub, j);
+	dt_jmp_imm(g, BPF_JEQ, c2, 0, found);
+	dt_emit(g, I_MOV(c1, i));
+	dt_emit(g, I_ALU64_REG(BPF_ADD, c1, j));
+	dt_jmp_imm(g, BPF_JGE, c1, ssize, next);
+	dt_emit(g, I_ALU64_REG(BPF_ADD, c1, s));
+	dt_emit(g, I_LDX(BPF_B, c1, c1, 0));
+	dt_jmp_reg(g, BPF_JNE, c1, c2, next);
+	dt_emit(g, I_ALU64_IMM(BPF_ADD, j, 1));
+	dt_jmp(g, inner);
+	dt_place(g, next);
+	launder(g, j);
+	launder(g, c1);
+	launder(g, c2);
+	dt_emit(g, I_ALU64_IMM(BPF_ADD, i, rev ? -1 : 1));
+	dt_jmp(g, outer);
+	dt_place(g, found);
+	dt_emit(g, I_MOV(res, i));
+	dt_place(g, done);
+	/* the result goes through the scratch area, so that the registers
+	 * are freed in the reverse order of their allocation */
+	int tmp = dt_cg_temp(g, 8);
+
+	dt_emit(g, I_STX(BPF_DW, DT_SCRATCH_REG, res, tmp));
+	dt_reg_free(g, res);
+	dt_reg_free(g, c2);
+	dt_reg_free(g, c1);
+	dt_reg_free(g, j);
+	dt_reg_free(g, i);
+	dt_reg_free(g, len);
+	return tmp;
+}

@@ -438,7 +438,14 @@ static void check_strfn(struct dt_ck *k, struct dt_node *n)
 		n->type = dt_ulong;
 		return;
 	}
-	if (!strcmp(f, "strjoin"))
+	if (!strcmp(f, "index") || !strcmp(f, "rindex")) {
+		need_str(k, n, 1);
+		if (n->nargs == 3)
+			need_intarg(k, n, 2);
+		n->type = dt_int;
+		return;
+	}
+	if (!strcmp(f, "strjoin") || !strcmp(f, "strstr"))
 		need_str(k, n, 1);
 	else if (!strcmp(f, "substr") || !strcmp(f, "strchr") ||
 		 !strcmp(f, "strrchr"))
@@ -488,6 +495,33 @@ static int cg_strfn(struct dt_cg *g, struct dt_node *n)
 		r = dt_reg(g);
 		dt_emit(g, I_LDX(BPF_DW, r, DT_SCRATCH_REG, tmp));
 		return r;
+	}
+	if (!strcmp(f, "index") || !strcmp(f, "rindex") ||
+	    !strcmp(f, "strstr")) {
+		int at = dt_cg_index(g, a[0], sz0, a[1], n->args[1]->type.ssize,
+				     a[2], f[0] == 'r');
+
+		for (int i = 2; i >= 0; i--)
+			dt_reg_free(g, a[i]);
+		r = dt_reg(g);
+		dt_emit(g, I_LDX(BPF_DW, r, DT_SCRATCH_REG, at));
+		if (f[0] != 's') {
+			dt_cg_normalize(g, r, &n->type);
+			return r;
+		}
+		/* strstr: s from the match on, or the empty string */
+		int s2 = dt_cg_expr(g, n->args[0]), n2 = dt_reg(g),
+		    found = dt_label(g);
+
+		dt_jmp_imm(g, BPF_JSGE, r, 0, found);
+		dt_emit(g, I_MOV_IMM(r, sz0));	/* past the end: "" */
+		dt_place(g, found);
+		dt_emit(g, I_MOV_IMM(n2, sz0));
+		off = dt_cg_substr(g, s2, sz0, r, n2, size);
+		dt_reg_free(g, n2);
+		dt_reg_free(g, s2);
+		dt_reg_free(g, r);
+		return str_at(g, off);
 	}
 	if (!strcmp(f, "strjoin")) {
 		off = dt_cg_strjoin(g, a[0], sz0, a[1], n->args[1]->type.ssize,
@@ -790,6 +824,9 @@ static const struct dt_func funcs[] = {
 	{ "commit", 1, 1, false, true, AGG_NONE, check_speculate, cg_commit },
 	{ "discard", 1, 1, false, true, AGG_NONE, check_speculate, cg_commit },
 	{ "strlen", 1, 1, false, false, AGG_NONE, check_strfn, cg_strfn },
+	{ "index", 2, 3, false, false, AGG_NONE, check_strfn, cg_strfn },
+	{ "rindex", 2, 3, false, false, AGG_NONE, check_strfn, cg_strfn },
+	{ "strstr", 2, 2, false, false, AGG_NONE, check_strfn, cg_strfn },
 	{ "strjoin", 2, 2, false, false, AGG_NONE, check_strfn, cg_strfn },
 	{ "substr", 2, 3, false, false, AGG_NONE, check_strfn, cg_strfn },
 	{ "strchr", 2, 2, false, false, AGG_NONE, check_strfn, cg_strfn },
@@ -811,8 +848,8 @@ static const struct dt_func funcs[] = {
 	  cg_aggact },
 	/* D functions that come with the rest of the language */
 	
-	LATER("index"), LATER("rindex"),
-	LATER("strstr"), LATER("strtok"),
+	
+	LATER("strtok"),
 	
 	
 	LATER("copyinto"), LATER("alloca"), LATER("bcopy"),
