@@ -116,7 +116,9 @@ const char *dt_tok_name(enum dt_tok t);
 
 /* ---- types ---- */
 
-enum dt_tkind { DT_TVOID, DT_TINT, DT_TSTR, DT_TPTR };
+enum dt_tkind { DT_TVOID, DT_TINT, DT_TSTR, DT_TPTR,
+	DT_TSTACK,		/* stack(), ustack(): aggregation keys */
+};
 
 struct dt_type {
 	uint8_t kind;
@@ -223,7 +225,11 @@ enum dt_aggfn {
 };
 
 /* One member of a tuple key: how it is stored and printed. */
-enum dt_kkind { KEY_INT, KEY_STR, KEY_PROBESTR };
+enum dt_kkind { KEY_INT, KEY_STR, KEY_PROBESTR,
+	KEY_STACK,		/* 8 bytes: stack id, and the pid for ustack()
+				 * in the upper half; which: 1 user; ssize:
+				 * frames to print (0: all) */
+};
 struct dt_key {
 	uint8_t kind;
 	uint8_t size;		/* KEY_INT: the type's size (for printing) */

@@ -20,8 +20,11 @@ enum {
 	DT_MAP_GLOBALS,		/* array, one value: exit flag + globals */
 	DT_MAP_RODATA,		/* array, one value, frozen: literals */
 	DT_MAP_SYSNAMES,	/* array: syscall names, when needed */
+	DT_MAP_STACKS,		/* stack traces, when stack() is used */
 	DT_MAP_FIRST_VAR,	/* then one per thread-local, array, agg */
 };
+
+#define DT_STACK_FRAMES 127	/* the stack-trace map's value: addresses */
 
 /* Stack slots. */
 enum {
@@ -98,6 +101,7 @@ struct dt_cg {
 	int64_t wall_offset;	/* realtime - monotonic, ns */
 	int off_real_parent, off_tgid, off_sum_exec;	/* task_struct */
 	bool need_sysnames;
+	bool need_stacks;
 };
 
 /* ---- emission ---- */

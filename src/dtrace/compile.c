@@ -277,6 +277,7 @@ int dt_compile(struct dt_session *s)
 	for (int i = 0; i < s->nunits; i++)
 		dt_cg_unit(&g, s->units[i]);
 	s->need_sysnames = g.need_sysnames;
+	s->need_stacks = g.need_stacks;
 	s->scratch_size = (g.temp_max + 7) & ~7;
 	dt_cg_free(&g);
 	return 0;

@@ -136,6 +136,7 @@ static void run_system(struct dt_session *s, const struct dt_action *a,
 
 struct kv {
 	bool is_str;
+	bool is_stack;		/* s: the frames, one a line */
 	uint64_t v;
 	char *s;
 };
@@ -164,7 +165,8 @@ static bool ent_eq(const void *val, const void *key)
 	return a->serlen == b->serlen && !memcmp(a->ser, b->ser, a->serlen);
 }
 
-static struct aggent *add_entry(struct aggtab *t, const uint8_t *key)
+static struct aggent *add_entry(struct dt_session *s, struct aggtab *t,
+			       const uint8_t *key)
 {
 	const struct dt_var *v = t->v;
 	struct aggent e = { 0 }, *found;
@@ -183,7 +185,11 @@ static struct aggent *add_entry(struct aggtab *t, const uint8_t *key)
 			continue;
 		}
 		e.keys[i].is_str = true;
-		if (k->kind == KEY_STR) {
+		if (k->kind == KEY_STACK) {
+			memcpy(&x, key + k->off, 8);
+			e.keys[i].is_stack = true;
+			e.keys[i].s = dt_stack_text(s, x, k->which, k->ssize);
+		} else if (k->kind == KEY_STR) {
 			e.keys[i].s = rec_str(key + k->off, k->ssize);
 		} else {
 			memcpy(&x, key + k->off, 8);
@@ -298,7 +304,7 @@ static int read_agg(struct dt_session *s, const struct dt_var *v,
 		memcpy(key, next, (size_t)v->key_size);
 		if (bpf_map_lookup_elem(fd, key, vals))
 			continue;	/* deleted meanwhile */
-		e = add_entry(t, key);
+		e = add_entry(s, t, key);
 		for (int c = 0; c < ncpu; c++)
 			dt_agg_merge(v, e->val, (const int64_t *)(vals + c * vsz));
 	}
@@ -393,6 +399,10 @@ static void print_agg(struct dt_session *s, const struct dt_var *v,
 		for (int k = 0; k < v->nkeys; k++) {
 			const struct kv *x = &e->keys[k];
 
+			if (x->is_stack) {
+				fprintf(f, "\n%s", x->s);
+				continue;
+			}
 			if (x->is_str) {
 				fprintf(f, "  %-50s", x->s);
 				continue;

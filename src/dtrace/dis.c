@@ -81,6 +81,7 @@ static const char *map_name(int m)
 	case DT_MAP_GLOBALS: return "globals";
 	case DT_MAP_RODATA: return "rodata";
 	case DT_MAP_SYSNAMES: return "sysnames";
+	case DT_MAP_STACKS: return "stacks";
 	default:
 		snprintf(buf, sizeof(buf), "var%d", m - DT_MAP_FIRST_VAR);
 		return buf;

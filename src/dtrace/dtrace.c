@@ -537,6 +537,7 @@ out:
 		fclose(s.out);
 	if (child.pidfd >= 0)
 		close(child.pidfd);
+	dt_stacks_free(&s);
 	dt_session_free(&s);
 	free(cmds);
 	free(margs);

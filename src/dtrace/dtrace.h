@@ -27,6 +27,8 @@ struct dt_session {
 	int nvarmaps;
 	int scratch_size;
 	bool need_sysnames;
+	bool need_stacks;
+	void *stacks;		/* consume.c: symbols for stack keys */
 	/* load.c */
 	int *map_fds;
 	int nmaps;
@@ -73,6 +75,11 @@ int dt_consume_open(struct dt_session *s);
 int dt_consume(struct dt_session *s, int timeout_ms);
 /* Run BEGIN or END, then print what it wrote. */
 int dt_fire(struct dt_session *s, struct dt_unit *u);
+/* A stack() or ustack() key (stacks.c) as DTrace prints it: one frame a
+ * line, indented (malloc'd); at most nframes (0: all). */
+char *dt_stack_text(struct dt_session *s, uint64_t key, bool user,
+		    int nframes);
+void dt_stacks_free(struct dt_session *s);
 /* At the end: the aggregations not printed yet, drop counts. */
 void dt_consume_finish(struct dt_session *s);
 void dt_print_drops(struct dt_session *s);

@@ -789,6 +789,53 @@ static int cg_copyinstr(struct dt_cg *g, struct dt_node *n)
 	return r;
 }
 
+/* ---- stack(), ustack() ---- */
+
+/* stack([n]), ustack([n]): a stack trace, kept by the kernel in a
+ * stack-trace map; the key holds its id (and for ustack the process,
+ * whose mappings name the frames) and the consumer prints the frames. */
+static void check_stack(struct dt_ck *k, struct dt_node *n)
+{
+	if (n->nargs) {
+		struct dt_node *a = n->args[0];
+
+		dt_ck_expr(k, a);
+		if (a->kind != N_INT || a->ival < 1 || a->ival > 127)
+			dt_error(dt_ck_cc(k), &a->loc, "%s() takes a number of "
+				 "frames from 1 to 127", n->name);
+	}
+	n->type = (struct dt_type){ DT_TSTACK, 8, false, 0, 0, false, 0 };
+}
+
+static int cg_stack(struct dt_cg *g, struct dt_node *n)
+{
+	bool user = n->name[0] == 'u';
+	int r, t, ok = dt_label(g);
+
+	g->need_stacks = true;
+	dt_call_begin(g);
+	dt_emit(g, I_LDX(BPF_DW, BPF_REG_1, BPF_REG_10, DT_FP_CTX));
+	dt_ld_map(g, BPF_REG_2, DT_MAP_STACKS);
+	dt_emit(g, I_MOV_IMM(BPF_REG_3, user ? BPF_F_USER_STACK : 0));
+	dt_call(g, BPF_FUNC_get_stackid);
+	r = dt_call_end(g);
+	/* no stack (an error): id -1 */
+	dt_jmp_imm(g, BPF_JSGE, r, 0, ok);
+	dt_emit(g, I_MOV_IMM(r, -1));
+	dt_place(g, ok);
+	dt_emit(g, I_MOV32(r, r));
+	if (user) {
+		dt_call_begin(g);
+		dt_call(g, BPF_FUNC_get_current_pid_tgid);
+		t = dt_call_end(g);
+		dt_emit(g, I_ALU64_IMM(BPF_RSH, t, 32));
+		dt_emit(g, I_ALU64_IMM(BPF_LSH, t, 32));
+		dt_emit(g, I_ALU64_REG(BPF_OR, r, t));
+		dt_reg_free(g, t);
+	}
+	return r;
+}
+
 /* ---- the table ---- */
 
 #define AGG(nm, fn, na) { nm, na, na, true, false, fn, check_agg_dummy, \
@@ -846,15 +893,15 @@ static const struct dt_func funcs[] = {
 	{ "normalize", 2, 2, false, true, AGG_NONE, check_aggact, cg_aggact },
 	{ "denormalize", 1, 1, false, true, AGG_NONE, check_aggact,
 	  cg_aggact },
+	{ "stack", 0, 1, false, false, AGG_NONE, check_stack, cg_stack },
+	{ "ustack", 0, 1, false, false, AGG_NONE, check_stack, cg_stack },
 	/* D functions that come with the rest of the language */
 	
 	
 	LATER("strtok"),
 	
-	
 	LATER("copyinto"), LATER("alloca"), LATER("bcopy"),
-	
-	LATER("stack"), LATER("ustack"), LATER("jstack"),
+	LATER("jstack"),
 	LATER("sym"), LATER("usym"), LATER("mod"), LATER("umod"),
 	LATER("uaddr"), LATER("func"), LATER("ufunc"), LATER("printm"),
 	LATER("setopt"), LATER("ftruncate"), LATER("freopen"),

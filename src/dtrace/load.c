@@ -161,6 +161,13 @@ static int create_maps(struct dt_session *s, char **msg)
 				BPF_ANY) ||
 	    bpf_map_freeze(s->map_fds[DT_MAP_RODATA]))
 		goto fail;
+	if (s->need_stacks) {
+		s->map_fds[DT_MAP_STACKS] = map_create(
+			BPF_MAP_TYPE_STACK_TRACE, "dt_stacks", 4,
+			DT_STACK_FRAMES * 8, 16384, 0);
+		if (s->map_fds[DT_MAP_STACKS] < 0)
+			goto fail;
+	}
 	if (s->need_sysnames) {
 		s->map_fds[DT_MAP_SYSNAMES] = dt_syscall_names_map();
 		if (s->map_fds[DT_MAP_SYSNAMES] < 0)

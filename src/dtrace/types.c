@@ -37,6 +37,9 @@ const char *dt_type_name(const struct dt_type *t, char *buf, size_t len)
 	case DT_TSTR:
 		snprintf(buf, len, "string");
 		break;
+	case DT_TSTACK:
+		snprintf(buf, len, "stack");
+		break;
 	case DT_TPTR:
 		if (t->xlate) {
 			snprintf(buf, len, "%s *", dt_xlate_name(t->xlate));
@@ -225,7 +228,13 @@ static struct dt_key key_of(struct dt_node *e)
 {
 	struct dt_key key = { 0 };
 
-	if (e->type.kind == DT_TSTR && e->type.probe_str && e->kind == N_VAR) {
+	if (e->type.kind == DT_TSTACK) {
+		key.kind = KEY_STACK;
+		key.size = 8;
+		key.which = (uint8_t)(e->name[0] == 'u');
+		key.ssize = e->nargs ? (uint16_t)e->args[0]->ival : 0;
+	} else if (e->type.kind == DT_TSTR && e->type.probe_str &&
+		   e->kind == N_VAR) {
 		key.kind = KEY_PROBESTR;
 		key.which = (uint8_t)(e->bi - BI_PROBEPROV);
 	} else if (e->type.kind == DT_TSTR) {
@@ -252,6 +261,10 @@ static void check_keys(struct dt_ck *k, struct dt_var *v, struct dt_node **args,
 		if (t.kind == DT_TVOID)
 			dt_error(k->cc, &args[i]->loc, "key %d of %s has no "
 				 "value", i + 1, what);
+		if (t.kind == DT_TSTACK && v->scope != DT_AGGVAR)
+			dt_error(k->cc, &args[i]->loc, "not supported: a stack "
+				 "as the key of an associative array in this "
+				 "version (stacks are aggregation keys)");
 	}
 	if (v->nkeys < 0) {
 		v->nkeys = nargs;
@@ -276,6 +289,20 @@ static void check_keys(struct dt_ck *k, struct dt_var *v, struct dt_node **args,
 				 "a string");
 		if (a.kind == KEY_INT)
 			continue;
+		if (a.kind == KEY_STACK || b.kind == KEY_STACK) {
+			if (a.kind != b.kind || a.which != b.which)
+				dt_error(k->cc, &args[i]->loc, "key %d of %s is "
+					 "a %s here but %s before", i + 1,
+					 what, b.kind != KEY_STACK ? "string" :
+					 b.which ? "user stack" :
+					 "kernel stack", a.kind != KEY_STACK ?
+					 "a string" : a.which ?
+					 "a user stack" : "a kernel stack");
+			if (b.ssize != a.ssize)	/* frames: the most asked */
+				v->keys[i].ssize = !a.ssize || !b.ssize ? 0 :
+					a.ssize > b.ssize ? a.ssize : b.ssize;
+			continue;
+		}
 		if (a.kind == KEY_PROBESTR && b.kind == KEY_PROBESTR &&
 		    a.which == b.which)
 			continue;
@@ -458,6 +485,10 @@ static struct dt_type check_assign(struct dt_ck *k, struct dt_node *n)
 
 	need_lvalue(k, l, "assignment");
 	rt = check_expr(k, n->b);
+	if (rt.kind == DT_TSTACK)
+		dt_error(k->cc, &n->b->loc, "not supported: a stack in a "
+			 "variable in this version (stacks are aggregation "
+			 "keys)");
 	if (n->op != T_ASSIGN)
 		implicit_int(k, l);
 	if (rt.kind == DT_TVOID)
@@ -727,6 +758,10 @@ int dt_ck_recval(struct dt_ck *k, struct dt_action *a, struct dt_node *e)
 	struct dt_key key = key_of(e);
 	struct dt_recval *v;
 
+	if (key.kind == KEY_STACK)
+		dt_error(k->cc, &e->loc, "not supported: %s() as a value in a "
+			 "record in this version (use it as an aggregation "
+			 "key)", e->name);
 	if (a->nvals)
 		memcpy(nv, a->vals, sizeof(*nv) * a->nvals);
 	a->vals = nv;
@@ -922,7 +957,10 @@ static void check_stmt(struct dt_ck *k, struct dt_node *s)
 			}
 		}
 		t = check_expr(k, s->a);
-		(void)t;
+		if (t.kind == DT_TSTACK)
+			dt_error(k->cc, &s->a->loc, "not supported: %s() as an "
+				 "action in this version (use it as an "
+				 "aggregation key)", s->a->name);
 		break;
 	case S_AGG:
 		check_agg(k, s);

@@ -6,7 +6,8 @@
  *   ufixture spin N       N calls of uf_hot(i) (for the benchmark)
  *   ufixture threads N    "calls N" in each of two threads, one after the
  *                         other
- *   ufixture wait MS N    sleep MS, then run "calls N" (for -p)
+ *   ufixture wait MS N [MS2]  sleep MS, then run "calls N" (for -p),
+ *                         then sleep MS2
  *   ufixture proc         a life of known events for the proc provider:
  *                         a thread; a child that exits 7; a child killed
  *                         by SIGTERM; a child whose execve of /nonexistent
@@ -195,6 +196,11 @@ int main(int argc, char **argv)
 
 		nanosleep(&ts, NULL);
 		calls(atol(argv[3]));
+		if (argc >= 5) {
+			ts.tv_sec = atol(argv[4]) / 1000;
+			ts.tv_nsec = atol(argv[4]) % 1000 * 1000000;
+			nanosleep(&ts, NULL);
+		}
 	} else {
 		fprintf(stderr, "usage: ufixture calls N | threads N | spin N | proc | usdt N | "
 			"wait MS N\n");

@@ -11,6 +11,7 @@ import time
 import pytest
 
 from conftest import run
+from test_dtrace import fixture_bin  # noqa: F401 (a pytest fixture)
 
 
 def dtrace(sonde, *args, timeout=60, **kw):
@@ -303,3 +304,84 @@ def test_fbt_list_and_compile_name_the_missing_features(sonde):
         assert "the fbt provider needs kprobes or fentry" in p.stderr
         assert "CONFIG_KPROBES" in p.stderr
         assert "CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS" in p.stderr
+
+
+# ---- stacks ----
+
+def stack_keys(out):
+    """Aggregation output with one stack key: [(frames, value)]."""
+    res, frames = [], []
+    for line in out.split("\n"):
+        if re.match(r"^ +-?\d+$", line) and frames:
+            res.append((frames, int(line)))
+            frames = []
+        elif re.match(r"^ {14}\S", line):
+            frames.append(line.strip())
+    return res
+
+
+def kallsyms_names():
+    with open("/proc/kallsyms") as f:
+        return {l.split()[2] for l in f}
+
+
+def test_stack_keys_kernel(sonde, root, fixture_bin):
+    """stack() at syscall::getppid:entry: the frames from the syscall
+    entry path, named as /proc/kallsyms names them (the oracle), one key
+    for every call."""
+    p = dtrace(sonde, "-q", "-c", fixture_bin + " getppid 300", "-n",
+               "syscall::getppid:entry /pid == $target/ { @[stack()] ="
+               " count(); }")
+    assert p.returncode == 0, p.stderr
+    keys = stack_keys(p.stdout)
+    assert sum(v for _, v in keys) == 300
+    names = kallsyms_names()
+    for frames, _ in keys:
+        assert frames[-1].startswith("vmlinux`entry_SYSCALL_64")
+        assert any(f.startswith("vmlinux`do_syscall_64+") for f in frames)
+        for f in frames:
+            m = re.match(r"^vmlinux`(\w+)\+0x[0-9a-f]+$", f)
+            assert m and m.group(1) in names, f
+            assert not m.group(1).startswith("bpf_"), frames
+
+
+def test_ustack_keys_name_the_callers(sonde, root, ufixture_bin):
+    """ustack() at pid$target::uf_leaf:entry (the process still alive when
+    the aggregation prints): uf_leaf+0x0, then uf_outer (uf_middle's frame
+    is not on the frame-pointer chain yet at a function's first
+    instruction), calls and main, each offset inside its function (sizes
+    from readelf); ustack(2) keeps two frames."""
+    p = dtrace(sonde, "-q", "-c", ufixture_bin + " wait 10 3 3000", "-n",
+               "pid$target:a.out:uf_leaf:entry { @[ustack()] = count(); }"
+               " pid$target:a.out:uf_outer:return /++n == 3/ { exit(0); }")
+    assert p.returncode == 0, p.stderr
+    keys = stack_keys(p.stdout)
+    assert len(keys) == 1 and keys[0][1] == 3, p.stdout
+    frames = keys[0][0]
+    sizes = {}
+    for l in run(["readelf", "-sW", ufixture_bin]).stdout.splitlines():
+        w = l.split()
+        if len(w) >= 8 and w[3] == "FUNC":
+            sizes[w[7]] = int(w[2], 0)
+    got = []
+    for f in frames:
+        m = re.match(r"^ufixture`(\w+)\+0x([0-9a-f]+)$", f)
+        if not m:
+            break
+        got.append(m.group(1))
+        assert int(m.group(2), 16) < max(sizes[m.group(1)], 1), f
+    assert got[:4] == ["uf_leaf", "uf_outer", "calls", "main"], frames
+    assert frames[0] == "ufixture`uf_leaf+0x0"
+    p = dtrace(sonde, "-q", "-c", ufixture_bin + " wait 10 1 3000", "-n",
+               "pid$target:a.out:uf_leaf:entry { @[ustack(2)] = count();"
+               " exit(0); }")
+    assert p.returncode == 0, p.stderr
+    keys = stack_keys(p.stdout)
+    assert [k[0] for k in keys] == [["ufixture`uf_leaf+0x0",
+                                     frames[1]]]
+
+
+def test_stack_as_a_record_value_is_refused(sonde):
+    p = dtrace(sonde, "-e", "-n", "BEGIN { trace(stack()); }")
+    assert p.returncode == 2
+    assert "stack() as a value in a record" in p.stderr

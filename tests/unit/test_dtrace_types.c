@@ -242,7 +242,20 @@ static void test_errors(void **state)
 		    "member pr_nope");
 	check_error("BEGIN { y = args[1 + 1]; }", "args[] needs one integer "
 		    "constant index");
-	check_error("BEGIN { x = stack(); }", "not supported: stack()");
+	check_error("BEGIN { x = stack(); }", "not supported: a stack in a "
+		    "variable");
+	check_error("BEGIN { a[ustack()] = 1; }", "not supported: a stack "
+		    "as the key of an associative array");
+	check_error("BEGIN { stack(); }", "not supported: stack() as an "
+		    "action");
+	check_error("BEGIN { trace(ustack(3)); }", "not supported: ustack() "
+		    "as a value in a record");
+	check_error("BEGIN { @[stack(0)] = count(); }", "stack() takes a "
+		    "number of frames from 1 to 127");
+	check_error("BEGIN { @[stack()] = count(); @[1] = count(); }",
+		    "key 1 of ");
+	check_error("BEGIN { @[stack()] = count(); @[ustack()] = count(); }",
+		    "key 1 of @ is a user stack here but a kernel stack");
 	check_error("BEGIN { frob(); }", "frob() is not a D function");
 	check_error("BEGIN { exit(); }", "exit() takes 1 argument, not 0");
 	check_error("BEGIN { a[1] = 2; x = a; }", "a is an associative array");
