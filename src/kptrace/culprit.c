@@ -198,7 +198,22 @@ static const char *const plumbing[] = {
 	"dec_and_lock", "psi_group_change", "cap_inode_getsecurity",
 	"smp_setup_processor_id", "__mod_timer", "mod_timer", "event_handler",
 	"kthread_should_park", "__dev_queue_xmit", "dev_queue_xmit",
-	"shmem_uncharge", "cgroup_rstat_flush", NULL,
+	"shmem_uncharge", "cgroup_rstat_flush", "find_lock_entries",
+	"arch_stack_walk", "stack_trace_save", "sk_stop_timer_sync",
+	"__timer_delete_sync", "dput", "device_release", "logic_in",
+	"logic_out", "insert_work", "__queue_delayed_work",
+	"queue_delayed_work_on", "__cancel_work_timer", "cancel_work_sync",
+	"truncate_inode_pages_range", "cleanup_srcu_struct", "drop_nlink",
+	"print_tainted", "get_taint", "iput_final", "ihold",
+	"__alloc_frozen_pages", "filemap_alloc_folio", "__filemap_get_folio",
+	"find_or_create_page", "do_read_cache_folio", "read_cache_page",
+	"pagecache_get_page", "grab_cache_page_write_begin", "owner_on_cpu",
+	"raw_spin_rq", "bh_enable", "bh_disable", "imbalance_bug",
+	"print_unlock", "walk_stack", "warn_bogus", "check_object",
+	"read_lock", "write_lock", "read_unlock", "write_unlock", "kref_",
+	"strstr", "strdup", "strndup", "scnprintf", "kvasprintf",
+	"copy_to_iter", "copy_from_iter", "copy_page_from_iter",
+	"copy_folio_to_iter", "devres_release_all", NULL,
 };
 
 static bool has(const char *kind, const char *s)
@@ -283,7 +298,10 @@ static const char *const stall_anchor[] = {
 	"handle_mm_fault", "__fput", "task_work_run", "exit_to_usermode",
 	"exit_to_user_mode", "__run_hrtimer", "io_wq_worker", "x64_sys_call",
 	"invoke_syscall", "el0_svc", "tasklet_action", "netlink_dump",
-	NULL,
+	"ret_fast_syscall", "hrtimer_run", "new_sync_read", "new_sync_write",
+	"ksys_ioctl", "compat_ioctl", "compat_sys_ioctl", "__sock_release",
+	"compat_sock_ioctl", "do_page_fault", "smp_call_function",
+	"tasklet_hi_action", NULL,
 };
 
 static bool is_syscall_dispatch(const char *f)
@@ -432,7 +450,14 @@ static const char *const sk_preempt[] = { "dump_stack", "preemption",
 static const char *const sk_nonstatic[] = { "stack", "lock", "IRQ", NULL };
 static const char *const sk_sched[] = { "schedule", "retint_kernel", NULL };
 
+/* KMSAN: the allocator and netlink plumbing that carried the value, and
+ * generic crypto code that used it, are no culprit. */
+static const char *const sk_kmsan[] = { "alloc_skb", "netlink_ack",
+	"netlink_rcv_skb", "_encrypt", "_decrypt", "crypto_", "cipher_",
+	"drbg_", "rng_", NULL };
+
 static const struct kind_skip kind_skips[] = {
+	{ "KMSAN:", sk_kmsan },
 	{ "WARNING: ODEBUG bug", sk_odebug },
 	{ "memory leak", sk_alloc },
 	{ "WARNING: kmalloc bug", sk_alloc },

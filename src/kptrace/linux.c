@@ -643,6 +643,7 @@ static const struct fixed fixed_kinds[] = {
 	{ "BUG: Unable to handle kernel data access", "BUG: unable to handle page fault" },
 	{ "Unable to handle kernel access to user memory", "BUG: unable to handle kernel access to user memory" },
 	{ "WARNING: Nested lock was not taken", "WARNING: nested lock was not taken" },
+	{ "BUG: Invalid wait context", "WARNING: locking bug" },
 	{ "BUG: soft lockup", "BUG: soft lockup" },
 	{ "BUG: spinlock lockup suspected", "BUG: spinlock lockup suspected" },
 	{ "BUG: bad unlock balance detected", "BUG: bad unlock balance" },
