@@ -132,6 +132,7 @@ per_hot() {
 	shift
 	"$H" hotloop "$HOT" "$delay" >"$tmp/hot" &
 	hp=$!
+	sleep 0.3	# until it has exec'd: a.out is the helper
 	"${@//@PID@/$hp}" >"$tmp/hotcount" 2>/dev/null &
 	tp=$!
 	wait "$hp"
