@@ -77,7 +77,8 @@ static char *from_dir(const char *dir, int depth, size_t *len, char **what)
 	char *found = NULL;
 
 	collect(dir, depth, &v, &n, &cap);
-	qsort(v, n, sizeof(*v), newest_first);
+	if (n)
+		qsort(v, n, sizeof(*v), newest_first);
 	for (size_t i = 0; i < n && !found; i++) {
 		char *buf = sd_read_file(v[i].path, len);
 

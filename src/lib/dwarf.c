@@ -22,6 +22,25 @@ struct dsym_fsym {
 	int rank;		/* 2 global, 1 weak, 0 local */
 };
 
+/* One address range of a top-level DIE of a CU (a function), for a
+ * binary search instead of walking the CU's DIEs for every address. */
+struct dsym_cuent {
+	Dwarf_Addr lo, hi;	/* [lo, hi), DWARF addresses */
+	Dwarf_Addr maxhi;	/* the largest hi of this and every earlier one */
+	size_t order;		/* position among the CU's children */
+	Dwarf_Die die;
+};
+
+/* The ranges of a CU's top-level DIEs, sorted by lo; usable is false for
+ * CUs whose code may nest in namespaces or classes (not C), which keep
+ * the walk. */
+struct dsym_cuidx {
+	Dwarf_Off off;
+	bool usable;
+	struct dsym_cuent *v;
+	size_t n;
+};
+
 struct dsym {
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
@@ -30,6 +49,8 @@ struct dsym {
 	struct dsym_fsym *fsyms;	/* sorted by address, built lazily */
 	size_t nfsyms;
 	bool fsyms_built;
+	struct dsym_cuidx **cus;	/* sorted by CU offset, built lazily */
+	size_t ncus, cus_cap;
 };
 
 static char *debuginfo_path;
@@ -85,6 +106,11 @@ void dsym_close(struct dsym *d)
 	if (!d)
 		return;
 	free(d->fsyms);
+	for (size_t i = 0; i < d->ncus; i++) {
+		free(d->cus[i]->v);
+		free(d->cus[i]);
+	}
+	free(d->cus);
 	dwfl_end(d->dwfl);
 	free(d);
 }
@@ -279,13 +305,19 @@ static const struct dsym_fsym *fsym_at(struct dsym *d, uint64_t addr)
  * dwarf_getscopes followed by dwarf_getscopes_die, which walks the CU a
  * second time; the same chain for code (an inlined instance's own scopes,
  * not its abstract origin's). Returns the count, *out malloc'd. */
-static int physical_scopes(Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die **out)
+static int physical_scopes(Dwarf_Die *cu, Dwarf_Addr pc,
+			   const Dwarf_Die *top, Dwarf_Die **out)
 {
 	Dwarf_Die die = *cu, child;
 	Dwarf_Die *v = NULL;
 	size_t n = 0, cap = 0;
 
-	for (int depth = 0; depth < 64; depth++) {
+	if (top) {	/* the CU's child holding pc, known from its index */
+		sd_grow(&v, &cap, n + 1, sizeof(*v));
+		v[n++] = *top;
+		die = *top;
+	}
+	for (int depth = top ? 1 : 0; depth < 64; depth++) {
 		bool found = false;
 
 		if (dwarf_child(&die, &child) != 0)
@@ -306,7 +338,8 @@ static int physical_scopes(Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die **out)
 				if (dwarf_child(&child, &sub) == 0 &&
 				    !dwarf_haspc(&child, pc)) {
 					Dwarf_Die *inner = NULL;
-					int m = physical_scopes(&child, pc, &inner);
+					int m = physical_scopes(&child, pc,
+								NULL, &inner);
 
 					/* inner ends with child itself */
 					if (m > 1) {
@@ -344,6 +377,105 @@ done:
 	}
 	*out = v;
 	return (int)n;
+}
+
+static int cuent_cmp(const void *a, const void *b)
+{
+	const struct dsym_cuent *x = a, *y = b;
+
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static bool c_language(int lang)
+{
+	return lang == DW_LANG_C89 || lang == DW_LANG_C ||
+	       lang == DW_LANG_C99 || lang == DW_LANG_C11;
+}
+
+static struct dsym_cuidx *cu_index_build(Dwarf_Die *cu)
+{
+	struct dsym_cuidx *x = sd_calloc(1, sizeof(*x));
+	size_t cap = 0, order = 0;
+	Dwarf_Die child;
+
+	x->off = dwarf_dieoffset(cu);
+	x->usable = c_language(dwarf_srclang(cu));
+	if (!x->usable || dwarf_child(cu, &child) != 0)
+		return x;
+	do {
+		int tag = dwarf_tag(&child);
+		Dwarf_Addr base, lo, hi;
+		ptrdiff_t o = 0;
+
+		if (tag == DW_TAG_namespace || tag == DW_TAG_class_type ||
+		    tag == DW_TAG_lexical_block || tag == DW_TAG_try_block ||
+		    tag == DW_TAG_catch_block) {
+			x->usable = false;	/* the walk knows these */
+			return x;
+		}
+		while ((o = dwarf_ranges(&child, o, &base, &lo, &hi)) > 0) {
+			if (lo >= hi)
+				continue;
+			sd_grow(&x->v, &cap, x->n + 1, sizeof(*x->v));
+			x->v[x->n++] = (struct dsym_cuent){
+				.lo = lo, .hi = hi, .order = order,
+				.die = child,
+			};
+		}
+		order++;
+	} while (dwarf_siblingof(&child, &child) == 0);
+	if (x->n)
+		qsort(x->v, x->n, sizeof(*x->v), cuent_cmp);
+	for (size_t i = 0; i < x->n; i++)
+		x->v[i].maxhi = i && x->v[i - 1].maxhi > x->v[i].hi ?
+				x->v[i - 1].maxhi : x->v[i].hi;
+	return x;
+}
+
+/* The CU's index, built on its first address. */
+static struct dsym_cuidx *cu_index(struct dsym *d, Dwarf_Die *cu)
+{
+	Dwarf_Off off = dwarf_dieoffset(cu);
+	size_t lo = 0, hi = d->ncus;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (d->cus[mid]->off < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < d->ncus && d->cus[lo]->off == off)
+		return d->cus[lo];
+	sd_grow(&d->cus, &d->cus_cap, d->ncus + 1, sizeof(*d->cus));
+	memmove(d->cus + lo + 1, d->cus + lo,
+		(d->ncus - lo) * sizeof(*d->cus));
+	d->ncus++;
+	return d->cus[lo] = cu_index_build(cu);
+}
+
+/* The first of the CU's children (in DIE order) whose ranges hold pc, as
+ * the walk would find it; NULL when none does. */
+static const Dwarf_Die *cu_top(const struct dsym_cuidx *x, Dwarf_Addr pc)
+{
+	const struct dsym_cuent *best = NULL;
+	size_t lo = 0, hi = x->n;
+
+	while (lo < hi) {	/* entries with lo <= pc: [0, lo) */
+		size_t mid = (lo + hi) / 2;
+
+		if (x->v[mid].lo <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i-- > 0 && x->v[i].maxhi > pc;)
+		if (pc < x->v[i].hi && (!best || x->v[i].order < best->order))
+			best = &x->v[i];
+	return best ? &best->die : NULL;
 }
 
 int dsym_lookup(struct dsym *d, uint64_t addr, struct dsym_loc *locs, int max)
@@ -384,7 +516,27 @@ int dsym_lookup(struct dsym *d, uint64_t addr, struct dsym_loc *locs, int max)
 	 * the CU): inlined instances, then the subprogram they sit in. Each
 	 * inlined level's call site is the line of the level outside it. */
 	cu = dwfl_module_addrdie(d->mod, addr, &bias);
-	nscopes = cu ? physical_scopes(cu, addr - bias, &scopes) : 0;
+	if (cu) {
+		struct dsym_cuidx *x = cu_index(d, cu);
+
+		if (x->usable) {
+			const Dwarf_Die *top = cu_top(x, addr - bias);
+
+			if (top) {
+				nscopes = physical_scopes(cu, addr - bias, top,
+							  &scopes);
+			} else {	/* the CU alone, as the walk ends */
+				scopes = sd_malloc(sizeof(*scopes));
+				scopes[0] = *cu;
+				nscopes = 1;
+			}
+		} else {
+			nscopes = physical_scopes(cu, addr - bias, NULL,
+						  &scopes);
+		}
+	} else {
+		nscopes = 0;
+	}
 	for (int i = 0; i < nscopes && n < max; i++) {
 		int tag = dwarf_tag(&scopes[i]);
 
