@@ -275,7 +275,8 @@ static bool stall_kind(const char *k)
 {
 	return has(k, "rcu detected stall") || has(k, "soft lockup") ||
 	       has(k, "hard lockup") || has(k, "NMI backtrace") ||
-	       has(k, "corrupted stack end");
+	       has(k, "corrupted stack end") || has(k, "kernel stack overflow") ||
+	       has(k, "stack guard page");
 }
 
 /* Dispatchers whose callee names a stall well: syscall and work entry

@@ -661,7 +661,7 @@ static const struct fixed fixed_kinds[] = {
 	{ "INFO: inconsistent lock state", "inconsistent lock state" },
 	{ "WARNING: bad unlock balance detected", "WARNING: bad unlock balance" },
 	{ "WARNING: kernel stack regs", "WARNING: kernel stack regs has bad value" },
-	{ "WARNING: kernel stack frame pointer", "WARNING: kernel stack frame pointer has bad value" },
+	{ "WARNING: kernel stack frame pointer", "WARNING: kernel stack regs has bad value" },
 	{ "WARNING: still has locks held", "WARNING: still has locks held" },
 	{ "WARNING: lock held when returning to user space", "WARNING: lock held when returning to user space" },
 	{ "INFO: trying to register non-static key", "INFO: trying to register non-static key" },
@@ -859,6 +859,11 @@ static char *headline(const char *body, char **func)
 		return sd_strdup("BUG: bad usercopy");
 	if (starts(s, "kernel BUG at lib/list_debug.c"))
 		return sd_strdup("BUG: corrupted list");
+	/* a frame pointer printed as an address keeps its kind; "(ptrval)"
+	 * is the regs kind, as syzkaller names it */
+	if (starts(s, "WARNING: kernel stack frame pointer at ") &&
+	    isxdigit((unsigned char)s[39]))
+		return sd_strdup("WARNING: kernel stack frame pointer has bad value");
 	for (const struct fixed *f = fixed_kinds; f->prefix; f++)
 		if (starts(s, f->prefix))
 			return sd_strdup(f->kind);
@@ -878,12 +883,22 @@ static char *headline(const char *body, char **func)
 
 		if (starts(m, "stack-protector: Kernel stack is corrupted in: ")) {
 			*func = func_at(m + 47);
+			/* a bare address names no function: the stack will */
+			if (*func && strspn(*func, "0123456789abcdef") ==
+				     strlen(*func)) {
+				free(*func);
+				*func = NULL;
+			}
 			return sd_strdup("kernel panic: stack is corrupted");
 		}
 		if (starts(m, "corrupted stack end detected"))
 			return sd_strdup("kernel panic: corrupted stack end");
 		if (starts(m, "panic_on_warn set"))
 			return sd_strdup("kernel panic: panic_on_warn set");
+		if (starts(m, "kernel stack overflow"))
+			return sd_strdup("kernel stack overflow");
+		if (starts(m, "Fatal exception"))	/* "... in interrupt" */
+			return sd_strdup("kernel panic: Fatal exception");
 		n = cut_at(m, stops);
 		char *k = sd_malloc(n + 15);
 
@@ -1311,6 +1326,11 @@ static void parse_line(struct parser *ps, const char *line)
 		r->kind = sd_realloc(r->kind, n + 7);
 		strcpy(r->kind + n, b[0] == 'R' ? " Read" : " Write");
 	}
+	/* a leaked lock's work item: the function that ran last */
+	if (r && !r->headline_func &&
+	    !strcmp(r->kind, "BUG: workqueue leaked lock or atomic") &&
+	    starts(skip_ws(b), "last function: "))
+		r->headline_func = func_at(skip_ws(b) + 15);
 	if ((kind = headline(b, &func)) ||
 	    (!r && (kind = headline_inside(b, &func)))) {
 		/* a panic right after a report is how that report ended;
