@@ -32,6 +32,9 @@ struct parser {
 	const char *release;		/* last release seen anywhere */
 	bool lock_trigger;		/* lockdep named the lock in question */
 	bool lock_at_next;		/* ... and its "at:" is the next line */
+	bool safe_order;		/* a "-safe -> -unsafe lock order" report */
+	bool became_next;		/* its first "which became" chain follows */
+	bool became_done;
 	char *release_buf;
 };
 
@@ -1082,6 +1085,7 @@ static void open_report(struct parser *ps, char *kind, char *func)
 	ps->cur = r;
 	ps->section = KP_SEC_TASK;
 	ps->lock_trigger = ps->lock_at_next = false;
+	ps->safe_order = ps->became_next = ps->became_done = false;
 }
 
 /* "CPU: 0 PID: 1 Comm: sh Tainted: G  O  6.1.0-18-cloud-amd64 #1" and
@@ -1362,6 +1366,14 @@ static void parse_line(struct parser *ps, const char *line)
 		}
 		open_report(ps, kind, func);	/* kind may be replaced */
 		r = ps->cur;
+		/* "WARNING: task/1 still has locks held!": the held lock's
+		 * "at:" names it */
+		if (strstr(b, "still has locks held") ||
+		    strstr(b, "held lock freed"))
+			ps->lock_trigger = true;
+		ps->safe_order = strstr(b, "WARNING: ") &&
+				 strstr(b, "-safe -> ") &&
+				 strstr(b, "-unsafe lock order");
 		if (!strcmp(r->kind, "NMI backtrace")) {
 			free(ps->pending_label);
 			ps->pending_label = sd_strdup(b);
@@ -1400,6 +1412,32 @@ static void parse_line(struct parser *ps, const char *line)
 				p += strcspn(p, ")") + (p[strcspn(p, ")")] ? 1 : 0);
 		}
 		return;
+	}
+	/* lockdep's "-safe -> -unsafe lock order": the lock is named where
+	 * the first lock became irq-safe, the first caller in that chain
+	 * that is no locking plumbing (as syzkaller names it) */
+	if (r && ps->safe_order && !ps->became_done &&
+	    starts(skip_ws(b), "... which became ") && ends_with(b, " at:")) {
+		ps->became_next = true;
+		return;
+	}
+	if (r && ps->became_next && !starts(skip_ws(b), "...")) {
+		struct pframe lf;
+
+		if (parse_frame(b, true, &lf) && lf.sym) {
+			char *fn = sd_strndup(lf.sym, lf.symlen);
+
+			if (kp_skip_func(fn)) {
+				free(fn);
+			} else {
+				free(r->lock_func);
+				r->lock_func = fn;
+				ps->became_next = false;
+				ps->became_done = true;
+			}
+		} else {
+			ps->became_next = false;
+		}
 	}
 	/* lockdep: the lock the task is trying to take (or release, or
 	 * whose state changed): the first non-generic "at:" after it */
