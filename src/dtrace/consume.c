@@ -40,6 +40,16 @@ static void print_trace(struct dt_session *s, const struct dt_recval *v,
 	FILE *f = s->out;
 	bool q = s->prog.opt.quiet;
 
+	if (v->kind == KEY_STACK) {
+		uint64_t key;
+		char *str;
+
+		memcpy(&key, rec + v->off, 8);
+		str = dt_stack_text(s, key, v->which, v->ssize);
+		fprintf(f, "\n%s", str);
+		free(str);
+		return;
+	}
 	if (v->kind != KEY_INT) {
 		char *str = v->kind == KEY_STR ? rec_str(rec + v->off, v->ssize) :
 			    sd_strdup(probe_str(probe, v->which));

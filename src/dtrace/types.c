@@ -758,10 +758,6 @@ int dt_ck_recval(struct dt_ck *k, struct dt_action *a, struct dt_node *e)
 	struct dt_key key = key_of(e);
 	struct dt_recval *v;
 
-	if (key.kind == KEY_STACK)
-		dt_error(k->cc, &e->loc, "not supported: %s() as a value in a "
-			 "record in this version (use it as an aggregation "
-			 "key)", e->name);
 	if (a->nvals)
 		memcpy(nv, a->vals, sizeof(*nv) * a->nvals);
 	a->vals = nv;
@@ -772,7 +768,7 @@ int dt_ck_recval(struct dt_ck *k, struct dt_action *a, struct dt_node *e)
 	v->ssize = key.ssize;
 	v->which = key.which;
 	v->off = k->rec_off;
-	if (key.kind == KEY_INT)
+	if (key.kind == KEY_INT || key.kind == KEY_STACK)
 		k->rec_off += 8;
 	else if (key.kind == KEY_STR)
 		k->rec_off += (key.ssize + 7) & ~7;
@@ -946,6 +942,21 @@ static void check_stmt(struct dt_ck *k, struct dt_node *s)
 	s->action = ++k->action;
 	switch (s->kind) {
 	case S_EXPR:
+		/* stack(); ustack(); alone: trace() them, as DTrace records
+		 * them where the statement falls in the clause's output */
+		if (s->a->kind == N_CALL && (!strcmp(s->a->name, "stack") ||
+					     !strcmp(s->a->name, "ustack"))) {
+			struct dt_node *tr = dt_alloc(&k->cc->arena,
+						      sizeof(*tr));
+
+			tr->kind = N_CALL;
+			tr->loc = s->a->loc;
+			tr->name = (char *)"trace";
+			tr->args = dt_alloc(&k->cc->arena, sizeof(*tr->args));
+			tr->args[0] = s->a;
+			tr->nargs = 1;
+			s->a = tr;
+		}
 		if (s->a->kind == N_CALL) {
 			const struct dt_func *f = dt_func_lookup(s->a->name);
 
@@ -957,10 +968,7 @@ static void check_stmt(struct dt_ck *k, struct dt_node *s)
 			}
 		}
 		t = check_expr(k, s->a);
-		if (t.kind == DT_TSTACK)
-			dt_error(k->cc, &s->a->loc, "not supported: %s() as an "
-				 "action in this version (use it as an "
-				 "aggregation key)", s->a->name);
+		(void)t;
 		break;
 	case S_AGG:
 		check_agg(k, s);

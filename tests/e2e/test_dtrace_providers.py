@@ -381,7 +381,60 @@ def test_ustack_keys_name_the_callers(sonde, root, ufixture_bin):
                                      frames[1]]]
 
 
-def test_stack_as_a_record_value_is_refused(sonde):
-    p = dtrace(sonde, "-e", "-n", "BEGIN { trace(stack()); }")
+def test_stack_action_kernel(sonde, root, fixture_bin):
+    """stack(); alone and trace(stack()) at syscall::getppid:entry: the
+    frames print where the record falls (after the probe line, indented),
+    from the syscall entry path, each named as /proc/kallsyms names it."""
+    p = dtrace(sonde, "-c", fixture_bin + " getppid 5", "-n",
+               "syscall::getppid:entry /pid == $target/ { stack(); "
+               "trace(\"mid\"); trace(stack(2)); exit(0); }")
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.split("\n")
+    assert re.match(r"^ +\d+ +\d+ +getppid:entry $", lines[1]), p.stdout
+    frames = []
+    i = 2
+    while re.match(r"^ {14}\S", lines[i]):
+        frames.append(lines[i].strip())
+        i += 1
+    assert "mid" in lines[i], p.stdout
+    names = kallsyms_names()
+    assert frames[-1].startswith("vmlinux`entry_SYSCALL_64")
+    assert any(f.startswith("vmlinux`do_syscall_64+") for f in frames)
+    for f in frames:
+        m = re.match(r"^vmlinux`(\w+)\+0x[0-9a-f]+$", f)
+        assert m and m.group(1) in names, f
+        assert not m.group(1).startswith("bpf_"), frames
+    two = [l.strip() for l in lines[i + 1:] if re.match(r"^ {14}\S", l)]
+    assert two == frames[:2], p.stdout
+
+
+def test_ustack_action_names_the_callers(sonde, root, ufixture_bin):
+    """ustack(); as a statement in a pid probe, between two printf()s: the
+    frames (named by readelf's symbols: uf_leaf+0x0, uf_outer, calls,
+    main) print between them; ustack(1) keeps one frame."""
+    p = dtrace(sonde, "-q", "-c", ufixture_bin + " wait 10 1 3000", "-n",
+               "pid$target:a.out:uf_leaf:entry { printf(\"<\"); ustack();"
+               " printf(\">\"); ustack(1); exit(0); }")
+    assert p.returncode == 0, p.stderr
+    out = p.stdout
+    assert out.startswith("<\n"), out
+    body, rest = out[2:].split(">", 1)
+    frames = [l.strip() for l in body.split("\n") if l.strip()]
+    syms = set()
+    for l in run(["readelf", "-sW", ufixture_bin]).stdout.splitlines():
+        w = l.split()
+        if len(w) >= 8 and w[3] == "FUNC":
+            syms.add(w[7])
+    got = [re.match(r"^ufixture`(\w+)\+0x[0-9a-f]+$", f) for f in frames]
+    names = [m.group(1) for m in got if m]
+    assert names[:4] == ["uf_leaf", "uf_outer", "calls", "main"], frames
+    assert all(n in syms for n in names)
+    assert frames[0] == "ufixture`uf_leaf+0x0"
+    one = [l.strip() for l in rest.split("\n") if l.strip()]
+    assert one == ["ufixture`uf_leaf+0x0"], out
+
+
+def test_stack_in_printf_is_refused(sonde):
+    p = dtrace(sonde, "-e", "-n", "BEGIN { printf(\"%s\", stack()); }")
     assert p.returncode == 2
-    assert "stack() as a value in a record" in p.stderr
+    assert "is stack, which %s cannot print" in p.stderr

@@ -246,10 +246,10 @@ static void test_errors(void **state)
 		    "variable");
 	check_error("BEGIN { a[ustack()] = 1; }", "not supported: a stack "
 		    "as the key of an associative array");
-	check_error("BEGIN { stack(); }", "not supported: stack() as an "
-		    "action");
-	check_error("BEGIN { trace(ustack(3)); }", "not supported: ustack() "
-		    "as a value in a record");
+	check_error("BEGIN { printf(\"%d\", stack()); }", "is stack, "
+		    "which %d cannot print");
+	check_error("BEGIN { stack(200); }", "stack() takes a number of "
+		    "frames from 1 to 127");
 	check_error("BEGIN { @[stack(0)] = count(); }", "stack() takes a "
 		    "number of frames from 1 to 127");
 	check_error("BEGIN { @[stack()] = count(); @[1] = count(); }",
