@@ -117,7 +117,9 @@ static const char *const generic[] = {
 	"entry_SYSCALL_64*", "do_syscall_64", "do_syscall_x64",
 	"ret_from_fork*", "kthread", "kernel_thread_helper",
 	"__sanitizer_cov_trace_*", "write_comp_data", "trace_hardirqs_*",
-	"bug", "__bug", NULL,
+	"bug", "__bug", "complete", "*readb", "*readw", "*readl", "*readq",
+	"*writeb", "*writew", "*writel", "*writeq", "crc[0-9]*", "copyin",
+	"copyout", NULL,
 };
 
 bool kp_generic_func(const char *name)
@@ -144,7 +146,8 @@ static const char *const plumbing[] = {
 	"is_static_object", "lockdep", "perf_trace", "lock_acquire",
 	"lock_release", "lock_class", "held_locks", "spin_lock", "spin_trylock",
 	"spin_unlock", "raw_read_lock", "raw_write_lock", "read_trylock",
-	"write_trylock", "down", "up_read", "up_write", "mutex_lock",
+	"write_trylock", "down_read", "down_write", "down_trylock",
+	"up_read", "up_write", "mutex_lock",
 	"mutex_trylock", "mutex_unlock", "mutex_remove_waiter",
 	"mutex_optimistic_spin", "osq_lock", "osq_unlock", "__wake_up",
 	"refcount_", "memcpy", "memcmp", "memset", "memchr", "memmove",
@@ -489,7 +492,8 @@ static const char *hung_culprit(const struct kp_report *r)
 		NULL };
 	static const char *const wait[] = { "sched", "_lock", "_slowlock",
 		"down", "completion", "kthread", "wait", "synchronize",
-		"context_switch", "__switch_to", "cancel_delayed_work", NULL };
+		"context_switch", "__switch_to", "cancel_delayed_work", "rwsem",
+		"rcu_barrier", NULL };
 	int main_stack = r->nframes ? r->frames[0].stack : 0;
 
 	for (size_t i = 0; i < r->nframes; i++) {
@@ -508,7 +512,7 @@ static const char *hung_culprit(const struct kp_report *r)
 
 		if (!f->sym || f->stack != main_stack || !f->reliable)
 			continue;
-		if (!has_any(f->sym, wait) && !kp_generic_func(f->sym))
+		if (!has_any(f->sym, wait) && !kp_skip_func(f->sym))
 			return f->sym;
 	}
 	return NULL;

@@ -15,9 +15,9 @@
 
 /* Agreement required, in percent of the files that state a title: the
  * kind alone (issue 4's 95 %), and the kind with the function (issue 4
- * asks 95 % here too; 89 % is reached so far, kept as a floor). */
+ * asks 95 % here too; 90 % is reached so far, kept as a floor). */
 #define KINDS_PCT 95
-#define TITLES_PCT 89
+#define TITLES_PCT 90
 
 #ifndef CORPUS_DIR
 #define CORPUS_DIR "../shared/corpus"
