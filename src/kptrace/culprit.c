@@ -119,7 +119,7 @@ static const char *const generic[] = {
 	"__sanitizer_cov_trace_*", "write_comp_data", "trace_hardirqs_*",
 	"bug", "__bug", "complete", "*readb", "*readw", "*readl", "*readq",
 	"*writeb", "*writew", "*writel", "*writeq", "crc[0-9]*", "copyin",
-	"copyout", NULL,
+	"copyout", "lock_page*", "unlock_page*", NULL,
 };
 
 bool kp_generic_func(const char *name)
@@ -193,7 +193,7 @@ static const char *const plumbing[] = {
 	"alloc_frozen_pages", "fast_dput", "mark_buffer_dirty", "console_",
 	"__raw_read", "__raw_write", "assertfail", "__read_once", "__hwasan",
 	"hwasan_", "kernel_fpu_begin", "walk_stackframe", "__task_rq_lock",
-	"task_rq_lock", "unwind_", "__unwind", "set_page_owner",
+	"task_rq_lock", "set_page_owner",
 	"post_alloc_hook", "prep_new_page", "get_page_from_freelist",
 	"seq_read", "__fdget", "vprintk", "format_decode",
 	"debug_check_no_locks", "rhashtable_lookup", "__sk_destruct",
@@ -216,7 +216,9 @@ static const char *const plumbing[] = {
 	"read_lock", "write_lock", "read_unlock", "write_unlock", "kref_",
 	"strstr", "strdup", "strndup", "scnprintf", "kvasprintf",
 	"copy_to_iter", "copy_from_iter", "copy_page_from_iter",
-	"copy_folio_to_iter", "devres_release_all", NULL,
+	"copy_folio_to_iter", "devres_release_all", "kmalloc", "kzalloc",
+	"kcalloc", "vmalloc", "kvmalloc", "kvzalloc", "krealloc", "kmem_cache",
+	"allocate_slab", "slab_", NULL,
 };
 
 static bool has(const char *kind, const char *s)
@@ -440,6 +442,8 @@ static const char *const sk_alloc[] = { "kmemleak", "kmalloc", "kcalloc",
 	"kzalloc", "vmalloc", "mmap", "kmem", "slab", "alloc", "create_object",
 	"idr_get", "list_lru_init", "kasprintf", "kvasprintf", "pcpu_create",
 	"strdup", "strndup", "memdup", "krealloc", NULL };
+static const char *const sk_kmalloc[] = { "kmalloc", "krealloc", "slab",
+	"kmem", NULL };
 static const char *const sk_usercopy[] = { "usercopy", "__check", NULL };
 static const char *const sk_refcount[] = { "refcount", "kobject_", NULL };
 static const char *const sk_locking[] = { "lock_sock", "release_sock", NULL };
@@ -464,7 +468,7 @@ static const struct kind_skip kind_skips[] = {
 	{ "KMSAN:", sk_kmsan },
 	{ "WARNING: ODEBUG bug", sk_odebug },
 	{ "memory leak", sk_alloc },
-	{ "WARNING: kmalloc bug", sk_alloc },
+	{ "WARNING: kmalloc bug", sk_kmalloc },
 	{ "BUG: bad usercopy", sk_usercopy },
 	{ "WARNING: bad usercopy", sk_usercopy },
 	{ "WARNING: refcount bug", sk_refcount },
