@@ -190,7 +190,7 @@ static const char *const plumbing[] = {
 	"do_tag_check_fault", "klist_", "rb_first", "rb_next", "rb_prev",
 	"put_device", "kfree_skb", "consume_skb", "memdup_user",
 	"devres_release", "warn_bogus_irq", "local_bh_enable", "alloc_page",
-	"alloc_frozen_pages", "fast_dput", "mark_buffer_dirty", "console_",
+	"alloc_frozen_pages", "fast_dput", "mark_buffer_dirty",
 	"__raw_read", "__raw_write", "assertfail", "__read_once", "__hwasan",
 	"hwasan_", "kernel_fpu_begin", "walk_stackframe", "__task_rq_lock",
 	"task_rq_lock", "set_page_owner",

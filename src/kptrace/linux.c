@@ -763,7 +763,12 @@ static const char *warning_kind(const char *file, size_t n, const char *func)
 	if (memmem(file, n, "mm/vmalloc.c", 12) && func &&
 	    strstr(func, "vmalloc"))
 		return "WARNING: zero-size vmalloc";
-	if (memmem(file, n, "mm/", 3) && func && strstr(func, "malloc"))
+	/* an allocator warning: the function is kmalloc, kvmalloc, vmalloc
+	 * ..., "malloc" at most two letters in (free_large_kmalloc is not) */
+	if (memmem(file, n, "mm/", 3) && func &&
+	    (!strncmp(func, "malloc", 6) ||
+	     (func[0] && !strncmp(func + 1, "malloc", 6)) ||
+	     (func[0] == 'k' && func[1] && !strncmp(func + 2, "malloc", 6))))
 		return "WARNING: kmalloc bug";
 	return "WARNING";
 }
