@@ -56,15 +56,20 @@ static int add_probe(struct dt_probe *p, void *arg)
 	return 1;
 }
 
-/* fbt needs kprobes or fentry: what this kernel lacks, or NULL. */
+/* fbt runs on kprobes: what this kernel lacks, or NULL. */
 static const char *fbt_missing(char *buf, size_t len)
 {
-	if (sbpf_has(SBPF_KPROBES) || sbpf_has(SBPF_FENTRY))
+	if (sbpf_has(SBPF_KPROBES))
 		return NULL;
-	snprintf(buf, len, "the fbt provider needs kprobes or fentry "
-		 "(BPF trampolines), and this kernel has neither: %s; %s",
-		 sbpf_feature_missing(SBPF_KPROBES),
-		 sbpf_feature_missing(SBPF_FENTRY));
+	if (sbpf_has(SBPF_FENTRY))
+		snprintf(buf, len, "the fbt provider needs kprobes (this "
+			 "version does not use fentry, which this kernel has): "
+			 "%s", sbpf_feature_missing(SBPF_KPROBES));
+	else
+		snprintf(buf, len, "the fbt provider needs kprobes or fentry "
+			 "(BPF trampolines), and this kernel has neither: %s; "
+			 "%s", sbpf_feature_missing(SBPF_KPROBES),
+			 sbpf_feature_missing(SBPF_FENTRY));
 	return buf;
 }
 
@@ -82,9 +87,6 @@ static void no_match(struct dt_session *s, struct dt_pdesc *pd)
 	if (!strcmp(prov, "fbt") && fbt_missing(why, sizeof(why)))
 		dt_error(&s->cc, &pd->loc, "probe description %s: %s",
 			 pd->text, why);
-	if (!strcmp(prov, "fbt"))
-		dt_error(&s->cc, &pd->loc, "not supported: the fbt provider "
-			 "in this version (%s)", pd->text);
 	if (!strcmp(prov, "pid"))
 		dt_error(&s->cc, &pd->loc, "probe description %s: the pid "
 			 "provider is per process: pid$target (with -c or -p) "

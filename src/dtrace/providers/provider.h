@@ -94,7 +94,7 @@ struct dt_provider {
 /* Every provider, in listing order. */
 extern const struct dt_provider dt_prov_dtrace, dt_prov_profile,
 	dt_prov_syscall, dt_prov_pid, dt_prov_proc, dt_prov_sched,
-	dt_prov_usdt;
+	dt_prov_usdt, dt_prov_fbt;
 
 /* Probes of every provider matching pd. */
 int dt_probes_match(const struct dt_pdesc *pd, dt_probe_fn fn, void *arg);
@@ -113,6 +113,7 @@ enum {
 	DT_ID_SYSCALL = 100,		/* 100 + 2 * nr (+1: return) */
 	DT_ID_DYNAMIC = 100000,		/* profile probes made on demand */
 	DT_ID_UPROBE = 200000,		/* pid and usdt probes, made as matched */
+	DT_ID_FBT = 1000000,		/* fbt probes, made as matched */
 };
 
 /* pid provider: -c's command, stopped before exec, and the program it

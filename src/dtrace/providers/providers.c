@@ -5,7 +5,7 @@
 #include <string.h>
 
 static const struct dt_provider *const providers[] = {
-	&dt_prov_dtrace, &dt_prov_profile, &dt_prov_syscall, &dt_prov_proc, &dt_prov_sched, &dt_prov_pid, &dt_prov_usdt,
+	&dt_prov_dtrace, &dt_prov_profile, &dt_prov_syscall, &dt_prov_proc, &dt_prov_sched, &dt_prov_pid, &dt_prov_usdt, &dt_prov_fbt,
 };
 
 bool dt_glob(const char *pattern, const char *s)
