@@ -288,27 +288,48 @@ static bool stall_kind(const char *k)
  * points, file and socket operations, fault handlers. */
 static const char *const stall_anchor[] = {
 	"process_one_work", "do_syscall_", "do_fast_syscall_",
-	"sysenter_dispatch", "tracesys_phase2", "netif_receive_skb",
+	"sysenter_dispatch", "tracesys_phase2", "el0_svc_handler",
+	"invoke_syscall", "ret_fast_syscall", "netif_receive_skb",
 	"do_softirq", "call_timer_fn", "_run_timers", "run_timer_softirq",
-	"run_ksoftirqd", "smpboot_thread_fn", "kthread", "start_secondary",
-	"cpu_startup_entry", "ret_from_fork", "vfs_write", "vfs_read",
-	"vfs_iter_read", "vfs_iter_write", "do_iter_read", "do_iter_write",
-	"vfs_ioctl", "blkdev_driver_ioctl", "blkdev_ioctl", "call_read_iter",
-	"call_write_iter", "do_iter_readv_writev", "call_mmap",
+	"hrtimer_run", "run_ksoftirqd", "smpboot_thread_fn", "^kthread$",
+	"start_secondary", "cpu_startup_entry", "ret_from_fork", "vfs_write",
+	"vfs_read", "vfs_iter_read", "vfs_iter_write", "do_iter_read",
+	"do_iter_write", "call_read_iter", "call_write_iter",
+	"new_sync_read", "new_sync_write", "vfs_ioctl", "ksys_ioctl",
+	"compat_ioctl", "compat_sys_ioctl", "blkdev_driver_ioctl",
+	"blkdev_ioctl", "do_iter_readv_writev", "^call_mmap",
 	"mmap_region", "do_mmap", "do_dentry_open", "vfs_open",
-	"sock_sendmsg", "sock_recvmsg", "sock_release", "__sys_setsockopt",
-	"kernel_setsockopt", "sock_common_setsockopt", "__sys_listen",
-	"kernel_listen", "sk_common_release", "sock_mmap", "__sys_accept",
-	"kernel_accept", "sock_do_ioctl", "sock_ioctl", "nfnetlink_rcv_msg",
-	"rtnetlink_rcv_msg", "genl_family_rcv_msg", "__do_fault",
-	"handle_mm_fault", "__fput", "task_work_run", "exit_to_usermode",
-	"exit_to_user_mode", "__run_hrtimer", "io_wq_worker", "x64_sys_call",
-	"invoke_syscall", "el0_svc", "tasklet_action", "netlink_dump",
-	"ret_fast_syscall", "hrtimer_run", "new_sync_read", "new_sync_write",
-	"ksys_ioctl", "compat_ioctl", "compat_sys_ioctl", "__sock_release",
-	"compat_sock_ioctl", "do_page_fault", "smp_call_function",
-	"tasklet_hi_action", NULL,
+	"^sock_sendmsg", "^sock_recvmsg", "^sock_release", "^__sock_release",
+	"^setsockopt$", "__sys_setsockopt", "kernel_setsockopt",
+	"sock_common_setsockopt", "^listen$", "__sys_listen",
+	"kernel_listen", "sk_common_release", "^sock_mmap", "^accept$",
+	"__sys_accept", "kernel_accept", "^sock_do_ioctl", "^sock_ioctl",
+	"^compat_sock_ioctl", "^nfnetlink_rcv_msg", "^rtnetlink_rcv_msg",
+	"^netlink_dump", "__do_fault", "do_page_fault", "^page_fault$",
+	"__fput", "task_work_run", "exit_to_usermode", "smp_call_function",
+	"tasklet_action", "tasklet_hi_action", NULL,
 };
+
+/* A stall anchor matches as syzkaller's patterns do: anywhere in the
+ * name, at its start with a leading ^, the whole name with ^...$. */
+static bool is_anchor(const char *name)
+{
+	for (int i = 0; stall_anchor[i]; i++) {
+		const char *a = stall_anchor[i];
+		size_t n = strlen(a);
+
+		if (a[0] != '^') {
+			if (strstr(name, a))
+				return true;
+		} else if (a[n - 1] == '$') {
+			if (strlen(name) == n - 2 && !strncmp(name, a + 1, n - 2))
+				return true;
+		} else if (!strncmp(name, a + 1, n - 1)) {
+			return true;
+		}
+	}
+	return false;
+}
 
 static bool is_syscall_dispatch(const char *f)
 {
@@ -347,7 +368,7 @@ static const char *stall_culprit(const char **v, int n, char *buf,
 		return NULL;
 	prev = v[0];
 	for (int i = 0; i < n; i++) {
-		if (has_any(v[i], stall_anchor) || is_syscall_dispatch(v[i])) {
+		if (is_anchor(v[i]) || is_syscall_dispatch(v[i])) {
 			snprintf(buf, len, "%s", prev);
 			for (size_t j = 0; j < sizeof(pre) / sizeof(pre[0]); j++)
 				if (!strncmp(buf, pre[j], strlen(pre[j])))
@@ -421,7 +442,7 @@ static int candidates(const struct kp_report *r, bool from_pc,
 			continue;
 		/* a stall's dispatchers stay: they point at the culprit */
 		if (skipped(f->sym, extra) &&
-		    !(anchors && (has_any(f->sym, stall_anchor) ||
+		    !(anchors && (is_anchor(f->sym) ||
 				    is_syscall_dispatch(f->sym))))
 			continue;
 		v[n++] = f->sym;
