@@ -33,10 +33,14 @@ echo 1 > $T/events/sondet/enable
 echo "== run"
 $SONDE dtrace -q -n '{D}' > out 2>&1 &
 n=0
-while ! grep -q ready out && [ $n -lt 300 ]; do sleep 0.1; n=$((n+1)); done
-sleep 2
+# BEGIN runs before the probes attach: wait for sonde's kprobe and
+# kretprobe next to the tracer's two, then for the programs on them
+K=/sys/kernel/debug/kprobes/list
+while [ "$(grep -c ' vfs_read+0x0' $K)" -lt 4 ] && [ $n -lt 300 ]; do
+	sleep 0.1; n=$((n+1))
+done
+sleep 1
 /bin/busybox wc -c /proc/version
-sleep 2
 kill -INT $!
 wait $!
 echo "rc=$?"
