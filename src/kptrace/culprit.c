@@ -86,8 +86,8 @@ static const char *const generic[] = {
 	"do_IRQ", "common_interrupt", "ret_from_intr", "irq_handler_entry",
 	"gic_handle_irq", "el1_irq", "el1_interrupt", "el1h_64_irq*",
 	"call_on_irq_stack", "do_interrupt_handler", "handle_domain_irq",
-	"generic_handle_*", "__handle_domain_irq", "__do_softirq",
-	"do_softirq*", "run_ksoftirqd", "handle_softirqs", "invoke_softirq",
+	"generic_handle_*", "__handle_domain_irq",
+	"do_softirq*", "run_ksoftirqd", "invoke_softirq",
 	"__irq_exit_rcu", "irq_exit_rcu", "lock_timer_base",
 	/* allocation (leaks, bad allocations) */
 	"kmalloc*", "__kmalloc*", "kmem_cache_alloc*", "__kmem_cache_alloc*",
