@@ -50,6 +50,7 @@ enum ktr_type {
 	KTR_EXIT = 9,		/* a thread exited */
 	KTR_DROP = 10,		/* records were lost before this one */
 	KTR_RETGIO = 11,	/* a GIO and the RET that follows it, in one */
+	KTR_CALLRET = 12,	/* a CALL, maybe a GIO, and the RET, in one */
 	KTR_NTYPES
 };
 
@@ -126,6 +127,25 @@ struct ktr_retgio {
 	uint32_t data_len;
 	char data[];
 };
+
+/* CALLRET: a syscall's CALL record, then (gio set) its GIO record, then
+ * its RET record, merged because nothing was recorded between them. The
+ * header's ts and cpu are the return's; call_ts and call_cpu the entry's.
+ * The header's flags belong to the CALL. kdump prints it as the two or
+ * three records. */
+struct ktr_callret {
+	struct ktr_rec h;
+	uint64_t call_ts;	/* CLOCK_MONOTONIC ns at entry */
+	uint16_t call_cpu;
+	uint8_t gio;		/* 1: GIO data follows (total = ret) */
+	uint8_t dir;		/* KTR_GIO_READ or KTR_GIO_WRITE */
+	int32_t fd;
+	uint32_t nr;
+	uint32_t data_len;
+	int64_t ret;
+	uint64_t args[KTR_MAX_ARGS];
+	char data[];
+};				/* 128 bytes before the data */
 
 #define KTR_SIG_GENERATED 0
 #define KTR_SIG_DELIVERED 1

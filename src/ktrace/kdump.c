@@ -83,6 +83,7 @@ static const char *const type_names[KTR_NTYPES] = {
 	[KTR_GIO] = "GIO", [KTR_PSIG] = "PSIG", [KTR_CSW] = "CSW",
 	[KTR_FORK] = "FORK", [KTR_EXEC] = "EXEC", [KTR_EXIT] = "EXIT",
 	[KTR_DROP] = "DROP", [KTR_RETGIO] = "RETGIO",
+	[KTR_CALLRET] = "CALLRET",
 };
 
 static uint32_t type_point(uint16_t type)
@@ -95,6 +96,7 @@ static uint32_t type_point(uint16_t type)
 	case KTR_CSW: return KTR_PT_CSW;
 	case KTR_FORK: case KTR_EXEC: case KTR_EXIT: return KTR_PT_PROC;
 	case KTR_RETGIO: return KTR_PT_GENIO | KTR_PT_SYSCALL;
+	case KTR_CALLRET: return KTR_PT_GENIO | KTR_PT_SYSCALL;
 	default: return ~0u;	/* DROP and unknown types always show */
 	}
 }
@@ -575,6 +577,52 @@ static void print_retgio(struct kstate *s, const struct ktr_rec *r,
 	free(g);
 }
 
+/* A CALLRET record prints as the CALL, GIO (if it has data) and RET
+ * records it stands for, each with its own time and CPU. */
+static void print_callret(struct kstate *s, const struct ktr_rec *r,
+			  uint64_t offset)
+{
+	const struct ktr_callret *m = (const void *)r;
+	struct ktr_call call;
+	struct ktr_ret ret;
+
+	memset(&call, 0, sizeof(call));
+	call.h = m->h;
+	call.h.type = KTR_CALL;
+	call.h.len = sizeof(call);
+	call.h.ts = m->call_ts;
+	call.h.cpu = m->call_cpu;
+	call.nr = m->nr;
+	memcpy(call.args, m->args, sizeof(call.args));
+	memset(&ret, 0, sizeof(ret));
+	ret.h = m->h;
+	ret.h.type = KTR_RET;
+	ret.h.len = sizeof(ret);
+	ret.h.flags &= ~KTR_F_DROP;	/* the CALL carries it */
+	ret.nr = m->nr;
+	ret.ret = m->ret;
+	if (s->o->points & KTR_PT_SYSCALL)
+		print_record(s, &call.h, offset);
+	if (m->gio && (s->o->points & KTR_PT_GENIO)) {
+		struct ktr_gio *g = sd_malloc(sizeof(*g) + m->data_len + 8);
+
+		memset(g, 0, sizeof(*g));
+		g->h = ret.h;
+		g->h.type = KTR_GIO;
+		g->h.len = sizeof(*g) + m->data_len;
+		g->fd = m->fd;
+		g->nr = m->nr;
+		g->dir = m->dir;
+		g->data_len = m->data_len;
+		g->total = m->ret;
+		memcpy(g->data, m->data, m->data_len);
+		print_record(s, &g->h, offset);
+		free(g);
+	}
+	if (s->o->points & KTR_PT_SYSCALL)
+		print_record(s, &ret.h, offset);
+}
+
 static int parse_args(int argc, char **argv, struct kopts *o)
 {
 	int c;
@@ -705,6 +753,10 @@ int cmd_kdump(int argc, char **argv)
 				continue;
 			if (rec->type == KTR_RETGIO) {
 				print_retgio(&s, rec, off);
+				continue;
+			}
+			if (rec->type == KTR_CALLRET) {
+				print_callret(&s, rec, off);
 				continue;
 			}
 			print_record(&s, rec, off);

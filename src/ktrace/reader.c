@@ -49,6 +49,7 @@ static const uint32_t min_len[KTR_NTYPES] = {
 	[KTR_EXIT] = sizeof(struct ktr_exit),
 	[KTR_DROP] = sizeof(struct ktr_drop),
 	[KTR_RETGIO] = sizeof(struct ktr_retgio),
+	[KTR_CALLRET] = sizeof(struct ktr_callret),
 };
 
 int ktr_check_record(const void *buf, size_t avail, uint32_t *lenp)
@@ -77,6 +78,13 @@ int ktr_check_record(const void *buf, size_t avail, uint32_t *lenp)
 
 		memcpy(&g, buf, sizeof(g));
 		if (g.data_len > len - sizeof(g))
+			return -EBADMSG;
+	} else if (h.type == KTR_CALLRET) {
+		struct ktr_callret c;
+
+		memcpy(&c, buf, sizeof(c));
+		if (c.data_len > len - sizeof(c) || c.gio > 1 ||
+		    (!c.gio && c.data_len))
 			return -EBADMSG;
 	} else if (h.type == KTR_EXEC) {
 		struct ktr_exec e;

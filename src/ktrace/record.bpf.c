@@ -50,6 +50,28 @@ struct {
 	__type(value, __u32);
 } sysinfo SEC(".maps");
 
+/* A syscall's entry, kept until its return so that both go out in one
+ * KTR_CALLRET record (one reservation instead of two). Anything else
+ * recorded for the thread in between first writes it out as a plain
+ * KTR_CALL (flush_call), so the file's order is that of the events. */
+struct pend {
+	__u64 ts;
+	__u64 args[KTR_MAX_ARGS];
+	__u64 comm[2];		/* the comm at entry (prctl may change it) */
+	__u32 nr;
+	__u16 cpu;
+	__u16 reserved;
+	__u32 pending;		/* taken with an atomic exchange */
+	__u32 reserved2;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct pend);
+} pend SEC(".maps");
+
 /* Failed reservations: per CPU for the totals, per process for the
  * KTR_DROP record. */
 struct {
@@ -174,6 +196,37 @@ static __always_inline void *reserve(__u32 len, __u16 type, __u32 pid,
 	return h;
 }
 
+/* Write t's stashed entry, if any, as a plain KTR_CALL record. */
+static __always_inline void emit_call(struct pend *v, __u32 pid,
+				      struct task_struct *t)
+{
+	struct ktr_call *c = reserve(sizeof(*c), KTR_CALL, pid, t);
+
+	if (!c)
+		return;
+	c->h.ts = v->ts;
+	c->h.cpu = v->cpu;
+	__builtin_memcpy(c->h.comm, v->comm, sizeof(c->h.comm));
+	c->nr = v->nr;
+	c->reserved = 0;
+	for (int i = 0; i < KTR_MAX_ARGS; i++)
+		c->args[i] = v->args[i];
+	submit(c);
+}
+
+static __always_inline void flush_call(__u32 pid, struct task_struct *t)
+{
+	struct pend *v;
+
+	if (!(points & KTR_PT_SYSCALL))
+		return;
+	if (!t)
+		t = bpf_get_current_task_btf();
+	v = bpf_task_storage_get(&pend, t, 0, 0);
+	if (v && v->pending && __sync_lock_test_and_set(&v->pending, 0))
+		emit_call(v, pid, t);
+}
+
 /* Assembled records (scratch) go out with one copy. */
 static __always_inline void emit_scratch(struct ktr_rec *h, __u32 len,
 					 __u32 pid)
@@ -256,6 +309,31 @@ int BPF_PROG(on_sys_enter, struct pt_regs *regs, long id)
 	}
 	if (!(points & KTR_PT_SYSCALL))
 		return 0;
+	/* execve changes comm and maybe the thread id before it returns:
+	 * its CALL goes out now. */
+	if (id != nr_execve && id != nr_execveat) {
+		struct task_struct *t = bpf_get_current_task_btf();
+		struct pend *v = bpf_task_storage_get(&pend, t, 0,
+					BPF_LOCAL_STORAGE_GET_F_CREATE);
+
+		if (v) {
+			if (v->pending &&
+			    __sync_lock_test_and_set(&v->pending, 0))
+				emit_call(v, pid, t);	/* never returned */
+			v->ts = bpf_ktime_get_ns();
+			v->cpu = bpf_get_smp_processor_id();
+			v->nr = id;
+			v->args[0] = sc_arg(regs, 0);
+			v->args[1] = sc_arg(regs, 1);
+			v->args[2] = sc_arg(regs, 2);
+			v->args[3] = sc_arg(regs, 3);
+			v->args[4] = sc_arg(regs, 4);
+			v->args[5] = sc_arg(regs, 5);
+			__builtin_memcpy(v->comm, t->comm, sizeof(v->comm));
+			__sync_lock_test_and_set(&v->pending, 1);
+			return 0;
+		}
+	}
 	c = reserve(sizeof(*c), KTR_CALL, pid, NULL);
 	if (!c)
 		return 0;
@@ -446,6 +524,56 @@ __noinline int emit_retgio(__u64 ubuf, __s64 ret, __u64 kind_fd, __u32 nr)
 	return 0;
 }
 
+/* The entry in v and this return, and for a small read or write its data,
+ * in one KTR_CALLRET record. */
+static __noinline int emit_callret(struct pend *v, __u64 ubuf, __s64 ret,
+			    __u64 kind_fd, __u32 nr)
+{
+	__u32 kind = kind_fd >> 32, pid = bpf_get_current_pid_tgid() >> 32;
+	__u64 n = ret < maxdata ? ret : maxdata;
+	struct callret_small {
+		char b[sizeof(struct ktr_callret) + KTR_GIO_SMALL];
+	} *r;
+	struct ktr_callret *c;
+	__u32 len = sizeof(*c);
+	__u64 *d;
+
+	if (!v)
+		return 0;
+	if (kind) {
+		r = reserve(sizeof(*r), KTR_CALLRET, pid, NULL);
+	} else {
+		r = reserve(sizeof(*c), KTR_CALLRET, pid, NULL);
+	}
+	if (!r)
+		return 0;
+	c = (struct ktr_callret *)r;
+	c->call_ts = v->ts;
+	c->call_cpu = v->cpu;
+	c->gio = kind != 0;
+	c->dir = kind == KTR_IO_WRITE ? KTR_GIO_WRITE : KTR_GIO_READ;
+	c->fd = (__s32)kind_fd;
+	c->nr = v->nr;
+	c->ret = ret;
+	for (int i = 0; i < KTR_MAX_ARGS; i++)
+		c->args[i] = v->args[i];
+	c->data_len = 0;
+	if (kind) {
+		d = (__u64 *)(r->b + sizeof(*c));
+		for (int i = 0; i < KTR_GIO_SMALL / 8; i++)
+			d[i] = 0;
+		if (n > KTR_GIO_SMALL)
+			n = KTR_GIO_SMALL;
+		if (n && bpf_probe_read_user(d, n, (void *)ubuf))
+			n = 0;
+		c->data_len = n;
+		len = (sizeof(*c) + n + 7) & ~7u;
+	}
+	c->h.len = len;
+	submit(r);
+	return 0;
+}
+
 SEC("tp_btf/sys_exit")
 int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 {
@@ -453,6 +581,8 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 	__u32 *st = traced_state(pid);
 	__u32 nr, *infop, info = 0;
 	struct ktr_ret *r;
+	struct pend *v = NULL;
+	bool paths = false;
 
 	if (!st || *st != KTR_ST_TRACING)
 		return 0;
@@ -466,11 +596,30 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 		if (infop)
 			info = *infop;
 	}
+	paths = (points & KTR_PT_NAMEI) && (info & KTR_SI_PATHS) &&
+		!(ret == 0 && (nr == nr_execve || nr == nr_execveat));
+	if (points & KTR_PT_SYSCALL) {
+		struct task_struct *t = bpf_get_current_task_btf();
+
+		v = bpf_task_storage_get(&pend, t, 0, 0);
+		if (v && !(v->pending &&
+			   __sync_lock_test_and_set(&v->pending, 0)))
+			v = NULL;
+		/* The entry goes out on its own when something comes
+		 * between (path names, data that does not fit, a drop
+		 * record) or the thread was renamed meanwhile. */
+		if (v && (paths ||
+			  (pending_drops && bpf_map_lookup_elem(&dropped, &pid)) ||
+			  v->comm[0] != ((__u64 *)t->comm)[0] ||
+			  v->comm[1] != ((__u64 *)t->comm)[1])) {
+			emit_call(v, pid, t);
+			v = NULL;
+		}
+	}
 	/* Path names are read at return: the kernel has copied them, so
 	 * their pages are present. A successful exec's name comes from the
 	 * exec tracepoint (the old memory is gone). */
-	if ((points & KTR_PT_NAMEI) && (info & KTR_SI_PATHS) &&
-	    !(ret == 0 && (nr == nr_execve || nr == nr_execveat))) {
+	if (paths) {
 		for (int i = 0; i < KTR_MAX_ARGS; i++)
 			if (info & (1u << i))
 				emit_nami(sc_arg(regs, i), 0, pid);
@@ -486,15 +635,27 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 		if ((points & KTR_PT_SYSCALL) &&
 		    (ret < maxdata ? ret : maxdata) <= KTR_GIO_SMALL &&
 		    (kind == KTR_IO_READ || kind == KTR_IO_WRITE)) {
-			emit_retgio(sc_arg(regs, buf_arg), ret,
-				    (__u64)kind << 32 | fd, nr);
+			if (v)
+				emit_callret(v, sc_arg(regs, buf_arg), ret,
+					     (__u64)kind << 32 | fd, nr);
+			else
+				emit_retgio(sc_arg(regs, buf_arg), ret,
+					    (__u64)kind << 32 | fd, nr);
 			return 0;
+		}
+		if (v) {
+			emit_call(v, pid, bpf_get_current_task_btf());
+			v = NULL;
 		}
 		emit_gio(sc_arg(regs, buf_arg), sc_arg(regs, buf_arg + 1), ret,
 			 (__u64)((info >> KTR_SI_IO_SHIFT) & 7) << 32 | fd, nr);
 	}
 	if (!(points & KTR_PT_SYSCALL))
 		return 0;
+	if (v) {
+		emit_callret(v, 0, ret, 0, nr);
+		return 0;
+	}
 	r = reserve(sizeof(*r), KTR_RET, pid, NULL);
 	if (!r)
 		return 0;
@@ -514,6 +675,7 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 
 	if (!st || *st != KTR_ST_TRACING)
 		return 0;
+	flush_call(pid, NULL);
 	if (cpid != pid && inherit &&
 	    !bpf_map_update_elem(&traced, &cpid, &tracing, BPF_NOEXIST))
 		__sync_fetch_and_add(&live, 1);
@@ -546,6 +708,7 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid,
 
 	if (!st || *st != KTR_ST_TRACING)
 		return 0;
+	flush_call(pid, NULL);
 	if (points & KTR_PT_NAMEI)
 		emit_nami((__u64)fname, 1, pid);
 	if (!(points & KTR_PT_PROC))
@@ -599,6 +762,8 @@ int BPF_PROG(on_exit, struct task_struct *p)
 
 	if (!st)
 		return 0;
+	if (*st == KTR_ST_TRACING)
+		flush_call(pid, p);	/* exit, exit_group: no return */
 	if (*st == KTR_ST_TRACING && (points & KTR_PT_PROC)) {
 		x = reserve(sizeof(*x), KTR_EXIT, pid, NULL);
 		if (x) {
@@ -622,6 +787,7 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev,
 
 	st = traced_state(ppid);
 	if (st && *st == KTR_ST_TRACING) {
+		flush_call(ppid, prev);
 		c = reserve(sizeof(*c), KTR_CSW, ppid, prev);
 		if (c) {
 			c->dir = KTR_CSW_OUT;
@@ -660,6 +826,7 @@ int BPF_PROG(on_sig_generate, int sig, struct kernel_siginfo *info,
 
 	if (!st || *st != KTR_ST_TRACING)
 		return 0;
+	flush_call(pid, task);
 	s = reserve(sizeof(*s), KTR_PSIG, pid, task);
 	if (!s)
 		return 0;
@@ -684,6 +851,7 @@ int BPF_PROG(on_sig_deliver, int sig, struct kernel_siginfo *info,
 
 	if (!st || *st != KTR_ST_TRACING)
 		return 0;
+	flush_call(pid, NULL);
 	s = reserve(sizeof(*s), KTR_PSIG, pid, NULL);
 	if (!s)
 		return 0;

@@ -6,6 +6,7 @@
 #include "lib/syscalls.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <unistd.h>
 
 static struct ktr_file_header good_header(void)
@@ -133,6 +134,119 @@ static void record_checks(void **state)
 	assert_int_equal(ktr_check_record(&u, sizeof(u), &len), -EBADMSG);
 }
 
+/* CALLRET: the fixed part, its data bounded by the record, data only
+ * with the GIO part, and read back from a file among other records with
+ * every field where the format puts it. */
+static void callret_checks(void **state)
+{
+	union {
+		struct ktr_callret c;
+		char b[256];
+	} u;
+	uint32_t len = 0;
+
+	(void)state;
+	assert_int_equal(sizeof(struct ktr_callret), 128);
+	assert_int_equal(offsetof(struct ktr_callret, call_ts), 48);
+	assert_int_equal(offsetof(struct ktr_callret, ret), 72);
+	assert_int_equal(offsetof(struct ktr_callret, args), 80);
+	memset(&u, 0, sizeof(u));
+	u.c.h.len = sizeof(u.c);
+	u.c.h.type = KTR_CALLRET;
+	assert_int_equal(ktr_check_record(&u, sizeof(u), &len), 0);
+	assert_int_equal(len, 128);
+	u.c.h.len = 120;	/* shorter than its fixed part */
+	assert_int_equal(ktr_check_record(&u, sizeof(u), &len), -EBADMSG);
+	u.c.h.len = sizeof(u.c) + 8;
+	u.c.data_len = 3;	/* data without the GIO part */
+	assert_int_equal(ktr_check_record(&u, sizeof(u), &len), -EBADMSG);
+	u.c.gio = 1;
+	assert_int_equal(ktr_check_record(&u, sizeof(u), &len), 0);
+	assert_int_equal(len, 136);
+	u.c.data_len = 8;
+	assert_int_equal(ktr_check_record(&u, sizeof(u), &len), 0);
+	u.c.data_len = 9;	/* past the record */
+	assert_int_equal(ktr_check_record(&u, sizeof(u), &len), -EBADMSG);
+	u.c.data_len = 1;
+	u.c.gio = 2;		/* not a flag */
+	assert_int_equal(ktr_check_record(&u, sizeof(u), &len), -EBADMSG);
+	/* Cut short: the reader waits for the rest. */
+	u.c.gio = 1;
+	assert_int_equal(ktr_check_record(&u, 130, &len), -ENODATA);
+}
+
+static void callret_in_file(void **state)
+{
+	struct ktr_file_header h = good_header();
+	char buf[1024];
+	size_t n = 0;
+	char path[] = "/tmp/sonde-test-ktrace-XXXXXX";
+	int fd = mkstemp(path), err, k = 0;
+	union {
+		struct ktr_callret c;
+		char b[136];
+	} u;
+	struct ktr_ret r;
+	struct ktr_reader rd;
+	const struct ktr_rec *rec;
+
+	(void)state;
+	assert_true(fd >= 0);
+	unlink(path);
+	memcpy(buf, &h, sizeof(h));
+	n = sizeof(h);
+	memset(&u, 0, sizeof(u));
+	u.c.h.len = sizeof(u);
+	u.c.h.type = KTR_CALLRET;
+	u.c.h.pid = 7;
+	u.c.h.ts = 2000;
+	u.c.call_ts = 1000;
+	u.c.call_cpu = 1;
+	u.c.gio = 1;
+	u.c.dir = KTR_GIO_WRITE;
+	u.c.fd = 1;
+	u.c.nr = 1;
+	u.c.ret = 1;
+	u.c.args[0] = 1;
+	u.c.args[2] = 1;
+	u.c.data_len = 1;
+	u.c.data[0] = 'x';
+	memcpy(buf + n, &u, sizeof(u));
+	n += sizeof(u);
+	memset(&r, 0, sizeof(r));
+	r.h.len = sizeof(r);
+	r.h.type = KTR_RET;
+	r.h.pid = 7;
+	memcpy(buf + n, &r, sizeof(r));
+	n += sizeof(r);
+	assert_int_equal(write(fd, buf, n), (ssize_t)n);
+	lseek(fd, 0, SEEK_SET);
+	ktr_reader_init(&rd, fd);
+	assert_int_equal(ktr_reader_header(&rd), 0);
+	while ((err = ktr_reader_next(&rd, &rec)) == 1) {
+		if (k == 0) {
+			const struct ktr_callret *c = (const void *)rec;
+
+			assert_int_equal(rec->type, KTR_CALLRET);
+			assert_int_equal(rec->len, 136);
+			assert_int_equal(c->call_ts, 1000);
+			assert_int_equal(c->h.ts, 2000);
+			assert_int_equal(c->call_cpu, 1);
+			assert_int_equal(c->args[2], 1);
+			assert_int_equal(c->data_len, 1);
+			assert_int_equal(c->data[0], 'x');
+		} else {
+			assert_int_equal(rec->type, KTR_RET);
+		}
+		k++;
+	}
+	assert_int_equal(err, 0);
+	assert_int_equal(k, 2);
+	assert_int_equal(rd.offset, n);
+	ktr_reader_free(&rd);
+	close(fd);
+}
+
 /* A header and three records in a temporary file, cut at cut bytes. */
 static int trace_file(size_t cut, size_t *total)
 {
@@ -233,6 +347,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(header_checks),
 		cmocka_unit_test(record_checks),
+		cmocka_unit_test(callret_checks),
+		cmocka_unit_test(callret_in_file),
 		cmocka_unit_test(reads_whole_file),
 		cmocka_unit_test(every_truncation),
 	};
