@@ -118,7 +118,15 @@ const char *dt_tok_name(enum dt_tok t);
 
 enum dt_tkind { DT_TVOID, DT_TINT, DT_TSTR, DT_TPTR,
 	DT_TSTACK,		/* stack(), ustack(): aggregation keys */
+	DT_TSYM,		/* sym(), usym() ...: an address the consumer
+				 * names (symkind says how) */
 };
+
+/* How a DT_TSYM value (KEY_SYM) prints: sym, mod, %a (kernel), usym,
+ * umod, uaddr and %A (user, resolved in the recording process). */
+enum dt_symkind { DT_SYM_SYM, DT_SYM_MOD, DT_SYM_ADDR, DT_SYM_USYM,
+	DT_SYM_UMOD, DT_SYM_UADDR };
+#define DT_SYM_USER(w) ((w) >= DT_SYM_USYM)
 
 struct dt_type {
 	uint8_t kind;
@@ -130,6 +138,7 @@ struct dt_type {
 				 * travel as a probe id instead of bytes */
 	uint8_t xlate;		/* pointers: the translated kernel struct
 				 * they point to (enum dt_xlate) */
+	uint8_t symkind;	/* DT_TSYM: enum dt_symkind */
 };
 
 /* Kernel structures D sees through a translator (xlate.c): the pointer
@@ -229,6 +238,8 @@ enum dt_kkind { KEY_INT, KEY_STR, KEY_PROBESTR,
 	KEY_STACK,		/* 8 bytes: stack id, and the pid for ustack()
 				 * in the upper half; which: 1 user; ssize:
 				 * frames to print (0: all) */
+	KEY_SYM,		/* 16 bytes: an address, and the pid for the
+				 * user ones; which: enum dt_symkind */
 };
 struct dt_key {
 	uint8_t kind;

@@ -408,6 +408,21 @@ void dt_cg_store_val(struct dt_cg *g, struct dt_node *e, int ptr, int off,
 		dt_emit(g, I_STX(BPF_DW, ptr, r, off));
 		dt_reg_free(g, r);
 		return;
+	case KEY_SYM:
+		r = dt_cg_expr(g, e);
+		dt_emit(g, I_STX(BPF_DW, ptr, r, off));
+		dt_reg_free(g, r);
+		if (!DT_SYM_USER(k->which)) {
+			dt_emit(g, I_ST(BPF_DW, ptr, off + 8, 0));
+			return;
+		}
+		dt_call_begin(g);
+		dt_call(g, BPF_FUNC_get_current_pid_tgid);
+		r = dt_call_end(g);
+		dt_emit(g, I_ALU64_IMM(BPF_RSH, r, 32));
+		dt_emit(g, I_STX(BPF_DW, ptr, r, off + 8));
+		dt_reg_free(g, r);
+		return;
 	case KEY_STR:
 		r = dt_cg_expr(g, e);
 		d = dt_reg(g);

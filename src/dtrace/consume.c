@@ -34,6 +34,16 @@ static char *rec_str(const uint8_t *data, size_t size)
 						      size));
 }
 
+/* A KEY_SYM value (an address and the pid) as its text. */
+static char *sym_str(struct dt_session *s, const uint8_t *data, int which)
+{
+	uint64_t addr, pid;
+
+	memcpy(&addr, data, 8);
+	memcpy(&pid, data + 8, 8);
+	return dt_sym_text(s, addr, (uint32_t)pid, which);
+}
+
 static void print_trace(struct dt_session *s, const struct dt_recval *v,
 			const uint8_t *rec, uint32_t probe)
 {
@@ -47,6 +57,13 @@ static void print_trace(struct dt_session *s, const struct dt_recval *v,
 		memcpy(&key, rec + v->off, 8);
 		str = dt_stack_text(s, key, v->which, v->ssize);
 		fprintf(f, "\n%s", str);
+		free(str);
+		return;
+	}
+	if (v->kind == KEY_SYM) {
+		char *str = sym_str(s, rec + v->off, v->which);
+
+		fprintf(f, q ? "%s" : "  %-33s", str);
 		free(str);
 		return;
 	}
@@ -69,7 +86,8 @@ static void print_trace(struct dt_session *s, const struct dt_recval *v,
 	}
 }
 
-static void fmt_vals(const struct dt_action *a, const uint8_t *rec,
+static void fmt_vals(struct dt_session *s, const struct dt_action *a,
+		     const uint8_t *rec,
 		     uint32_t probe, struct dt_fmt_val *vals)
 {
 	for (int i = 0; i < a->nvals; i++) {
@@ -80,6 +98,9 @@ static void fmt_vals(const struct dt_action *a, const uint8_t *rec,
 			memcpy(&vals[i].v, rec + v->off, 8);
 			vals[i].size = v->size;
 			vals[i].sign = v->sign;
+		} else if (v->kind == KEY_SYM) {
+			vals[i].is_str = true;
+			vals[i].s = sym_str(s, rec + v->off, v->which);
 		} else {
 			vals[i].is_str = true;
 			vals[i].s = v->kind == KEY_STR ?
@@ -96,7 +117,8 @@ static void free_vals(struct dt_fmt_val *vals, int n)
 			free((char *)vals[i].s);
 }
 
-static void print_printf(const struct dt_action *a, const uint8_t *rec,
+static void print_printf(struct dt_session *s, const struct dt_action *a,
+			 const uint8_t *rec,
 			 uint32_t probe, FILE *f)
 {
 	struct dt_fmt fmt;
@@ -105,7 +127,7 @@ static void print_printf(const struct dt_action *a, const uint8_t *rec,
 	char err[128];
 
 	if (dt_fmt_parse(a->fmt, &fmt, err, sizeof(err)) == 0) {
-		fmt_vals(a, rec, probe, vals);
+		fmt_vals(s, a, rec, probe, vals);
 		dt_fmt_print(f, &fmt, vals, a->nvals, NULL);
 		free_vals(vals, a->nvals);
 		dt_fmt_free(&fmt);
@@ -125,7 +147,7 @@ static void run_system(struct dt_session *s, const struct dt_action *a,
 
 	if (!m)
 		return;
-	print_printf(a, rec, probe, m);
+	print_printf(s, a, rec, probe, m);
 	fclose(m);
 	fflush(s->out);
 	pid = fork();
@@ -199,6 +221,8 @@ static struct aggent *add_entry(struct dt_session *s, struct aggtab *t,
 			memcpy(&x, key + k->off, 8);
 			e.keys[i].is_stack = true;
 			e.keys[i].s = dt_stack_text(s, x, k->which, k->ssize);
+		} else if (k->kind == KEY_SYM) {
+			e.keys[i].s = sym_str(s, key + k->off, k->which);
 		} else if (k->kind == KEY_STR) {
 			e.keys[i].s = rec_str(key + k->off, k->ssize);
 		} else {
@@ -667,7 +691,7 @@ static int on_record(void *ctx, void *data, size_t size)
 			print_trace(s, &a->vals[0], rec, h->probe);
 			break;
 		case ACT_PRINTF:
-			print_printf(a, rec, h->probe, s->out);
+			print_printf(s, a, rec, h->probe, s->out);
 			break;
 		case ACT_PRINTA:
 			if (!a->fmt)

@@ -80,6 +80,10 @@ int dt_fire(struct dt_session *s, struct dt_unit *u);
 char *dt_stack_text(struct dt_session *s, uint64_t key, bool user,
 		    int nframes);
 void dt_stacks_free(struct dt_session *s);
+/* sym(), mod(), %a (kernel) or usym(), umod(), uaddr(), %A (user, in pid)
+ * of addr as DTrace prints them (enum dt_symkind; malloc'd). */
+char *dt_sym_text(struct dt_session *s, uint64_t addr, uint32_t pid,
+		  int which);
 /* At the end: the aggregations not printed yet, drop counts. */
 void dt_consume_finish(struct dt_session *s);
 void dt_print_drops(struct dt_session *s);

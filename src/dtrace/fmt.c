@@ -10,7 +10,7 @@ enum dt_fmt_arg dt_fmt_wants(char conv)
 {
 	switch (conv) {
 	case 'd': case 'i': case 'u': case 'o': case 'x': case 'X':
-	case 'c': case 'p': case 'Y':
+	case 'c': case 'p': case 'Y': case 'a': case 'A':
 		return FMT_INT;
 	case 's': case 'S':
 		return FMT_STR;
@@ -220,7 +220,7 @@ void dt_fmt_print(FILE *f, const struct dt_fmt *fmt,
 			fputs("0x", f);
 			fprintf(f, spec, (unsigned long long)uval(v));
 			break;
-		case 's':
+		case 's': case 'a': case 'A':	/* %a, %A: named by consume.c */
 			strcpy(p, "s");
 			fprintf(f, spec, v->is_str ? v->s : "");
 			break;

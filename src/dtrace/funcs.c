@@ -63,7 +63,8 @@ static void check_printf(struct dt_ck *k, struct dt_node *n)
 					       dt_fmt_wants(c->conv);
 
 			if ((want == FMT_INT && !dt_type_is_int(&t)) ||
-			    (want == FMT_STR && t.kind != DT_TSTR)) {
+			    (want == FMT_STR && t.kind != DT_TSTR &&
+			     t.kind != DT_TSYM)) {
 				dt_error(cc, &e->loc, "%s() argument #%d "
 					 "is %s, which %%%c cannot print",
 					 n->name, argi + 1, dt_type_name(&t, b,
@@ -71,6 +72,15 @@ static void check_printf(struct dt_ck *k, struct dt_node *n)
 					 star ? '*' : c->conv);
 			}
 			dt_ck_recval(k, a, e);
+			/* %a, %A: the address, named by the consumer */
+			if (!star && (c->conv == 'a' || c->conv == 'A')) {
+				struct dt_recval *v = &a->vals[a->nvals - 1];
+
+				v->kind = KEY_SYM;
+				v->which = c->conv == 'a' ? DT_SYM_ADDR :
+					   DT_SYM_UADDR;
+				dt_ck_fix_recval(k, a, a->nvals - 1, 16);
+			}
 		}
 	}
 	if (argi < n->nargs)
@@ -85,7 +95,8 @@ static void store_vals(struct dt_cg *g, struct dt_action *a,
 	for (int i = 0; i < nargs && i < a->nvals; i++) {
 		struct dt_recval *v = &a->vals[i];
 		struct dt_key k = { .kind = v->kind, .size = v->size,
-				    .sign = v->sign, .ssize = v->ssize };
+				    .sign = v->sign, .ssize = v->ssize,
+				    .which = v->which };
 
 		if (v->kind == KEY_PROBESTR)
 			continue;	/* the header's probe id says it */
@@ -836,6 +847,33 @@ static int cg_stack(struct dt_cg *g, struct dt_node *n)
 	return r;
 }
 
+/* ---- sym(), usym(), mod(), umod(), uaddr() ---- */
+
+/* The value is the address; the record or key keeps it (and for the user
+ * ones the process) and the consumer names it when it prints. */
+static void check_sym(struct dt_ck *k, struct dt_node *n)
+{
+	static const struct { const char *name; uint8_t kind; } kinds[] = {
+		{ "sym", DT_SYM_SYM }, { "mod", DT_SYM_MOD },
+		{ "usym", DT_SYM_USYM }, { "umod", DT_SYM_UMOD },
+		{ "uaddr", DT_SYM_UADDR },
+	};
+	struct dt_type t = dt_ck_expr(k, n->args[0]);
+
+	if (!dt_type_is_int(&t))
+		dt_error(dt_ck_cc(k), &n->args[0]->loc, "%s() needs an "
+			 "address", n->name);
+	n->type = (struct dt_type){ DT_TSYM, 8, false, 0, 0, false, 0, 0 };
+	for (size_t i = 0; i < ARRAY_SIZE(kinds); i++)
+		if (!strcmp(n->name, kinds[i].name))
+			n->type.symkind = kinds[i].kind;
+}
+
+static int cg_sym(struct dt_cg *g, struct dt_node *n)
+{
+	return dt_cg_expr(g, n->args[0]);
+}
+
 /* ---- the table ---- */
 
 #define AGG(nm, fn, na) { nm, na, na, true, false, fn, check_agg_dummy, \
@@ -902,8 +940,12 @@ static const struct dt_func funcs[] = {
 	
 	LATER("copyinto"), LATER("alloca"), LATER("bcopy"),
 	LATER("jstack"),
-	LATER("sym"), LATER("usym"), LATER("mod"), LATER("umod"),
-	LATER("uaddr"), LATER("func"), LATER("ufunc"), LATER("printm"),
+	{ "sym", 1, 1, false, false, AGG_NONE, check_sym, cg_sym },
+	{ "usym", 1, 1, false, false, AGG_NONE, check_sym, cg_sym },
+	{ "mod", 1, 1, false, false, AGG_NONE, check_sym, cg_sym },
+	{ "umod", 1, 1, false, false, AGG_NONE, check_sym, cg_sym },
+	{ "uaddr", 1, 1, false, false, AGG_NONE, check_sym, cg_sym },
+	LATER("func"), LATER("ufunc"), LATER("printm"),
 	LATER("setopt"), LATER("ftruncate"), LATER("freopen"),
 	LATER("progenyof"), LATER("rand"), LATER("mutex_owned"),
 	LATER("htons"), LATER("ntohs"), LATER("htonl"), LATER("ntohl"),

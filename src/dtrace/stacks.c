@@ -151,6 +151,60 @@ char *dt_stack_text(struct dt_session *s, uint64_t key, bool user,
 	return sbuf_steal(&sb);
 }
 
+char *dt_sym_text(struct dt_session *s, uint64_t addr, uint32_t pid,
+		  int which)
+{
+	struct stacks *st = get(s);
+	struct sbuf sb;
+	struct ksym k;
+
+	sbuf_init(&sb);
+	if (!DT_SYM_USER(which)) {
+		if (!st->ksyms_tried) {
+			st->ksyms_tried = true;
+			st->ksyms = ksym_load("/proc/kallsyms");
+		}
+		if (!st->ksyms || !ksym_lookup(st->ksyms, addr, &k)) {
+			sbuf_printf(&sb, "0x%" PRIx64, addr);
+			return sbuf_steal(&sb);
+		}
+		const char *m = k.module == KSYM_KERNEL ? "vmlinux" : k.module;
+
+		if (which == DT_SYM_MOD)
+			sbuf_puts(&sb, m);
+		else if (which == DT_SYM_SYM || addr == k.addr)
+			sbuf_printf(&sb, "%s`%s", m, k.name);
+		else
+			sbuf_printf(&sb, "%s`%s+0x%" PRIx64, m, k.name,
+				    addr - k.addr);
+		return sbuf_steal(&sb);
+	}
+	uint32_t file;
+	uint64_t off, a, delta;
+	const char *path, *base, *fn = NULL;
+	struct elfsym *e;
+
+	if (!procmaps_find(&st->pm, (pid_t)pid, addr, 0, &file, &off)) {
+		sbuf_printf(&sb, "0x%" PRIx64, addr);
+		return sbuf_steal(&sb);
+	}
+	path = procmaps_file(&st->pm, file);
+	base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	e = file_syms(st, path);
+	if (e && elfsym_off_to_addr(e, off, &a))
+		fn = elfsym_lookup(e, a, &delta);
+	if (which == DT_SYM_UMOD)
+		sbuf_puts(&sb, base);
+	else if (!fn)
+		sbuf_printf(&sb, "%s`0x%" PRIx64, base, addr);
+	else if (which == DT_SYM_USYM || !delta)
+		sbuf_printf(&sb, "%s`%.*s", base, (int)strcspn(fn, "@"), fn);
+	else
+		sbuf_printf(&sb, "%s`%.*s+0x%" PRIx64, base,
+			    (int)strcspn(fn, "@"), fn, delta);
+	return sbuf_steal(&sb);
+}
+
 void dt_stacks_free(struct dt_session *s)
 {
 	struct stacks *st = s->stacks;

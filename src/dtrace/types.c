@@ -40,6 +40,9 @@ const char *dt_type_name(const struct dt_type *t, char *buf, size_t len)
 	case DT_TSTACK:
 		snprintf(buf, len, "stack");
 		break;
+	case DT_TSYM:
+		snprintf(buf, len, "symbol");
+		break;
 	case DT_TPTR:
 		if (t->xlate) {
 			snprintf(buf, len, "%s *", dt_xlate_name(t->xlate));
@@ -228,7 +231,11 @@ static struct dt_key key_of(struct dt_node *e)
 {
 	struct dt_key key = { 0 };
 
-	if (e->type.kind == DT_TSTACK) {
+	if (e->type.kind == DT_TSYM) {
+		key.kind = KEY_SYM;
+		key.size = 16;
+		key.which = e->type.symkind;
+	} else if (e->type.kind == DT_TSTACK) {
 		key.kind = KEY_STACK;
 		key.size = 8;
 		key.which = (uint8_t)(e->name[0] == 'u');
@@ -261,6 +268,10 @@ static void check_keys(struct dt_ck *k, struct dt_var *v, struct dt_node **args,
 		if (t.kind == DT_TVOID)
 			dt_error(k->cc, &args[i]->loc, "key %d of %s has no "
 				 "value", i + 1, what);
+		if (t.kind == DT_TSYM && v->scope != DT_AGGVAR)
+			dt_error(k->cc, &args[i]->loc, "not supported: a "
+				 "symbol as the key of an associative array in "
+				 "this version (symbols are aggregation keys)");
 		if (t.kind == DT_TSTACK && v->scope != DT_AGGVAR)
 			dt_error(k->cc, &args[i]->loc, "not supported: a stack "
 				 "as the key of an associative array in this "
@@ -289,6 +300,13 @@ static void check_keys(struct dt_ck *k, struct dt_var *v, struct dt_node **args,
 				 "a string");
 		if (a.kind == KEY_INT)
 			continue;
+		if (a.kind == KEY_SYM || b.kind == KEY_SYM) {
+			if (a.kind != b.kind || a.which != b.which)
+				dt_error(k->cc, &args[i]->loc, "key %d of %s is "
+					 "not the same kind of symbol as before",
+					 i + 1, what);
+			continue;
+		}
 		if (a.kind == KEY_STACK || b.kind == KEY_STACK) {
 			if (a.kind != b.kind || a.which != b.which)
 				dt_error(k->cc, &args[i]->loc, "key %d of %s is "
@@ -489,6 +507,10 @@ static struct dt_type check_assign(struct dt_ck *k, struct dt_node *n)
 		dt_error(k->cc, &n->b->loc, "not supported: a stack in a "
 			 "variable in this version (stacks are aggregation "
 			 "keys)");
+	if (rt.kind == DT_TSYM)
+		dt_error(k->cc, &n->b->loc, "not supported: a symbol in a "
+			 "variable in this version (print it, or use it as an "
+			 "aggregation key)");
 	if (n->op != T_ASSIGN)
 		implicit_int(k, l);
 	if (rt.kind == DT_TVOID)
@@ -770,6 +792,8 @@ int dt_ck_recval(struct dt_ck *k, struct dt_action *a, struct dt_node *e)
 	v->off = k->rec_off;
 	if (key.kind == KEY_INT || key.kind == KEY_STACK)
 		k->rec_off += 8;
+	else if (key.kind == KEY_SYM)
+		k->rec_off += 16;
 	else if (key.kind == KEY_STR)
 		k->rec_off += (key.ssize + 7) & ~7;
 	return v->off;
@@ -1010,7 +1034,8 @@ static void layout_keys(struct dt_cc *cc, struct dt_prog *p)
 			struct dt_key *key = &v->keys[i];
 
 			key->off = off;
-			off += key->kind == KEY_STR ? (key->ssize + 7) & ~7 : 8;
+			off += key->kind == KEY_STR ? (key->ssize + 7) & ~7 :
+			       key->kind == KEY_SYM ? 16 : 8;
 		}
 		v->key_size = off ? off : 8;
 		if (v->key_size > 512)

@@ -4,6 +4,8 @@
  *                         uf_eight(1..8) (returns 36), uf_leaf(i) through
  *                         uf_outer(i) -> uf_middle -> uf_leaf
  *   ufixture spin N       N calls of uf_hot(i) (for the benchmark)
+ *   ufixture addrs N      N rounds of uf_addr(&uf_leaf),
+ *                         uf_addr(&uf_middle + 3), then sleep 1 s
  *   ufixture threads N    "calls N" in each of two threads, one after the
  *                         other
  *   ufixture wait MS N [MS2]  sleep MS, then run "calls N" (for -p),
@@ -82,6 +84,13 @@ NOINLINE long uf_outer(long x)
 
 	__asm__ volatile("" ::: "memory");
 	return r + 1;
+}
+
+/* For usym() and friends: its argument is an address in the program. */
+NOINLINE long uf_addr(long addr)
+{
+	__asm__ volatile("" ::: "memory");
+	return addr & 1;
 }
 
 NOINLINE long uf_hot(long x)
@@ -190,6 +199,16 @@ int main(int argc, char **argv)
 
 		for (long i = 0; i < n; i++)
 			uf_sink += uf_hot(i);
+	} else if (argc >= 3 && !strcmp(argv[1], "addrs")) {
+		/* uf_addr(&uf_leaf), then uf_addr(&uf_middle + 3), N
+		 * times, then sleep 1 s (still alive when printed) */
+		struct timespec ts = { 1, 0 };
+
+		for (long i = 0; i < atol(argv[2]); i++) {
+			uf_sink += uf_addr((long)&uf_leaf);
+			uf_sink += uf_addr((long)&uf_middle + 3);
+		}
+		nanosleep(&ts, NULL);
 	} else if (argc >= 4 && !strcmp(argv[1], "wait")) {
 		struct timespec ts = { atol(argv[2]) / 1000,
 				       atol(argv[2]) % 1000 * 1000000 };

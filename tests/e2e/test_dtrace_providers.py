@@ -439,3 +439,70 @@ def test_stack_in_printf_is_refused(sonde):
     p = dtrace(sonde, "-e", "-n", "BEGIN { printf(\"%s\", stack()); }")
     assert p.returncode == 2
     assert "is stack, which %s cannot print" in p.stderr
+
+
+# ---- sym(), usym(), mod(), umod(), uaddr(), %a, %A ----
+
+def nm_addrs(path):
+    """Function symbols of path by nm (the oracle): name -> address."""
+    out = {}
+    for l in run(["nm", path]).stdout.splitlines():
+        w = l.split()
+        if len(w) == 3 and w[1] in "tT":
+            out[w[2]] = int(w[0], 16)
+    return out
+
+
+def test_user_symbols(sonde, root, ufixture_bin):
+    """usym/umod/uaddr/%A of uf_addr's argument (&uf_leaf, then
+    &uf_middle + 3; nm has both functions) in the recording process;
+    usym keys aggregate by symbol, uaddr keys by symbol and offset."""
+    syms = nm_addrs(ufixture_bin)
+    assert "uf_leaf" in syms and "uf_middle" in syms
+    p = dtrace(sonde, "-q", "-c", ufixture_bin + " addrs 3", "-n",
+               "pid$target:a.out:uf_addr:entry { printf(\"%A|%s|%s|%s\\n\","
+               " arg0, usym(arg0), umod(arg0), uaddr(arg0));"
+               " @s[usym(arg0 + 1)] = count(); @a[uaddr(arg0)] = count(); }"
+               " END { printa(\"S %s %@d\\n\", @s);"
+               " printa(\"A %s %@d\\n\", @a); }")
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.strip().split("\n")
+    b = "ufixture"
+    leaf = f"{b}`uf_leaf|{b}`uf_leaf|{b}|{b}`uf_leaf"
+    mid = f"{b}`uf_middle+0x3|{b}`uf_middle|{b}|{b}`uf_middle+0x3"
+    assert lines[:6] == [leaf, mid] * 3, p.stdout
+    assert sorted(lines[6:]) == sorted([
+        f"S {b}`uf_leaf 3", f"S {b}`uf_middle 3",
+        f"A {b}`uf_leaf 3", f"A {b}`uf_middle+0x3 3"]), p.stdout
+
+
+def test_kernel_symbols(sonde, root):
+    """sym/mod/%a of addresses from /proc/kallsyms (the oracle), and of
+    an address no symbol covers."""
+    addr = None
+    with open("/proc/kallsyms") as f:
+        for l in f:
+            w = l.split()
+            if w[2] == "do_syscall_64" and len(w) == 3:
+                addr = int(w[0], 16)
+                break
+    if not addr:
+        pytest.skip("no do_syscall_64 in /proc/kallsyms")
+    p = dtrace(sonde, "-q", "-n",
+               f"BEGIN {{ printf(\"%a|%a|%s|%s|%a\\n\", {addr:#x}, "
+               f"{addr:#x} + 5, sym({addr:#x} + 5), mod({addr:#x}), 16);"
+               f" trace(sym({addr:#x} + 2)); @[sym({addr:#x} + 1)] ="
+               f" count(); @[sym({addr:#x} + 2)] = count(); exit(0); }}")
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.split("\n")
+    assert lines[0] == ("vmlinux`do_syscall_64|vmlinux`do_syscall_64+0x5|"
+                        "vmlinux`do_syscall_64|vmlinux|0x10"), p.stdout
+    assert lines[1] == "vmlinux`do_syscall_64"
+    assert re.search(r"^  vmlinux`do_syscall_64 +2$", p.stdout, re.M), \
+        p.stdout
+
+
+def test_symbols_in_variables_are_refused(sonde):
+    p = dtrace(sonde, "-e", "-n", "BEGIN { x = sym(0); }")
+    assert p.returncode == 2
+    assert "a symbol in a variable" in p.stderr

@@ -248,6 +248,15 @@ static void test_errors(void **state)
 		    "as the key of an associative array");
 	check_error("BEGIN { printf(\"%d\", stack()); }", "is stack, "
 		    "which %d cannot print");
+	check_error("BEGIN { x = usym(0); }", "not supported: a symbol in "
+		    "a variable");
+	check_error("BEGIN { a[mod(0)] = 1; }", "not supported: a symbol as "
+		    "the key of an associative array");
+	check_error("BEGIN { trace(sym(\"a\")); }", "sym() needs an address");
+	check_error("BEGIN { @[sym(0)] = count(); @[usym(0)] = count(); }",
+		    "key 1 of @ is not the same kind of symbol");
+	check_error("BEGIN { printf(\"%a\", \"x\"); }", "which %a cannot "
+		    "print");
 	check_error("BEGIN { stack(200); }", "stack() takes a number of "
 		    "frames from 1 to 127");
 	check_error("BEGIN { @[stack(0)] = count(); }", "stack() takes a "
