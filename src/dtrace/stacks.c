@@ -82,8 +82,11 @@ static void kframe(struct stacks *st, struct sbuf *sb, uint64_t pc)
 		st->ksyms = ksym_load("/proc/kallsyms");
 	}
 	if (st->ksyms && ksym_lookup(st->ksyms, pc, &k)) {
-		sbuf_printf(sb, "%s`%s+0x%" PRIx64, k.module == KSYM_KERNEL ?
-			    "vmlinux" : k.module, k.name, pc - k.addr);
+		/* as dtrace(1): no offset at the symbol's first byte */
+		sbuf_printf(sb, "%s`%s", k.module == KSYM_KERNEL ?
+			    "vmlinux" : k.module, k.name);
+		if (pc > k.addr)
+			sbuf_printf(sb, "+0x%" PRIx64, pc - k.addr);
 		return;
 	}
 	sbuf_printf(sb, "0x%" PRIx64, pc);
@@ -106,8 +109,9 @@ static void uframe(struct stacks *st, struct sbuf *sb, uint32_t pid,
 	e = file_syms(st, path);
 	if (e && elfsym_off_to_addr(e, off, &addr) &&
 	    (fn = elfsym_lookup(e, addr, &delta))) {
-		sbuf_printf(sb, "%s`%.*s+0x%" PRIx64, base,
-			    (int)strcspn(fn, "@"), fn, delta);
+		sbuf_printf(sb, "%s`%.*s", base, (int)strcspn(fn, "@"), fn);
+		if (delta)
+			sbuf_printf(sb, "+0x%" PRIx64, delta);
 		return;
 	}
 	sbuf_printf(sb, "%s`0x%" PRIx64, base, pc);
