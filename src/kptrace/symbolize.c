@@ -192,6 +192,65 @@ static const struct sym *find_sym(const struct obj *o, const char *name)
 	return NULL;
 }
 
+/* Whether a symbol of the file can be the one a frame printed with a
+ * size: the kernel's size runs to the next symbol (the ELF size plus
+ * padding, or for the last function of a module's section to the end of
+ * its pages). */
+static bool size_fits(const struct obj *o, const struct sym *s,
+		      const struct kp_frame *f)
+{
+	return s->size == f->size || !s->size ||
+	       (f->size >= s->size && f->size <= span(o, s)) ||
+	       (f->size >= s->size && f->size - s->size < 0x1000 &&
+		f->off < s->size);
+}
+
+/* How well a symbol's size agrees with the one a frame printed: 3 the
+ * distance to the next symbol (what kallsyms prints), 2 the ELF size, 1
+ * within the looser bounds of size_fits, 0 not at all. */
+static int size_score(const struct obj *o, const struct sym *s,
+		      const struct kp_frame *f)
+{
+	if (span(o, s) == f->size)
+		return 3;
+	if (s->size == f->size)
+		return 2;
+	return size_fits(o, s, f) ? 1 : 0;
+}
+
+/* The symbol a frame names. Local functions share names (static inline
+ * helpers put out of line in several files: put_page five times in a
+ * Debian vmlinux); the size the frame printed picks among them, and
+ * *unique says whether no other candidate agrees as well. */
+static const struct sym *frame_sym(const struct obj *o,
+				   const struct kp_frame *f, bool *unique)
+{
+	const struct sym *first = find_sym(o, f->sym), *best = NULL;
+	const struct sym *end = o->syms + o->nsyms;
+	int n = 0, top = 0;
+
+	if (!first) {
+		if (unique)
+			*unique = false;
+		return NULL;
+	}
+	for (const struct sym *s = first;
+	     s < end && !strcmp(s->name, f->sym); s++) {
+		int sc = f->has_size ? size_score(o, s, f) : 0;
+
+		if (!best || sc > top) {
+			best = s;
+			top = sc;
+			n = 1;
+		} else if (sc == top) {
+			n++;
+		}
+	}
+	if (unique)
+		*unique = n == 1 && (top > 0 || !f->has_size);
+	return best;
+}
+
 /* Core text layout of a module as the kernel's layout_sections() makes
  * it: executable, allocated, non-init sections in section order, each
  * aligned. */
@@ -548,14 +607,8 @@ static void check_sizes(const struct kp_report *r, const struct obj *o,
 		} else if (f->module) {
 			continue;
 		}
-		s = find_sym(o, f->sym);
-		/* the kernel's size runs to the next symbol: the ELF size
-		 * plus padding, or for the last function of a module's
-		 * section to the end of its pages */
-		if (s && (s->size == f->size || !s->size ||
-			  (f->size >= s->size && f->size <= span(o, s)) ||
-			  (f->size >= s->size && f->size - s->size < 0x1000 &&
-			   f->off < s->size))) {
+		s = frame_sym(o, f, NULL);
+		if (s && size_fits(o, s, f)) {
 			(*ok)++;
 		} else {
 			if (!*bad) {
@@ -682,10 +735,12 @@ static void kaslr_for(struct kp_report *r, const struct kp_symopts *o,
 	for (size_t i = 0; i < r->nframes; i++) {
 		const struct kp_frame *f = &r->frames[i];
 		const struct sym *s;
+		bool unique;
 
 		if (f->module || !f->has_addr || !f->sym || !f->has_off)
 			continue;
-		if (!(s = find_sym(v, f->sym)))
+		/* a name several functions share tells no offset */
+		if (!(s = frame_sym(v, f, &unique)) || !unique)
 			continue;
 		r->kaslr_used = f->addr - (s->addr + f->off);
 		r->kaslr_source = "derived from a frame";
@@ -951,7 +1006,7 @@ int kp_symbolize(struct kp_report *r, const struct kp_reports *rs,
 			continue;
 		}
 		if (f->sym && f->has_off) {
-			const struct sym *s = find_sym(m, f->sym);
+			const struct sym *s = frame_sym(m, f, NULL);
 
 			if (s) {
 				lookup = s->addr + f->off;

@@ -5,6 +5,7 @@ against eu-addr2line on the DWARF vmlinux and kptest.ko (function, file,
 line, inline chain), for core-kernel and module frames; then the same
 reports with every frame turned into a raw runtime address, so that sonde
 has to do the KASLR and module-base arithmetic itself."""
+import bisect
 import json
 import os
 import re
@@ -59,8 +60,23 @@ def runtime_addr(r, f, ko_syms):
     if len(cands) > 1:
         link = system_map(r)
         cands = [a for a in cands if (a - r.kernel_offset) in link.get(f.func, ())]
+    if len(cands) > 1:
+        # Namesakes (put_page five times): the size the kernel printed is
+        # the distance to the next kallsyms symbol.
+        cands = [a for a in cands if kallsyms_span(r, a) == f.size]
     assert len(cands) == 1, (f.line, cands)
     return cands[0] + f.off
+
+
+_starts = {}
+
+
+def kallsyms_span(r, addr):
+    if id(r) not in _starts:
+        _starts[id(r)] = (r, sorted({a for v in r.ksyms.values() for a in v}))
+    starts = _starts[id(r)][1]
+    i = bisect.bisect_right(starts, addr)
+    return starts[i] - addr if i < len(starts) else None
 
 
 _maps = {}
@@ -320,3 +336,43 @@ def test_sanitizers_clean(sonde, scenario, ko_syms, tmp_path):
     log = tmp_path / "raw.log"
     log.write_text(raw_log(r, by_line, "mixed", keep_offset_line=False))
     kptrace(asan, r, str(log))
+
+
+def test_same_named_functions_told_apart_by_size(sonde, tmp_path):
+    """Local functions share names (static inlines put out of line in
+    several files: put_page five times in the Debian vmlinux). A frame
+    names one as NAME+OFF/SIZE with the size running to the next symbol,
+    as the kernel prints it: sonde must pick the candidate of that size,
+    for the location and for its check that the vmlinux fits the report
+    (no 'symbols differ' note), as eu-addr2line at that candidate says."""
+    p = guest.paths()
+    vmlinux = p["vmlinux"]
+    syms = oracle.elf_symbols(vmlinux)
+    starts = sorted({s.value for v in syms.values() for s in v})
+    nxt = dict(zip(starts, starts[1:]))
+    # Candidates of a shared name whose kernel size no namesake has.
+    cases = []
+    for name in ["put_page"] + sorted(syms):
+        cands = [s for s in syms[name] if s.size > 8 and s.value in nxt]
+        spans = [nxt[s.value] - s.value for s in cands]
+        if len(cands) > 1 and len(cases) < 40:
+            cases += [(s, sp) for s, sp in zip(cands, spans) if spans.count(sp) == 1]
+    if len(cases) < 2:
+        pytest.skip("this vmlinux has no same-named functions of distinct sizes")
+    lines = ["[    1.000000] BUG: kernel NULL pointer dereference, address: 0000000000000000",
+             "[    1.000001] CPU: 0 PID: 1 Comm: init Not tainted %s #1 Debian" % p["release"],
+             "[    1.000002] Call Trace:", "[    1.000003]  <TASK>"]
+    for s, span in cases:
+        lines.append("[    1.000004]  %s+0x%x/0x%x" % (s.name, 6, span))
+    lines.append("[    1.000005]  </TASK>")
+    log = tmp_path / "dups.log"
+    log.write_text("\n".join(lines) + "\n")
+    r = run([sonde, "kptrace", "-k", vmlinux, str(log), "--format", "json"], timeout=120)
+    assert r.returncode == 0, r.stderr
+    rep = json.loads(r.stdout)["reports"][0]
+    assert rep["notes"] == [], rep["notes"]
+    want = oracle.addr2line(vmlinux, [s.value + 6 - 1 for s, _ in cases])
+    got = [f for f in rep["frames"] if f["function"] in {s.name for s, _ in cases}]
+    assert len(got) == len(cases), rep["frames"]
+    for (s, span), fr in zip(cases, got):
+        check_location(fr, want[s.value + 5], None, (s, span))
