@@ -4,8 +4,9 @@
  * w, W) becomes a 16-byte entry with its name copied into one arena. Both
  * live in populated regions, so the ~5 MB a kernel needs cost no page
  * faults one by one. Several names at one address (aliases) collapse to the
- * best one, chosen as perf does: global before weak before local, then
- * fewer leading underscores, then the first in file order. */
+ * best one: global before weak before local, then fewer leading
+ * underscores, then the last in file order — the one perf names, since
+ * reading kallsyms it gives every alias but the last a zero length. */
 #include "ksym.h"
 
 #include <errno.h>
@@ -212,7 +213,7 @@ void ksym_parse_end(struct ksym_table *t)
 
 		if (prev && prev->addr == t->ents[r].addr &&
 		    prev->mod == t->ents[r].mod) {
-			if (rank(t, &t->ents[r]) < rank(t, prev))
+			if (rank(t, &t->ents[r]) <= rank(t, prev))
 				*prev = t->ents[r];
 			t->aliases++;
 			continue;
