@@ -23,7 +23,7 @@ static const char *const generic[] = {
 	"die", "__die", "__die_body", "oops_end", "bust_spinlocks",
 	"exc_*", "asm_exc_*", "do_invalid_op", "invalid_op", "do_bug",
 	"bug_handler", "call_break_hook", "brk_handler", "do_debug_exception",
-	"el1_dbg", "el1h_64_sync*", "el1_sync*", "el1_abort", "el1_da",
+	"el1_*", "el1h_*",
 	"do_mem_abort", "do_page_fault", "do_translation_fault",
 	"__do_kernel_fault", "die_kernel_fault", "do_kern_addr_fault",
 	"do_user_addr_fault", "page_fault_oops", "kernelmode_fixup_or_oops",
@@ -116,7 +116,7 @@ static const char *const generic[] = {
 	"fortify_*", "__x86_indirect_thunk_*", "__pfx_*", "__x86_return_thunk",
 	"entry_SYSCALL_64*", "do_syscall_64", "do_syscall_x64",
 	"ret_from_fork*", "kthread", "kernel_thread_helper",
-	"__sanitizer_cov_trace_*", "write_comp_data", "trace_hardirqs_*",
+	"__sanitizer_cov_trace_*", "trace_hardirqs_*",
 	"bug", "__bug", "complete", "*readb", "*readw", "*readl", "*readq",
 	"*writeb", "*writew", "*writel", "*writeq", "crc[0-9]*", "copyin",
 	"copyout", "lock_page*", "unlock_page*", NULL,
@@ -180,9 +180,9 @@ static const char *const plumbing[] = {
 	"sysvec_", "__sysvec", "bad_page", "check_new_page", "free_pages_prepare",
 	"__free_pages_ok", "__kfence", "kfence_", "page_fault",
 	"__get_user", "__put_user", "do_user_addr_fault", "do_kern_addr_fault",
-	"asm_exc", "el1_", "do_mem_abort", "die_kernel_fault",
+	"asm_exc", "do_mem_abort", "die_kernel_fault",
 	"__do_kernel_fault", "do_translation_fault", "do_page_fault",
-	"__sanitizer_cov", "write_comp_data", "__schedule", "schedule",
+	"__sanitizer_cov", "__schedule", "schedule",
 	"queue_work", "timer_delete", "kill_fasync", "atomic_read", "atomic_",
 	"_compound_head", "va_format", "vsnprintf", "vscnprintf", "hex_dump",
 	"crc16", "crc_", "xas_", "iput", "stack_trace_", "_copy_to_iter",
@@ -389,19 +389,32 @@ static int main_stack_of(const struct kp_report *r)
 	for (size_t i = 0; i < r->nframes; i++) {
 		const char *l = r->stacks[r->frames[i].stack];
 
-		if (!strncasecmp(l, "Call Trace", 10))
+		if (!strncasecmp(l, "Call Trace", 10) ||
+		    !strncmp(l, "Backtrace", 9))
 			return r->frames[i].stack;
 	}
 	return r->nframes ? r->frames[0].stack : 0;
 }
 
-/* Frames of the main stack that may be blamed, by name. */
-static int candidates(const struct kp_report *r, bool from_pc,
+/* The first stack whose header starts with prefix and that has frames,
+ * or -1. */
+static int stack_named(const struct kp_report *r, const char *prefix)
+{
+	for (size_t i = 0; i < r->nframes; i++)
+		if (!strncmp(r->stacks[r->frames[i].stack], prefix,
+			     strlen(prefix)))
+			return r->frames[i].stack;
+	return -1;
+}
+
+/* Frames of the main stack (or of stack want, when not -1) that may be
+ * blamed, by name. */
+static int candidates(const struct kp_report *r, int want, bool from_pc,
 		      bool after_irq, bool anchors, const char *const *extra,
 		      const char **v, int max)
 {
 	size_t start = 0;
-	int n = 0, main_stack = main_stack_of(r);
+	int n = 0, main_stack = want >= 0 ? want : main_stack_of(r);
 
 	if (after_irq) {
 		/* the code the timer interrupt interrupted: after the
@@ -477,6 +490,10 @@ static const char *const sk_spin[] = { "spin_", NULL };
 static const char *const sk_preempt[] = { "dump_stack", "preemption",
 	"preempt", NULL };
 static const char *const sk_nonstatic[] = { "stack", "lock", "IRQ", NULL };
+static const char *const sk_badpage[] = { "free_page", "put_page",
+	"get_page", "update_page", "release_page", "free_unref", "folio",
+	"truncate_inode_pages", "page_frag_free", "alloc", "vmap",
+	"page_owner", NULL };
 static const char *const sk_sched[] = { "schedule", "retint_kernel", NULL };
 
 /* KMSAN: the allocator and netlink plumbing that carried the value, and
@@ -598,8 +615,8 @@ static const char *culprit(const struct kp_report *r)
 	if (stall_kind(k)) {
 		const char *c;
 
-		n = candidates(r, true, has(k, "rcu detected stall"), true,
-			       extra, v, 256);
+		n = candidates(r, -1, true, has(k, "rcu detected stall"),
+			       true, extra, v, 256);
 		for (int i = 0; i < n; i++)
 			if (!strncmp(v[i], "smp_call_function", 17))
 				return "smp_call_function";
@@ -608,7 +625,15 @@ static const char *culprit(const struct kp_report *r)
 			return c;
 		return n ? v[0] : NULL;
 	}
-	n = candidates(r, pc_kind(k), false, false, extra, v, 256);
+	/* a bad page: where it was allocated, when page_owner says */
+	if (!strcmp(k, "BUG: Bad page state")) {
+		int alloc = stack_named(r, "page last allocated");
+
+		if (alloc >= 0 && (n = candidates(r, alloc, false, false,
+						  false, sk_badpage, v, 256)))
+			return v[0];
+	}
+	n = candidates(r, -1, pc_kind(k), false, false, extra, v, 256);
 	if (n)
 		return v[0];
 	if (r->headline_func)

@@ -655,6 +655,9 @@ static const struct fixed fixed_kinds[] = {
 	{ "BUG: Bad rss-counter state", "BUG: Bad rss-counter state" },
 	{ "BUG: Dentry ", "BUG: Dentry still in use" },
 	{ "BUG: workqueue lockup", "BUG: workqueue lockup" },
+	{ "unregister_netdevice: waiting for ", "unregister_netdevice: waiting for DEV to become free" },
+	{ "VFS: Busy inodes after unmount", "VFS: Busy inodes after unmount (use-after-free)" },
+	{ "VFS: Close: file count is 0", "VFS: Close: file count is zero (use-after-free)" },
 	{ "Watchdog detected hard LOCKUP", "BUG: hard lockup" },
 	{ "WARNING: possible circular locking dependency detected", "possible deadlock" },
 	{ "WARNING: possible recursive locking detected", "possible deadlock" },
@@ -777,7 +780,7 @@ static const char *warning_kind(const char *file, size_t n, const char *func)
  * function the headline names (WARNING at ... func, KASAN in func). */
 static char *headline(const char *body, char **func)
 {
-	const char *s = strip_subsys(body);
+	const char *s = strip_subsys(body), *op;
 	static const char *const bug_stops[] = {
 		" at ", ":", "!", ",", " - ", " in process", " on CPU",
 		" (", NULL,
@@ -872,6 +875,13 @@ static char *headline(const char *body, char **func)
 	if (starts(s, "WARNING: kernel stack frame pointer at ") &&
 	    isxdigit((unsigned char)s[39]))
 		return sd_strdup("WARNING: kernel stack frame pointer has bad value");
+	/* "BUG: Dentry ... still in use (1) [unmount of fs dev]": named by
+	 * the operation, as syzkaller names it */
+	if (starts(s, "BUG: Dentry ") && (op = strstr(s, " still in use")) &&
+	    (op = strchr(op, '[')) && strstr(op, " of ")) {
+		*func = sd_strndup(op + 1, strcspn(op + 1, " ]"));
+		return sd_strdup("BUG: Dentry still in use");
+	}
 	for (const struct fixed *f = fixed_kinds; f->prefix; f++)
 		if (starts(s, f->prefix))
 			return sd_strdup(f->kind);
@@ -1174,7 +1184,8 @@ static char *stack_header(const char *s)
 		"Local variable ", "Memory state around", "backtrace",
 		"read to ", "write to ", "read-write to ", "-> #",
 		"Exception stack(", "Last Breaking-Event-Address",
-		"Preemption disabled at", NULL,
+		"Preemption disabled at", "page last allocated",
+		"page last free", NULL,
 	};
 
 	s = skip_ws(s);
@@ -1346,6 +1357,7 @@ static void parse_line(struct parser *ps, const char *line)
 		 * one long after it is a crash of its own */
 		bool near = r && ps->lineno - r->last_line <= 64;
 		bool nested = r && (!strcmp(kind, "NMI backtrace") ||
+				    starts(kind, "unregister_netdevice: ") ||
 				    (starts(kind, "kernel panic: ") && near) ||
 				    (!strcmp(kind, "Oops") && r->nframes == 0));
 

@@ -15,9 +15,9 @@
 
 /* Agreement required, in percent of the files that state a title: the
  * kind alone (issue 4's 95 %), and the kind with the function (issue 4
- * asks 95 % here too; 93 % is reached so far, kept as a floor). */
+ * asks 95 % here too; 94.98 % is reached so far, 94 % kept as a floor). */
 #define KINDS_PCT 95
-#define TITLES_PCT 93
+#define TITLES_PCT 94
 
 #ifndef CORPUS_DIR
 #define CORPUS_DIR "../shared/corpus"

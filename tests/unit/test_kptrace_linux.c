@@ -142,6 +142,64 @@ static void prefixes_and_kinds(void **state)
 	kp_reports_free(&rs);
 }
 
+/* Culprit rules taken from syzkaller's: a dentry named by the unmount,
+ * a bad page by where it was allocated, a "Backtrace:" after "Preemption
+ * disabled at:", arm64's el1_ entry prefixes (not "_del1_" inside a
+ * name), KCOV's write_comp_data as a culprit, kinds with no stack. */
+static void culprit_rules(void **state)
+{
+	struct kp_reports rs = parse(
+		"[ 1.0] BUG: Dentry ffff8880{i=0,n=.index}  still in use (1) [unmount of ramfs ramfs]\n"
+		"[ 1.0] WARNING: CPU: 0 PID: 1 at fs/dcache.c:1667 umount_check+0x1/0x2\n"
+		"[ 1.0] ---[ end trace 0 ]---\n"
+		"[ 2.0] BUG: Bad page state in process sh  pfn:7071f\n"
+		"[ 2.0] page last allocated via order 0, migratetype Unmovable, pid 1\n"
+		"[ 2.0]  post_alloc_hook+0x1f3/0x230\n"
+		"[ 2.0]  page_pool_alloc_pages+0xcb/0x100\n"
+		"[ 2.0]  xdp_run_batch+0x939/0x1000\n"
+		"[ 2.0] Call Trace:\n"
+		"[ 2.0]  bad_page+0x18e/0x200\n"
+		"[ 2.0]  skb_release_data+0x6b2/0x800\n"
+		"[ 2.0] ---[ end trace 0 ]---\n"
+		"[ 3.0] BUG: scheduling while atomic: sh/5582/0x00000101\n"
+		"[ 3.0] Preemption disabled at:\n"
+		"[ 3.0] [<80201270>] __do_softirq+0x68/0x480\n"
+		"[ 3.0] Backtrace: frame pointer underflow\n"
+		"[ 3.0] [<816f6584>] (schedule) from [<816f9364>] (down_write+0x4c/0x50)\n"
+		"[ 3.0] [<816f972c>] (down_write) from [<804c4268>] (simple_removal+0x198/0x378)\n"
+		"[ 3.0] [<804c40d0>] (simple_removal) from [<80656bdc>] (debugfs_remove+0x40/0x54)\n"
+		"[ 3.0] ---[ end trace 0 ]---\n"
+		"[ 4.0] BUG: KASAN: invalid-access in __list_add_valid+0x10/0x90\n"
+		"[ 4.0] Read at addr f6ff00001d527690 by task sh/5007\n"
+		"[ 4.0] Call trace:\n"
+		"[ 4.0]  kasan_report+0x134/0x380\n"
+		"[ 4.0]  el1h_64_sync+0x78/0x7c\n"
+		"[ 4.0]  __list_add_valid+0x10/0x90\n"
+		"[ 4.0]  ip6_mc_del1_src+0x78/0x7c\n"
+		"[ 4.0] ---[ end trace 0 ]---\n"
+		"[ 5.0] Unhandled fault: page domain fault (0x01b) at 0x00000ea3\n"
+		"[ 5.0] PC is at write_comp_data+0x4c/0xd8\n"
+		"[ 5.0] ---[ end trace 0 ]---\n"
+		"[ 6.0] unregister_netdevice: waiting for lo to become free. Usage count = 5\n"
+		"[ 7.0] VFS: Busy inodes after unmount of sda1. Self-destruct in 5 seconds.\n");
+
+	(void)state;
+	assert_int_equal(rs.n, 7);
+	assert_string_equal(rs.v[0].title, "BUG: Dentry still in use in unmount");
+	assert_string_equal(rs.v[1].title,
+			    "BUG: Bad page state in xdp_run_batch");
+	assert_string_equal(rs.v[2].title,
+			    "BUG: scheduling while atomic in simple_removal");
+	assert_string_equal(rs.v[3].title,
+			    "KASAN: invalid-access Read in ip6_mc_del1_src");
+	assert_string_equal(rs.v[4].title, "Unhandled fault in write_comp_data");
+	assert_string_equal(rs.v[5].title,
+			    "unregister_netdevice: waiting for DEV to become free");
+	assert_string_equal(rs.v[6].title,
+			    "VFS: Busy inodes after unmount (use-after-free)");
+	kp_reports_free(&rs);
+}
+
 static void proc_modules_lines(void **state)
 {
 	struct kp_reports rs = parse(
@@ -200,6 +258,7 @@ int main(void)
 		cmocka_unit_test(arm64_pc_and_call_trace),
 		cmocka_unit_test(old_x86_arm32_ppc_frames),
 		cmocka_unit_test(prefixes_and_kinds),
+		cmocka_unit_test(culprit_rules),
 		cmocka_unit_test(proc_modules_lines),
 		cmocka_unit_test(garbage_and_long_lines),
 	};
