@@ -242,6 +242,14 @@ bool kp_skip_func(const char *name)
 	       has_any(kp_func_base(name, buf, sizeof(buf)), plumbing);
 }
 
+static const char *const sk_deadlock[] = { "process_one_work",
+	"flush_workqueue", "drain_workqueue", "destroy_workqueue", NULL };
+
+bool kp_deadlock_skip(const char *name)
+{
+	return !name || has_any(name, sk_deadlock);
+}
+
 /* Skipped for a culprit: generic helpers, plumbing, and the kind's own
  * extra list. */
 static bool skipped(const char *name, const char *const *extra)
@@ -607,6 +615,15 @@ static const char *culprit(const struct kp_report *r)
 	     has(k, "locks held") ||
 	     has(k, "returning to user space")) && r->lock_func)
 		return r->lock_func;
+	/* a circular dependency whose locks are taken by plumbing: the
+	 * first chain names it */
+	if (!strcmp(k, "possible deadlock")) {
+		int chain = stack_named(r, "-> #");
+
+		if (chain >= 0 && (n = candidates(r, chain, false, false,
+						  false, sk_deadlock, v, 256)))
+			return v[0];
+	}
 	if (r->headline_func && !skipped(r->headline_func, extra) &&
 	    strcmp(k, "WARNING: refcount bug") && strcmp(k, "WARNING: kmalloc bug") &&
 	    strcmp(k, "WARNING: ODEBUG bug") && strcmp(k, "WARNING: locking bug") &&

@@ -33,6 +33,15 @@ struct parser {
 	bool lock_trigger;		/* lockdep named the lock in question */
 	bool lock_at_next;		/* ... and its "at:" is the next line */
 	bool safe_order;		/* a "-safe -> -unsafe lock order" report */
+	enum {
+		LOCK_FIRST,		/* the first "at:" that is no plumbing */
+		LOCK_DIRECT,		/* the first "at:", as it is */
+		LOCK_CIRCULAR,		/* of the next two "at:", the first
+					 * that is no plumbing (else the
+					 * dependency chain names it) */
+		LOCK_STACK,		/* none: the call trace names it */
+	} lock_mode;
+	int lock_ats;			/* "at:" lines seen since the trigger */
 	bool became_next;		/* its first "which became" chain follows */
 	bool became_done;
 	char *release_buf;
@@ -1101,6 +1110,25 @@ static void open_report(struct parser *ps, char *kind, char *func)
 	ps->section = KP_SEC_TASK;
 	ps->lock_trigger = ps->lock_at_next = false;
 	ps->safe_order = ps->became_next = ps->became_done = false;
+	ps->lock_mode = LOCK_FIRST;
+	ps->lock_ats = 0;
+}
+
+/* How a lockdep headline names its lock, as syzkaller reads each: the
+ * old "[ INFO: ... ]" forms and the recursive, irq-inversion and held-lock
+ * reports by the "at:" of the lock in question; a circular dependency by
+ * that lock or the one held, unless both are plumbing or work-queue
+ * machinery; an inconsistent lock state by its call trace. */
+static int lock_mode_of(const char *s)
+{
+	if (starts(s, "WARNING: possible circular locking"))
+		return LOCK_CIRCULAR;
+	if (starts(s, "WARNING: inconsistent lock state"))
+		return LOCK_STACK;
+	if (starts(s, "INFO: ") || starts(s, "WARNING: possible recursive") ||
+	    starts(s, "WARNING: possible irq lock inversion"))
+		return LOCK_DIRECT;
+	return LOCK_FIRST;
 }
 
 /* "CPU: 0 PID: 1 Comm: sh Tainted: G  O  6.1.0-18-cloud-amd64 #1" and
@@ -1189,6 +1217,9 @@ static char *stack_header(const char *s)
 	};
 
 	s = skip_ws(s);
+	/* lockdep: "{HARDIRQ-ON-W} state was registered at:" */
+	if (s[0] == '{' && ends_with(s, "} state was registered at:"))
+		return sd_strndup(s, strlen(s) - 1);
 	for (int i = 0; hdr[i]; i++)
 		if (starts(s, hdr[i])) {
 			size_t n = strlen(s);
@@ -1388,6 +1419,7 @@ static void parse_line(struct parser *ps, const char *line)
 		if (strstr(b, "still has locks held") ||
 		    strstr(b, "held lock freed"))
 			ps->lock_trigger = true;
+		ps->lock_mode = lock_mode_of(strip_subsys(b));
 		ps->safe_order = strstr(b, "WARNING: ") &&
 				 strstr(b, "-safe -> ") &&
 				 strstr(b, "-unsafe lock order");
@@ -1458,10 +1490,12 @@ static void parse_line(struct parser *ps, const char *line)
 	}
 	/* lockdep: the lock the task is trying to take (or release, or
 	 * whose state changed): the first non-generic "at:" after it */
-	if (strstr(b, "is trying to acquire") || strstr(b, "is trying to release") ||
-	    strstr(b, "just changed the state of lock") || ends_with(b, "] takes:") ||
-	    strstr(b, "still has locks held") || strstr(b, "leaving the kernel with locks still held")) {
-		ps->lock_trigger = true;
+	if ((strstr(b, "is trying to acquire") || strstr(b, "is trying to release") ||
+	     strstr(b, "just changed the state of lock") || ends_with(b, "] takes:") ||
+	     strstr(b, "still has locks held") ||
+	     strstr(b, "leaving the kernel with locks still held")) &&
+	    !ps->lock_trigger) {
+		ps->lock_trigger = ps->lock_mode != LOCK_STACK;
 		ps->lock_at_next = ends_with(b, " at:");
 		return;
 	}
@@ -1472,10 +1506,15 @@ static void parse_line(struct parser *ps, const char *line)
 
 		ps->lock_at_next = false;
 		if (ps->lock_trigger && !r->lock_func &&
+		    (ps->lock_mode != LOCK_CIRCULAR || ps->lock_ats < 2) &&
 		    parse_frame(q, true, &lf) && lf.sym) {
 			char *fn = sd_strndup(lf.sym, lf.symlen);
 
-			if (kp_skip_func(fn))
+			ps->lock_ats++;
+			if (ps->lock_mode != LOCK_DIRECT &&
+			    (kp_skip_func(fn) ||
+			     (ps->lock_mode == LOCK_CIRCULAR &&
+			      kp_deadlock_skip(fn))))
 				free(fn);
 			else
 				r->lock_func = fn;

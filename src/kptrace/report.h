@@ -151,6 +151,9 @@ const char *kp_culprit(const struct kp_report *r);
 bool kp_generic_func(const char *name);
 /* ... or plumbing around a culprit (locks, strings, copies, printing). */
 bool kp_skip_func(const char *name);
+/* ... or work-queue machinery that takes locks for every work item (a
+ * circular lock dependency in it is the work item's). */
+bool kp_deadlock_skip(const char *name);
 /* Add a note to a report (printf-style). */
 void kp_note(struct kp_report *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -14,10 +14,10 @@
 #include <unistd.h>
 
 /* Agreement required, in percent of the files that state a title: the
- * kind alone (issue 4's 95 %), and the kind with the function (issue 4
- * asks 95 % here too; 94.98 % is reached so far, 94 % kept as a floor). */
+ * kind alone and the kind with the function (issue 4 asks 95 % of both;
+ * 98.0 % and 95.9 % are reached). */
 #define KINDS_PCT 95
-#define TITLES_PCT 94
+#define TITLES_PCT 95
 
 #ifndef CORPUS_DIR
 #define CORPUS_DIR "../shared/corpus"

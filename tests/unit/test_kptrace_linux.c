@@ -200,6 +200,55 @@ static void culprit_rules(void **state)
 	kp_reports_free(&rs);
 }
 
+/* Lockdep reports named as syzkaller names each form: an inconsistent
+ * lock state by its call trace (not the lock's "at:", nor the chain where
+ * the state was registered), a circular dependency whose two locks are
+ * work-queue machinery by its first chain, the old "[ INFO: ]" form by
+ * the "at:" as it is. */
+static void lockdep_rules(void **state)
+{
+	struct kp_reports rs = parse(
+		"[ 1.0] WARNING: inconsistent lock state\n"
+		"[ 1.0] inconsistent {HARDIRQ-ON-W} -> {IN-HARDIRQ-W} usage.\n"
+		"[ 1.0] sh/1 [HC1[1]:SC0[0]:HE0:SE1] takes:\n"
+		"[ 1.0] ffff8801e85ebf20 (&fs->lock){?.+.}, at: io_dismantle+0x411/0xae0\n"
+		"[ 1.0] {HARDIRQ-ON-W} state was registered at:\n"
+		"[ 1.0]   lock_acquire+0x1da/0xb70\n"
+		"[ 1.0]   set_fs_pwd+0x89/0x1e0\n"
+		"[ 1.0] 2 locks held by sh/1:\n"
+		"[ 1.0]  #0: ffff88806f912620 (k-slock-AF_INET6/1){+.-.}, at: tcp_v6_rcv+0x3317/0x4470\n"
+		"[ 1.0] stack backtrace:\n"
+		"[ 1.0] Call Trace:\n"
+		"[ 1.0]  dump_stack_lvl+0x1dc/0x2d8\n"
+		"[ 1.0]  print_usage_bug+0xa6d/0xea0\n"
+		"[ 1.0]  mark_lock+0x168c/0x1e00\n"
+		"[ 1.0]  fs_reclaim_acquire+0x77/0x110\n"
+		"[ 1.0]  kmem_cache_alloc_node+0x46/0x340\n"
+		"[ 1.0] ---[ end trace 0 ]---\n"
+		"[ 2.0] WARNING: possible circular locking dependency detected\n"
+		"[ 2.0] kworker/u8:2/43 is trying to acquire lock:\n"
+		"[ 2.0] ffffc9000027fdf0 ((work_completion)(&w)){+.+.}, at: process_one_work+0x8c0/0x17b0\n"
+		"[ 2.0] but task is already holding lock:\n"
+		"[ 2.0] ffff8880649b0d28 ((wq_completion)wg){+.+.}, at: process_one_work+0x88b/0x17b0\n"
+		"[ 2.0] -> #1 ((wq_completion)wg){+.+.}:\n"
+		"[ 2.0]        flush_workqueue+0x115/0x1520\n"
+		"[ 2.0]        peer_remove_after_dead+0x16a/0x230\n"
+		"[ 2.0]  #0: ffff8880649b0d28 ((wq_completion)wg){+.+.}, at: wg_packet_tx+0x88b/0x17b0\n"
+		"[ 2.0] ---[ end trace 0 ]---\n"
+		"[ 3.0] [ INFO: possible circular locking dependency detected ]\n"
+		"[ 3.0] kacpi_hotplug/246 is trying to acquire lock:\n"
+		"[ 3.0]  (kacpid){+.+.+.}, at: [<ffffffff8105bbd0>] flush_workqueue+0x0/0xb0\n");
+
+	(void)state;
+	assert_int_equal(rs.n, 3);
+	assert_string_equal(rs.v[0].title,
+			    "inconsistent lock state in fs_reclaim_acquire");
+	assert_string_equal(rs.v[1].title,
+			    "possible deadlock in peer_remove_after_dead");
+	assert_string_equal(rs.v[2].title, "possible deadlock in flush_workqueue");
+	kp_reports_free(&rs);
+}
+
 static void proc_modules_lines(void **state)
 {
 	struct kp_reports rs = parse(
@@ -259,6 +308,7 @@ int main(void)
 		cmocka_unit_test(old_x86_arm32_ppc_frames),
 		cmocka_unit_test(prefixes_and_kinds),
 		cmocka_unit_test(culprit_rules),
+		cmocka_unit_test(lockdep_rules),
 		cmocka_unit_test(proc_modules_lines),
 		cmocka_unit_test(garbage_and_long_lines),
 	};
