@@ -139,6 +139,8 @@ struct dt_type {
 	uint8_t xlate;		/* pointers: the translated kernel struct
 				 * they point to (enum dt_xlate) */
 	uint8_t symkind;	/* DT_TSYM: enum dt_symkind */
+	bool alloca;		/* pointers: into alloca()'s scratch memory
+				 * (bcopy() and copyinto() destinations) */
 };
 
 /* Kernel structures D sees through a translator (xlate.c): the pointer
@@ -323,7 +325,8 @@ struct dt_errrec {
 	uint32_t pad;
 	uint64_t addr;		/* DTRACEFLT_BADADDR: the address */
 };
-enum { DTRACEFLT_BADADDR = 1, DTRACEFLT_DIVZERO = 4 };
+enum { DTRACEFLT_BADADDR = 1, DTRACEFLT_DIVZERO = 4,
+	DTRACEFLT_NOSCRATCH = 5 };
 
 /* Per-CPU counters at the start of the scratch area. */
 struct dt_counters {
@@ -349,6 +352,7 @@ struct dt_options {
 	bool aggsortkey, aggsortrev;
 	uint64_t aggsortpos, aggsortkeypos;
 	uint64_t nspec, specsize;	/* speculations */
+	uint64_t scratchsize;	/* alloca() bytes per clause */
 };
 
 /* Macro arguments: $0 (script), $1..$N, $target, $pid ... */
@@ -376,6 +380,11 @@ struct dt_prog {
 	int zero_off;		/* zeros for a new aggregation value (-1: the
 				 * scratch area's 16 zero bytes do) */
 	bool uses_ppid, uses_vtimestamp;
+	/* strtok()'s state (a position, then a copy of the string) and
+	 * alloca()'s memory (the bytes in use, then scratchsize bytes) in
+	 * the scratch area, after the this-> variables (compile.c) */
+	bool uses_strtok, uses_alloca;
+	int strtok_off, alloca_off;
 };
 
 /* The offset of string s (padded to ssize bytes) in the read-only data,
@@ -402,6 +411,9 @@ enum dt_builtin {
 	BI_CURPSINFO, BI_CURLWPSINFO,
 	BI_NBUILTINS
 };
+
+/* The constant NULL (the checker makes it an N_INT pointer). */
+bool dt_node_is_null(const struct dt_node *n);
 
 /* The checker's state, for the functions' check hooks (funcs.c). */
 struct dt_ck;

@@ -238,6 +238,11 @@ static void cg_fault(struct dt_cg *g, int fault, int addr)
 	dt_jmp(g, g->skip);
 }
 
+void dt_cg_fault(struct dt_cg *g, int fault, int addr)
+{
+	cg_fault(g, fault, addr);
+}
+
 void dt_cg_fault_if_zero(struct dt_cg *g, int reg, int fault)
 {
 	int ok = dt_label(g);
@@ -800,6 +805,17 @@ static bool is_compare(int op)
 static void cg_compare_operands(struct dt_cg *g, struct dt_node *n, int *ra,
 				int *rb, bool *sign)
 {
+	if ((n->a->type.kind == DT_TSTR) != (n->b->type.kind == DT_TSTR)) {
+		/* s == NULL: the empty string is this version's NULL */
+		struct dt_node *s = n->a->type.kind == DT_TSTR ? n->a : n->b;
+
+		*ra = dt_cg_expr(g, s);
+		dt_emit(g, I_LDX(BPF_B, *ra, *ra, 0));
+		*rb = dt_reg(g);
+		dt_emit(g, I_MOV_IMM(*rb, 0));
+		*sign = false;
+		return;
+	}
 	if (n->a->type.kind == DT_TSTR) {
 		int a = dt_cg_expr(g, n->a), b = dt_cg_expr(g, n->b);
 
@@ -1371,6 +1387,9 @@ static void cg_clause(struct dt_cg *g, struct dt_clause *cl)
 	g->loc = cl->loc;
 	g->temp_top = g->temp_base;
 	dt_regs_reset(g);
+	/* alloca()'s memory lasts for the clause */
+	if (g->p->uses_alloca)
+		dt_emit(g, I_ST(BPF_DW, DT_SCRATCH_REG, g->p->alloca_off, 0));
 	/* A unit of many probes, or a kernel event shared with probes no
 	 * clause enables: the provider tells them apart. */
 	if (g->u->prov->cg_guard)
@@ -1489,6 +1508,9 @@ void dt_cg_unit(struct dt_cg *g, struct dt_unit *u)
 	/* Clause-locals start at zero in every firing. */
 	for (int off = 0; off < g->p->this_size; off += 8)
 		dt_emit(g, I_ST(BPF_DW, DT_SCRATCH_REG, g->p->this_off + off, 0));
+	/* strtok(NULL, ...) before any strtok(s, ...) of the firing: none */
+	if (g->p->uses_strtok)
+		dt_emit(g, I_ST(BPF_DW, DT_SCRATCH_REG, g->p->strtok_off, -1));
 	for (int i = 0; i < u->nclauses; i++)
 		cg_clause(g, u->clauses[i]);
 	dt_place(g, out);

@@ -159,6 +159,9 @@ void dt_cg_store_val(struct dt_cg *g, struct dt_node *e, int ptr, int off,
 		     const struct dt_key *k);
 /* The context pointer, in a new register. */
 int dt_cg_ctx(struct dt_cg *g);
+/* Fault: write an error record (addr: a register holding the address, or
+ * -1) and end the clause. */
+void dt_cg_fault(struct dt_cg *g, int fault, int addr);
 /* Fault: write an error record and end the clause when reg == 0. */
 void dt_cg_fault_if_zero(struct dt_cg *g, int reg, int fault);
 /* Fault with DTRACEFLT_BADADDR at the address in addr when reg (a

@@ -1,9 +1,9 @@
 /* cg_str — D's string functions as BPF loops: strlen, strjoin, substr,
- * strchr, strrchr, toupper, tolower, lltostr, basename, dirname. Strings
- * are zero-padded buffers of a known size (types.c), so every loop is
- * bounded by that size and every indexed access is preceded by a compare
- * the verifier can use; results go to a zeroed scratch temporary of
- * strsize bytes. The semantics follow illumos' dtrace_dif_subr. */
+ * strchr, strrchr, toupper, tolower, lltostr, basename, dirname, strtok.
+ * Strings are zero-padded buffers of a known size (types.c), so every loop
+ * is bounded by that size and every indexed access is preceded by a
+ * compare the verifier can use; results go to a zeroed scratch temporary
+ * of strsize bytes. The semantics follow illumos' dtrace_dif_subr. */
 #include "cg.h"
 #include "cg_str.h"
 
@@ -452,4 +452,143 @@ int dt_cg_index(struct dt_cg *g, int s, int ssize, int sub, int subsize,
 	dt_reg_free(g, i);
 	dt_reg_free(g, len);
 	return tmp;
+}
+
+/* strtok(s, delims), strtok(NULL, delims) (s < 0): as illumos, the next
+ * token of the string, skipping delimiters first, or the empty string
+ * (DTrace's NULL) when only delimiters remain. The string is copied to the
+ * scratch area's strtok state (strtok_off: the position, -1 for none;
+ * then strsize bytes), which lasts for the probe firing, as DTrace's
+ * does. The delimiters become a 256-bit map in a temporary. */
+
+/* Go on when reg op imm holds, else leave for label: the way out is the
+ * branch the verifier follows first, the next iteration the one it keeps
+ * for later, so a loop leaves one pending state instead of one per
+ * iteration and exit (the verifier's limit is 8192 of them). */
+static void stay_if(struct dt_cg *g, int op, int reg, int32_t imm, int label)
+{
+	int on = dt_label(g);
+
+	dt_jmp_imm(g, op, reg, imm, on);
+	dt_jmp(g, label);
+	dt_place(g, on);
+}
+
+/* p = c's bit in the map at moff (0 or 1); c stays. */
+static void map_test(struct dt_cg *g, int moff, int c, int p, int t)
+{
+	dt_emit(g, I_MOV(t, c));
+	dt_emit(g, I_ALU64_IMM(BPF_RSH, t, 3));
+	dt_emit(g, I_MOV(p, DT_SCRATCH_REG));
+	dt_emit(g, I_ALU64_REG(BPF_ADD, p, t));
+	dt_emit(g, I_LDX(BPF_B, p, p, moff));
+	dt_emit(g, I_MOV(t, c));
+	dt_emit(g, I_ALU64_IMM(BPF_AND, t, 7));
+	dt_emit(g, I_ALU64_REG(BPF_RSH, p, t));
+	dt_emit(g, I_ALU64_IMM(BPF_AND, p, 1));
+}
+
+/* dst = the byte at scratch offset base + idx (idx bounded already). */
+static void ld_scratch_byte(struct dt_cg *g, int dst, int base, int idx)
+{
+	dt_emit(g, I_MOV(dst, DT_SCRATCH_REG));
+	dt_emit(g, I_ALU64_REG(BPF_ADD, dst, idx));
+	dt_emit(g, I_LDX(BPF_B, dst, dst, base));
+}
+
+int dt_cg_strtok(struct dt_cg *g, int s, int ssize, int delim, int dsize,
+		 int size)
+{
+	int st = g->p->strtok_off, buf = st + 8;
+	int bsize = (int)((g->p->opt.strsize + 7) & ~7ull);
+	int moff = dt_cg_temp(g, 32), off, d = result(g, size, &off);
+	int pos, i, c, p, t;
+	int fill = dt_label(g), filled = dt_label(g), skip = dt_label(g),
+	    end = dt_label(g), start = dt_label(g), copy = dt_label(g),
+	    fin = dt_label(g), none = dt_label(g);
+
+	if (s >= 0) {
+		dt_cg_scratch_ptr(g, d, buf);
+		dt_cg_strcpy(g, d, bsize, s, ssize);
+		dt_emit(g, I_ST(BPF_DW, DT_SCRATCH_REG, st, 0));
+	}
+	dt_reg_free(g, d);
+	pos = dt_reg(g);
+	i = dt_reg(g);
+	c = dt_reg(g);
+	p = dt_reg(g);
+	t = dt_reg(g);
+	for (int k = 0; k < 32; k += 8)
+		dt_emit(g, I_ST(BPF_DW, DT_SCRATCH_REG, moff + k, 0));
+	/* the delimiters' map */
+	dt_emit(g, I_MOV_IMM(i, 0));
+	dt_place(g, fill);
+	stay_if(g, BPF_JLT, i, dsize, filled);
+	ld_byte(g, c, delim, i);
+	stay_if(g, BPF_JNE, c, 0, filled);
+	dt_emit(g, I_MOV(t, c));
+	dt_emit(g, I_ALU64_IMM(BPF_RSH, t, 3));
+	dt_emit(g, I_MOV(p, DT_SCRATCH_REG));
+	dt_emit(g, I_ALU64_REG(BPF_ADD, p, t));
+	dt_emit(g, I_ALU64_IMM(BPF_AND, c, 7));
+	dt_emit(g, I_MOV_IMM(t, 1));
+	dt_emit(g, I_ALU64_REG(BPF_LSH, t, c));
+	dt_emit(g, I_LDX(BPF_B, c, p, moff));
+	dt_emit(g, I_ALU64_REG(BPF_OR, c, t));
+	dt_emit(g, I_STX(BPF_B, p, c, moff));
+	dt_emit(g, I_ALU64_IMM(BPF_ADD, i, 1));
+	dt_jmp(g, fill);
+	dt_place(g, filled);
+	/* the same state whichever iteration left */
+	dt_emit(g, I_MOV_IMM(i, 0));
+	dt_emit(g, I_MOV_IMM(c, 0));
+	dt_emit(g, I_MOV_IMM(p, 0));
+	dt_emit(g, I_MOV_IMM(t, 0));
+	dt_emit(g, I_LDX(BPF_DW, pos, DT_SCRATCH_REG, st));
+	dt_jmp_imm(g, BPF_JSLT, pos, 0, none);
+	/* skip delimiters */
+	dt_place(g, skip);
+	stay_if(g, BPF_JLT, pos, bsize, end);
+	ld_scratch_byte(g, c, buf, pos);
+	stay_if(g, BPF_JNE, c, 0, end);
+	map_test(g, moff, c, p, t);
+	stay_if(g, BPF_JNE, p, 0, start);
+	dt_emit(g, I_ALU64_IMM(BPF_ADD, pos, 1));
+	dt_jmp(g, skip);
+	dt_place(g, end);
+	dt_emit(g, I_ST(BPF_DW, DT_SCRATCH_REG, st, -1));
+	dt_jmp(g, none);
+	/* the token, up to the next delimiter */
+	dt_place(g, start);
+	launder(g, pos);
+	dt_emit(g, I_MOV_IMM(c, 0));
+	dt_emit(g, I_MOV_IMM(p, 0));
+	dt_emit(g, I_MOV_IMM(t, 0));
+	dt_place(g, copy);
+	stay_if(g, BPF_JLT, pos, bsize, fin);
+	stay_if(g, BPF_JLT, i, size - 1, fin);
+	ld_scratch_byte(g, c, buf, pos);
+	stay_if(g, BPF_JNE, c, 0, fin);
+	map_test(g, moff, c, p, t);
+	stay_if(g, BPF_JEQ, p, 0, fin);
+	dt_emit(g, I_MOV(p, DT_SCRATCH_REG));
+	dt_emit(g, I_ALU64_REG(BPF_ADD, p, i));
+	dt_emit(g, I_STX(BPF_B, p, c, off));
+	dt_emit(g, I_ALU64_IMM(BPF_ADD, i, 1));
+	dt_emit(g, I_ALU64_IMM(BPF_ADD, pos, 1));
+	dt_jmp(g, copy);
+	dt_place(g, fin);
+	dt_emit(g, I_STX(BPF_DW, DT_SCRATCH_REG, pos, st));
+	dt_place(g, none);
+	dt_emit(g, I_MOV_IMM(pos, 0));
+	dt_emit(g, I_MOV_IMM(i, 0));
+	dt_emit(g, I_MOV_IMM(c, 0));
+	dt_emit(g, I_MOV_IMM(p, 0));
+	dt_emit(g, I_MOV_IMM(t, 0));
+	dt_reg_free(g, t);
+	dt_reg_free(g, p);
+	dt_reg_free(g, c);
+	dt_reg_free(g, i);
+	dt_reg_free(g, pos);
+	return off;
 }

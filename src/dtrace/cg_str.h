@@ -25,5 +25,8 @@ int dt_cg_pathpart(struct dt_cg *g, int s, int ssize, bool dir, int size);
 /* start: a register or -1; returns the scratch offset of the result */
 int dt_cg_index(struct dt_cg *g, int s, int ssize, int sub, int subsize,
 		int start, bool rev);
+/* s: a register, or -1 for strtok(NULL, delim) */
+int dt_cg_strtok(struct dt_cg *g, int s, int ssize, int delim, int dsize,
+		 int size);
 
 #endif

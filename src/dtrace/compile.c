@@ -260,7 +260,17 @@ int dt_compile(struct dt_session *s)
 	g.cc = &s->cc;
 	g.p = p;
 	p->this_off = DT_SCR_THIS;
-	g.rec_base = (DT_SCR_THIS + p->this_size + 7) & ~7;
+	int top = (DT_SCR_THIS + p->this_size + 7) & ~7;
+
+	if (p->uses_strtok) {
+		p->strtok_off = top;
+		top += 8 + (int)((p->opt.strsize + 7) & ~7ull);
+	}
+	if (p->uses_alloca) {
+		p->alloca_off = top;
+		top += 8 + (int)((p->opt.scratchsize + 7) & ~7ull);
+	}
+	g.rec_base = top;
 	g.temp_base = g.rec_base + ((max_rec + 7) & ~7);
 	g.temp_max = g.temp_base;
 	g.wall_offset = wall_offset();
@@ -281,6 +291,15 @@ int dt_compile(struct dt_session *s)
 	s->need_sysnames = g.need_sysnames;
 	s->need_stacks = g.need_stacks;
 	s->scratch_size = (g.temp_max + 7) & ~7;
+	/* bcopy() and copyinto() write at a checked offset of up to
+	 * scratchsize with a checked size of up to scratchsize: the verifier
+	 * wants room for both maxima past the alloca() memory */
+	if (p->uses_alloca) {
+		int need = p->alloca_off + 8 + 2 * (int)p->opt.scratchsize;
+
+		if (s->scratch_size < need)
+			s->scratch_size = (need + 7) & ~7;
+	}
 	dt_cg_free(&g);
 	return 0;
 }

@@ -18,6 +18,21 @@ static void check_agg_dummy(struct dt_ck *k, struct dt_node *n)
 
 /* ---- printf ---- */
 
+static struct dt_type strsize_type(struct dt_ck *k);
+
+/* stringof(e), for an e already checked. */
+static struct dt_node *stringof_node(struct dt_ck *k, struct dt_node *e)
+{
+	struct dt_node *c = dt_alloc(&dt_ck_cc(k)->arena, sizeof(*c));
+
+	c->kind = N_CAST;
+	c->loc = e->loc;
+	c->a = e;
+	c->cast.kind = DT_TSTR;
+	c->type = strsize_type(k);
+	return c;
+}
+
 static void check_printf(struct dt_ck *k, struct dt_node *n)
 {
 	struct dt_cc *cc = dt_ck_cc(k);
@@ -61,6 +76,14 @@ static void check_printf(struct dt_ck *k, struct dt_node *n)
 			struct dt_type t = dt_ck_expr(k, e);
 			enum dt_fmt_arg want = star ? FMT_INT :
 					       dt_fmt_wants(c->conv);
+
+			/* %s of a char *: the string there, as stringof() */
+			if (want == FMT_STR && t.kind == DT_TPTR &&
+			    t.pointee == 1 && !t.xlate) {
+				e = stringof_node(k, e);
+				n->args[argi] = e;
+				t = e->type;
+			}
 
 			if ((want == FMT_INT && !dt_type_is_int(&t)) ||
 			    (want == FMT_STR && t.kind != DT_TSTR &&
@@ -557,6 +580,33 @@ static int cg_strfn(struct dt_cg *g, struct dt_node *n)
 	return str_at(g, off);
 }
 
+/* strtok(s, delims) and strtok(NULL, delims) (cg_str.c) */
+static void check_strtok(struct dt_ck *k, struct dt_node *n)
+{
+	struct dt_type t = dt_ck_expr(k, n->args[0]);
+
+	if (t.kind != DT_TSTR && !dt_node_is_null(n->args[0]))
+		dt_error(dt_ck_cc(k), &n->args[0]->loc, "strtok() argument #1 "
+			 "must be a string, or NULL to go on with the last "
+			 "one");
+	need_str(k, n, 1);
+	dt_ck_prog(k)->uses_strtok = true;
+	n->type = strsize_type(k);
+}
+
+static int cg_strtok(struct dt_cg *g, struct dt_node *n)
+{
+	bool next = n->args[0]->type.kind != DT_TSTR;
+	int s = next ? -1 : dt_cg_expr(g, n->args[0]);
+	int d = dt_cg_expr(g, n->args[1]), off;
+
+	off = dt_cg_strtok(g, s, n->args[0]->type.ssize, d,
+			   n->args[1]->type.ssize, n->type.ssize);
+	dt_reg_free(g, d);
+	dt_reg_free(g, s);
+	return str_at(g, off);
+}
+
 /* ---- speculations ---- */
 
 /* speculation(): a free buffer's id from 1 to nspec, taken with an
@@ -748,6 +798,166 @@ static int cg_tracemem(struct dt_cg *g, struct dt_node *n)
 	return -1;
 }
 
+/* ---- alloca, bcopy, copyinto ---- */
+
+/* alloca()'s memory is scratchsize bytes of the scratch area (alloca_off:
+ * the bytes in use, then the memory), given out 8-byte aligned and taken
+ * back at the start of every clause. Its pointers are plain addresses, so
+ * that variables can keep them and *, stringof() and tracemem() read
+ * them as any kernel memory; bcopy() and copyinto() write through them
+ * only after checking that the bytes lie in the memory handed out. */
+
+/* The address of alloca()'s memory as a number (the scratch pointer
+ * passed through the scratch map, which the verifier then forgets). */
+static int alloca_base(struct dt_cg *g)
+{
+	int tmp = dt_cg_temp(g, 8), r = dt_reg(g);
+
+	dt_emit(g, I_STX(BPF_DW, DT_SCRATCH_REG, DT_SCRATCH_REG, tmp));
+	dt_emit(g, I_LDX(BPF_DW, r, DT_SCRATCH_REG, tmp));
+	dt_emit(g, I_ALU64_IMM(BPF_ADD, r, g->p->alloca_off + 8));
+	return r;
+}
+
+/* A fault whose address was kept in the scratch temporary at off: the
+ * registers do not matter past it (the clause ends). */
+static void fault_at(struct dt_cg *g, int fault, int off)
+{
+	if (off >= 0)
+		dt_emit(g, I_LDX(BPF_DW, BPF_REG_1, DT_SCRATCH_REG, off));
+	dt_cg_fault(g, fault, off >= 0 ? BPF_REG_1 : -1);
+}
+
+static void check_alloca(struct dt_ck *k, struct dt_node *n)
+{
+	struct dt_prog *p = dt_ck_prog(k);
+	struct dt_node *e = n->args[0];
+
+	need_intarg(k, n, 0);
+	if (e->kind == N_INT && e->ival > p->opt.scratchsize)
+		dt_error(dt_ck_cc(k), &e->loc, "alloca() of %llu bytes: more "
+			 "than scratchsize (%llu bytes)",
+			 (unsigned long long)e->ival,
+			 (unsigned long long)p->opt.scratchsize);
+	p->uses_alloca = true;
+	n->type = (struct dt_type){ DT_TPTR, 8, false, 0, 1 };
+	n->type.alloca = true;
+}
+
+static int cg_alloca(struct dt_cg *g, struct dt_node *n)
+{
+	int max = (int)g->p->opt.scratchsize, area = g->p->alloca_off;
+	int size = dt_cg_expr(g, n->args[0]), used = dt_reg(g), end = dt_reg(g),
+	    base, bad = dt_label(g), ok = dt_label(g);
+
+	/* unsigned: a negative size is too large too */
+	dt_jmp_imm(g, BPF_JGT, size, max, bad);
+	dt_emit(g, I_LDX(BPF_DW, used, DT_SCRATCH_REG, area));
+	dt_emit(g, I_MOV(end, size));
+	dt_emit(g, I_ALU64_IMM(BPF_ADD, end, 7));
+	dt_emit(g, I_ALU64_IMM(BPF_AND, end, -8));
+	dt_emit(g, I_ALU64_REG(BPF_ADD, end, used));
+	dt_jmp_imm(g, BPF_JGT, end, max, bad);
+	dt_emit(g, I_STX(BPF_DW, DT_SCRATCH_REG, end, area));
+	base = alloca_base(g);
+	dt_emit(g, I_ALU64_REG(BPF_ADD, base, used));
+	dt_emit(g, I_MOV(size, base));
+	dt_jmp(g, ok);
+	dt_place(g, bad);
+	fault_at(g, DTRACEFLT_NOSCRATCH, -1);
+	dt_place(g, ok);
+	dt_reg_free(g, base);
+	dt_reg_free(g, end);
+	dt_reg_free(g, used);
+	return size;
+}
+
+/* bcopy(src, dest, size): kernel memory (or a string) to alloca()'s;
+ * copyinto(addr, size, dest): user memory to alloca()'s. */
+static void check_bcopy(struct dt_ck *k, struct dt_node *n)
+{
+	struct dt_cc *cc = dt_ck_cc(k);
+	struct dt_prog *p = dt_ck_prog(k);
+	bool into = n->name[0] == 'c';
+	int di = into ? 2 : 1, si = into ? 1 : 2;
+	struct dt_type t = dt_ck_expr(k, n->args[0]);
+	struct dt_node *size = n->args[si];
+	char b[32];
+
+	if (!dt_type_is_int(&t) && (into || t.kind != DT_TSTR))
+		dt_error(cc, &n->args[0]->loc, "%s() argument #1 must be an "
+			 "address%s", n->name, into ? "" : " or a string");
+	need_intarg(k, n, si);
+	t = dt_ck_expr(k, n->args[di]);
+	if (t.kind != DT_TPTR || !t.alloca)
+		dt_error(cc, &n->args[di]->loc, "%s() argument #%d must be a "
+			 "pointer to alloca()'s memory, not %s%s", n->name,
+			 di + 1, t.kind == DT_TPTR ? "a pointer to other "
+			 "memory: " : "", dt_type_name(&t, b, sizeof(b)));
+	if (size->kind == N_INT && size->ival > p->opt.scratchsize)
+		dt_error(cc, &size->loc, "%s() of %llu bytes: more than "
+			 "scratchsize (%llu bytes)", n->name,
+			 (unsigned long long)size->ival,
+			 (unsigned long long)p->opt.scratchsize);
+	p->uses_alloca = true;
+	n->type = dt_void;
+}
+
+static int cg_bcopy(struct dt_cg *g, struct dt_node *n)
+{
+	bool into = n->name[0] == 'c';
+	int max = (int)g->p->opt.scratchsize, area = g->p->alloca_off;
+	int a[3], src_off = dt_cg_temp(g, 8), dst_off = dt_cg_temp(g, 8);
+	int bad = dt_label(g), fine = dt_label(g), ok = dt_label(g);
+	int src, dest, size, off, used, end, rc;
+
+	for (int i = 0; i < 3; i++)
+		a[i] = dt_cg_expr(g, n->args[i]);
+	src = a[0];
+	dest = a[into ? 2 : 1];
+	size = a[into ? 1 : 2];
+	dt_emit(g, I_STX(BPF_DW, DT_SCRATCH_REG, src, src_off));
+	dt_emit(g, I_STX(BPF_DW, DT_SCRATCH_REG, dest, dst_off));
+	/* off = dest - the memory's start; off + size within what alloca()
+	 * handed out in this clause, else off is made too large */
+	off = alloca_base(g);
+	dt_emit(g, I_ALU64_REG(BPF_SUB, off, dest));
+	dt_emit(g, I_ALU64_IMM(BPF_NEG, off, 0));
+	used = dt_reg(g);
+	end = dt_reg(g);
+	dt_emit(g, I_LDX(BPF_DW, used, DT_SCRATCH_REG, area));
+	dt_emit(g, I_MOV(end, off));
+	dt_emit(g, I_ALU64_REG(BPF_ADD, end, size));
+	dt_jmp_reg(g, BPF_JLE, end, used, fine);
+	dt_emit(g, I_MOV_IMM(off, -1));
+	dt_place(g, fine);
+	dt_reg_free(g, end);
+	dt_reg_free(g, used);
+	/* the same as compares the verifier can bound the write with */
+	dt_jmp_imm(g, BPF_JGT, size, max, bad);
+	dt_jmp_imm(g, BPF_JGT, off, max, bad);
+	dt_call_begin(g);
+	dt_call_arg(g, BPF_REG_2, off);
+	dt_emit(g, I_MOV(BPF_REG_1, DT_SCRATCH_REG));
+	dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_1, area + 8));
+	dt_emit(g, I_ALU64_REG(BPF_ADD, BPF_REG_1, BPF_REG_2));
+	dt_call_arg(g, BPF_REG_2, size);
+	dt_call_arg(g, BPF_REG_3, src);
+	dt_call(g, into ? BPF_FUNC_probe_read_user :
+		BPF_FUNC_probe_read_kernel);
+	rc = dt_call_end(g);
+	dt_jmp_imm(g, BPF_JSGE, rc, 0, ok);
+	fault_at(g, DTRACEFLT_BADADDR, src_off);
+	dt_place(g, bad);
+	fault_at(g, DTRACEFLT_BADADDR, dst_off);
+	dt_place(g, ok);
+	dt_reg_free(g, rc);
+	dt_reg_free(g, off);
+	for (int i = 2; i >= 0; i--)
+		dt_reg_free(g, a[i]);
+	return -1;
+}
+
 /* ---- copyinstr ---- */
 
 static void check_copyinstr(struct dt_ck *k, struct dt_node *n)
@@ -933,12 +1143,11 @@ static const struct dt_func funcs[] = {
 	  cg_aggact },
 	{ "stack", 0, 1, false, false, AGG_NONE, check_stack, cg_stack },
 	{ "ustack", 0, 1, false, false, AGG_NONE, check_stack, cg_stack },
+	{ "strtok", 2, 2, false, false, AGG_NONE, check_strtok, cg_strtok },
 	/* D functions that come with the rest of the language */
-	
-	
-	LATER("strtok"),
-	
-	LATER("copyinto"), LATER("alloca"), LATER("bcopy"),
+	{ "alloca", 1, 1, false, false, AGG_NONE, check_alloca, cg_alloca },
+	{ "bcopy", 3, 3, false, false, AGG_NONE, check_bcopy, cg_bcopy },
+	{ "copyinto", 3, 3, false, false, AGG_NONE, check_bcopy, cg_bcopy },
 	LATER("jstack"),
 	{ "sym", 1, 1, false, false, AGG_NONE, check_sym, cg_sym },
 	{ "usym", 1, 1, false, false, AGG_NONE, check_sym, cg_sym },

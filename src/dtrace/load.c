@@ -136,7 +136,8 @@ static int create_maps(struct dt_session *s, char **msg)
 		goto fail;
 	if (s->scratch_size > 32768) {
 		*msg = msgf("the program needs %d bytes of per-CPU scratch "
-			    "space, more than 32 KiB (lower strsize)",
+			    "space, more than 32 KiB (lower strsize or "
+			    "scratchsize)",
 			    s->scratch_size);
 		return -E2BIG;
 	}

@@ -20,6 +20,7 @@ void dt_options_default(struct dt_options *o)
 	o->aggrate = 1000000000ull;
 	o->nspec = 1;
 	o->specsize = 32 << 10;
+	o->scratchsize = 256;	/* as dtrace-utils */
 }
 
 static int parse_size(const char *s, uint64_t *out)
@@ -117,6 +118,7 @@ int dt_set_option(struct dt_options *o, const char *name, const char *val,
 		{ "nspec", &o->nspec, false, 1, 256 },
 		{ "specsize", &o->specsize, false, 64, 1ull << 30 },
 		{ "aggsortkeypos", &o->aggsortkeypos, false, 0, 1024 },
+		{ "scratchsize", &o->scratchsize, false, 8, 8192 },
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(opts); i++) {
 		if (strcmp(opts[i].name, name))

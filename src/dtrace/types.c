@@ -212,6 +212,9 @@ static void need_lvalue(struct dt_ck *k, struct dt_node *n, const char *what)
 {
 	switch (n->kind) {
 	case N_VAR:
+		if (!strcmp(n->name, "NULL"))
+			dt_error(k->cc, &n->loc, "%s: NULL cannot be modified",
+				 what);
 		for (size_t i = 0; i < ARRAY_SIZE(builtins); i++)
 			if (!strcmp(builtins[i].name, n->name))
 				dt_error(k->cc, &n->loc, "%s: built-in variable "
@@ -335,8 +338,22 @@ static void check_keys(struct dt_ck *k, struct dt_var *v, struct dt_node **args,
 
 /* ---- expressions ---- */
 
+bool dt_node_is_null(const struct dt_node *n)
+{
+	return n->kind == N_INT && n->type.kind == DT_TPTR && n->name &&
+	       !strcmp(n->name, "NULL");
+}
+
 static struct dt_type check_var(struct dt_ck *k, struct dt_node *n)
 {
+	/* NULL: a pointer constant (to strtok(), and == NULL on the strings
+	 * functions return, which are empty where DTrace's are NULL) */
+	if (!strcmp(n->name, "NULL")) {
+		n->kind = N_INT;
+		n->ival = 0;
+		n->type = (struct dt_type){ DT_TPTR, 8, false, 0, 1 };
+		return n->type;
+	}
 	for (size_t i = 0; i < ARRAY_SIZE(builtins); i++) {
 		if (strcmp(builtins[i].name, n->name))
 			continue;
@@ -544,6 +561,11 @@ static struct dt_type check_assign(struct dt_ck *k, struct dt_node *n)
 			v->typed = true;
 		}
 		v->assigned = true;
+		/* a pointer variable ever given alloca()'s memory may be a
+		 * bcopy() destination (checked when it runs) */
+		if (rt.kind == DT_TPTR && rt.alloca &&
+		    v->type.kind == DT_TPTR)
+			v->type.alloca = true;
 	}
 	lt = check_expr(k, l);
 	if (n->op == T_ASSIGN) {
@@ -567,6 +589,10 @@ static struct dt_type check_binary(struct dt_ck *k, struct dt_node *n)
 	switch (n->op) {
 	case T_EQ: case T_NE: case T_LT: case T_GT: case T_LE: case T_GE:
 		if (a.kind == DT_TSTR && b.kind == DT_TSTR)
+			return dt_int;
+		if ((n->op == T_EQ || n->op == T_NE) &&
+		    ((a.kind == DT_TSTR && dt_node_is_null(n->b)) ||
+		     (b.kind == DT_TSTR && dt_node_is_null(n->a))))
 			return dt_int;
 		if (a.kind == DT_TSTR || b.kind == DT_TSTR)
 			dt_error(k->cc, &n->loc, "operator %s cannot compare %s "
@@ -721,6 +747,8 @@ static struct dt_type check_expr(struct dt_ck *k, struct dt_node *n)
 		} else if (!dt_type_is_int(&a)) {
 			dt_error(k->cc, &n->loc, "cannot cast %s to %s",
 				 tname(&a, b1), tname(&t, b2));
+		} else if (t.kind == DT_TPTR && a.kind == DT_TPTR) {
+			t.alloca = a.alloca;	/* still alloca()'s memory */
 		}
 		break;
 	case N_SIZEOF:

@@ -131,6 +131,60 @@ def test_bad_address_faults_and_the_run_goes_on(sonde, root, fixture_bin):
     assert out.index("/etc/hostname") < out.index("end")
 
 
+def test_copyinto_bad_user_address_faults(sonde, root, fixture_bin):
+    """copyinto() of the fixture's openat(NULL) and openat(16) paths: an
+    invalid-address fault naming each address, the clause's record
+    dropped; the good path is copied and END runs."""
+    p = dtrace(sonde, "-q", "-c", fixture_bin + " badopen /etc/hostname",
+               "-n", "syscall::openat:entry /pid == $target/ "
+               "{ this->p = (char *)alloca(16); copyinto(arg1, 14, this->p); "
+               "printf(\"%s\\n\", stringof(this->p)); }",
+               "-n", "END { printf(\"end\\n\"); }")
+    assert p.returncode == 0, p.stderr
+    errs = p.stderr.splitlines()
+    pat = (r"dtrace: error on enabled probe ID 1 \(ID \d+: "
+           r"syscall:vmlinux:openat:entry\): invalid address \(%s\) in "
+           r"action #2 at DIF offset \d+$")
+    assert len(errs) == 2, p.stderr
+    assert re.match(pat % "0x0", errs[0]), errs[0]
+    assert re.match(pat % "0x10", errs[1]), errs[1]
+    out = p.stdout.splitlines()
+    assert "/etc/hostname" in out
+    assert out.index("/etc/hostname") < out.index("end")
+
+
+def test_bcopy_outside_alloca_memory_faults(sonde, root):
+    """bcopy() and copyinto() write only into the bytes alloca() handed
+    out in the clause: past them, before them, through a pointer kept from
+    another clause, the fault names the destination, which is the address
+    alloca() returned (printed by the clause before) plus the offset."""
+    script = r"""
+        BEGIN { p = (char *)alloca(8); printf("%d\n", (uint64_t)p); }
+        BEGIN { bcopy("abc", p, 4); }
+        BEGIN { p = (char *)alloca(8); bcopy("abcdefghijk", p, 9); }
+        BEGIN { p = (char *)alloca(8); bcopy("abcdefghijk", p + 6, 3); }
+        BEGIN { p = (char *)alloca(8); bcopy("abc", p - 8, 1); }
+        BEGIN { p = (char *)alloca(8); n = 300; copyinto(0, n, p); }
+        BEGIN { p = (char *)alloca(8); bcopy("abcdefgh", p, 8);
+                printf("%s\n", stringof(p)); exit(0); }
+        END { printf("end\n"); }
+    """
+    p = dtrace(sonde, "-q", "-n", script)
+    assert p.returncode == 0, p.stderr
+    out = p.stdout.split()
+    assert out[1:] == ["abcdefgh", "end"], p.stdout
+    base = int(out[0]) % (1 << 64)
+    errs = p.stderr.splitlines()
+    want = [(2, 1, base), (3, 2, base), (4, 2, base + 6), (5, 2, base - 8),
+            (6, 3, base)]
+    assert len(errs) == len(want), p.stderr
+    for line, (clause, action, addr) in zip(errs, want):
+        assert re.match(r"dtrace: error on enabled probe ID %d \(ID 1: "
+                        r"dtrace:::BEGIN\): invalid address \(0x%x\) in "
+                        r"action #%d at DIF offset \d+$"
+                        % (clause, addr, action), line), line
+
+
 def test_raise_signals_the_process_that_fired(sonde, root, fixture_bin):
     """raise(9) at the first getppid() of a process that would make 50:
     it dies there (the count says one call), and sonde's -c wait sees it

@@ -78,6 +78,12 @@ static void test_expression_types(void **state)
 	TYPE("", "1 < 2u", "int");
 	TYPE("", "!timestamp", "int");
 	TYPE("", "~(unsigned char)1", "int");
+	TYPE("", "NULL", "char *");
+	TYPE("", "alloca(8)", "char *");
+	TYPE("", "(int *)alloca(8) + 1", "int *");
+	TYPE("", "strtok(\"a b\", \" \")", "string");
+	TYPE("", "strtok(NULL, \" \") == NULL", "int");
+	TYPE("", "NULL != \"x\"", "int");
 	TYPE("", "timestamp", "uint64_t");
 	TYPE("", "walltimestamp", "int64_t");
 	TYPE("", "pid", "int");
@@ -272,6 +278,38 @@ static void test_errors(void **state)
 	check_error("BEGIN { trace(self->never); }", "self->never is used "
 		    "before it is assigned");
 	check_error("BEGIN { x = (string)1; }", "converting int to a string");
+	/* alloca(), bcopy(), copyinto(), strtok(), NULL */
+	check_error("BEGIN { p = alloca(257); }", "alloca() of 257 bytes: "
+		    "more than scratchsize (256 bytes)");
+	check_error("BEGIN { p = alloca(\"a\"); }", "alloca() argument #1 "
+		    "must be an integer");
+	check_error("BEGIN { bcopy(\"ab\", arg0, 2); }", "bcopy() argument "
+		    "#2 must be a pointer to alloca()'s memory, not int64_t");
+	check_error("BEGIN { bcopy(\"ab\", copyin(arg0, 4), 2); }",
+		    "argument #2 must be a pointer to alloca()'s memory, not a "
+		    "pointer to other memory: char *");
+	check_error("BEGIN { p = (char *)arg0; bcopy(\"ab\", p + 1, 2); }",
+		    "not a pointer to other memory: char *");
+	check_error("BEGIN { p = alloca(8); q = (uint64_t)p; "
+		    "bcopy(\"a\", q, 1); }", "not uint64_t");
+	check_error("BEGIN { p = alloca(8); bcopy(\"a\", p, 300); }",
+		    "bcopy() of 300 bytes: more than scratchsize");
+	check_error("BEGIN { p = alloca(8); bcopy(p, \"a\", 1); }",
+		    "bcopy() argument #2 must be a pointer to alloca()'s memory, "
+		    "not string");
+	check_error("BEGIN { p = alloca(8); copyinto(\"a\", 1, p); }",
+		    "copyinto() argument #1 must be an address");
+	check_error("BEGIN { copyinto(arg0, 1, arg1); }", "copyinto() "
+		    "argument #3 must be a pointer to alloca()'s memory");
+	check_error("BEGIN { x = bcopy(\"a\", alloca(1), 1); }",
+		    "the right side of '=' has no value");
+	check_error("BEGIN { x = strtok(1, \",\"); }", "strtok() argument #1 "
+		    "must be a string, or NULL");
+	check_error("BEGIN { x = strtok(\"a\", 1); }", "strtok() argument #2 "
+		    "must be a string");
+	check_error("BEGIN { NULL = 1; }", "NULL cannot be modified");
+	check_error("BEGIN { x = \"a\" < NULL; }", "operator < cannot "
+		    "compare string with char *");
 }
 
 int main(void)
