@@ -1,6 +1,7 @@
 # sonde — thin entry point. Everything real lives in meson.build and scripts/.
 BUILD ?= build
 ASAN ?= build-asan
+FUZZ ?= build-fuzz
 PY := /usr/bin/python3
 
 .PHONY: all deps build run test bench clean
@@ -23,12 +24,20 @@ build: deps $(BUILD)/build.ninja
 run: build
 	$(BUILD)/sonde hot -d 5s
 
-test: build $(ASAN)/build.ninja
+# The libFuzzer targets (tests/fuzz) need clang; run.py skips them, saying
+# so, where clang cannot build them.
+$(FUZZ)/build.ninja:
+	CC=clang meson setup $(FUZZ) -Db_sanitize=address,undefined -Db_lundef=false
+
+test: build $(ASAN)/build.ninja $(FUZZ)/build.ninja
 	@ninja -C $(ASAN) >/dev/null
-	@$(PY) tests/run.py --build $(BUILD) --asan-build $(ASAN)
+	@t=$$(ninja -C $(FUZZ) -t targets all | \
+		sed -n 's|^\(tests/unit/fuzz_[a-z0-9_]*\): .*|\1|p'); \
+		[ -z "$$t" ] || ninja -C $(FUZZ) $$t >/dev/null
+	@$(PY) tests/run.py --build $(BUILD) --asan-build $(ASAN) --fuzz-build $(FUZZ)
 
 bench: build
 	@for b in bench/*.sh; do echo "== $$b"; SONDE=$(BUILD)/sonde $$b || exit 1; done
 
 clean:
-	rm -rf $(BUILD) $(ASAN)
+	rm -rf $(BUILD) $(ASAN) $(FUZZ)

@@ -2,16 +2,20 @@
 """Run every sonde test and print one summary line.
 
 The cmocka unit tests (every test() in the meson build, run with TAP
-output) and the pytest end-to-end suite (tests/e2e, the real binary against
-the real kernel) are counted together; the last line printed is
-`N passed, N failed` with `, N skipped` when some were skipped.
+output; the sanitizer build's with UBSan fatal), a short deterministic run
+of every libFuzzer target (tests/fuzz) over its seeds, and the pytest
+end-to-end suite (tests/e2e, the real binary against the real kernel) are
+counted together; the last line printed is `N passed, N failed` with
+`, N skipped` when some were skipped.
 """
 import argparse
+import glob
 import json
 import os
 import re
 import subprocess
 import sys
+import tempfile
 import xml.etree.ElementTree as ET
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -24,9 +28,13 @@ def unit_tests(build):
     return json.loads(out)
 
 
+# A sanitizer report ends the process: UBSan alone would print and go on.
+SANITIZE_ENV = {"UBSAN_OPTIONS": "halt_on_error=1:print_stacktrace=1"}
+
+
 def run_unit(test, counts, verbose, label="unit"):
     """Run one cmocka binary; every TAP line is one test."""
-    env = dict(os.environ, CMOCKA_MESSAGE_OUTPUT="TAP")
+    env = dict(os.environ, CMOCKA_MESSAGE_OUTPUT="TAP", **SANITIZE_ENV)
     env.update(test.get("env") or {})
     try:
         p = subprocess.run(test["cmd"], capture_output=True, text=True,
@@ -71,6 +79,53 @@ def run_unit(test, counts, verbose, label="unit"):
     print(f"{label:<10} {test['name']:<22} {status} ({seen} tests)")
 
 
+# Each libFuzzer target and the seeds it starts from (those that exist).
+FUZZ_SEEDS = {
+    "fuzz_dtrace": ["tests/dtrace"],
+    "fuzz_kptrace": ["../shared/corpus/linux-reports/syzkaller",
+                     "../shared/corpus/macos-panics", "tests/fuzz/seeds/kptrace"],
+    "fuzz_kdump": ["tests/fuzz/seeds/kdump"],
+}
+FUZZ_RUNS = 20000
+
+
+def run_fuzz(build, counts, verbose):
+    """A fixed-seed libFuzzer run of every target: any crash, sanitizer
+    report or leak fails it. New inputs go to a temporary directory,
+    never into the seed folders."""
+    for name, seeds in FUZZ_SEEDS.items():
+        exe = os.path.join(build, "tests/unit", name)
+        label = f"fuzz:{name}"
+        if not os.path.exists(exe):
+            counts["skipped"] += 1
+            counts["skips"].append(f"{label}: not built (needs clang with "
+                                   "-fsanitize=fuzzer)")
+            print(f"{'fuzz':<10} {name:<22} skipped")
+            continue
+        dirs = [d for d in (os.path.join(ROOT, s) for s in seeds)
+                if os.path.isdir(d) and glob.glob(os.path.join(d, "*"))]
+        with tempfile.TemporaryDirectory(prefix="sonde-fuzz-") as tmp:
+            cmd = [exe, "-seed=1", f"-runs={FUZZ_RUNS}",
+                   "-max_total_time=120", "-close_fd_mask=3",
+                   "-timeout=10", "-rss_limit_mb=2048",
+                   f"-artifact_prefix={tmp}/", tmp] + dirs
+            env = dict(os.environ, **SANITIZE_ENV)
+            p = subprocess.run(cmd, capture_output=True, text=True,
+                               cwd=ROOT, env=env, errors="replace")
+        ok = p.returncode == 0
+        if ok:
+            counts["passed"] += 1
+        else:
+            counts["failed"] += 1
+            counts["failures"].append(f"{label}: exited with "
+                                      f"{p.returncode}")
+        if not ok or verbose:
+            sys.stdout.write(p.stderr[-6000:])
+        done = re.findall(r"Done (\d+) runs", p.stderr)
+        print(f"{'fuzz':<10} {name:<22} {'ok' if ok else 'FAIL'} "
+              f"({done[-1] if done else '?'} runs)")
+
+
 def run_e2e(build, counts, extra, asan=None):
     xml_path = os.path.join(build, "e2e-junit.xml")
     if os.path.exists(xml_path):
@@ -106,6 +161,9 @@ def main():
     ap.add_argument("--asan-build",
                     help="a -Db_sanitize=address,undefined build: its unit "
                          "tests run too, and e2e smoke runs use its binary")
+    ap.add_argument("--fuzz-build",
+                    help="a clang sanitizer build holding the libFuzzer "
+                         "targets: each runs briefly over its seeds")
     ap.add_argument("--unit-only", action="store_true")
     ap.add_argument("--e2e-only", action="store_true")
     ap.add_argument("-v", "--verbose", action="store_true")
@@ -120,6 +178,8 @@ def main():
         if a.asan_build:
             for t in unit_tests(a.asan_build):
                 run_unit(t, counts, a.verbose, label="unit-asan")
+        if a.fuzz_build:
+            run_fuzz(a.fuzz_build, counts, a.verbose)
     if not a.unit_only:
         run_e2e(a.build, counts, a.pytest_args, a.asan_build)
     if counts["skips"]:

@@ -145,9 +145,17 @@ static void put_data(struct sbuf *sb, const unsigned char *p, size_t n)
 	sbuf_puts(sb, "\"\n");
 }
 
+/* Wall-clock ns of a record: wraps rather than overflows on a damaged
+ * timestamp or clock base (the sum is printed, never trusted). */
+static int64_t wall_ns(const struct kstate *s, const struct ktr_rec *r)
+{
+	return (int64_t)(r->ts + (uint64_t)s->hdr->clock_base_ns);
+}
+
 static void put_time(struct kstate *s, const struct ktr_rec *r)
 {
 	int64_t t;
+	uint64_t mag;
 
 	if (!s->o->timefmt)
 		return;
@@ -156,15 +164,17 @@ static void put_time(struct kstate *s, const struct ktr_rec *r)
 		s->have_first = true;
 	}
 	switch (s->o->timefmt) {
-	case 'E': t = r->ts - s->first_ts; break;
-	case 'R': t = r->ts - s->prev_ts; break;
-	default: t = r->ts + s->hdr->clock_base_ns; break;
+	case 'E': t = (int64_t)(r->ts - s->first_ts); break;
+	case 'R': t = (int64_t)(r->ts - s->prev_ts); break;
+	default: t = wall_ns(s, r); break;
 	}
 	s->prev_ts = r->ts;
+	mag = t < 0 ? -(uint64_t)t : (uint64_t)t;
 	if (t < 0)
 		sbuf_putc(&s->line, '-');
-	sbuf_printf(&s->line, "%lld.%06lld ", (long long)(llabs(t) / 1000000000),
-		    (long long)(llabs(t) % 1000000000 / 1000));
+	sbuf_printf(&s->line, "%llu.%06llu ",
+		    (unsigned long long)(mag / 1000000000),
+		    (unsigned long long)(mag % 1000000000 / 1000));
 }
 
 static const char *sig_name(struct kstate *s, int sig, char *b, unsigned n)
@@ -374,7 +384,7 @@ static void json_record(struct kstate *s, const struct ktr_rec *r,
 	json_key(&j, "ts");
 	json_u64(&j, r->ts);
 	json_key(&j, "time_ns");
-	json_i64(&j, (int64_t)r->ts + s->hdr->clock_base_ns);
+	json_i64(&j, wall_ns(s, r));
 	json_key(&j, "dropped_before");
 	json_bool(&j, r->flags & KTR_F_DROP);
 	switch (r->type) {

@@ -85,11 +85,12 @@ static void ring_wraps(void **state)
 	r.meta = (void *)mem;
 	r.data = mem + ps;
 	r.data_size = ps;
-	/* Write 100-byte records starting near the end so one wraps. */
-	uint64_t start = ps - 150, p = start;
+	/* Write 104-byte records starting near the end so one wraps; the
+	 * kernel keeps every record 8-byte aligned, and so does this. */
+	uint64_t start = ps - 152, p = start;
 
 	for (int i = 0; i < 5; i++) {
-		unsigned char rec[100];
+		unsigned char rec[104];
 		struct perf_event_header hh = { PERF_RECORD_SAMPLE, 0,
 						sizeof(rec) };
 
@@ -106,8 +107,8 @@ static void ring_wraps(void **state)
 	while ((h = perf_ring_next(&r, &pos))) {
 		const unsigned char *b = (const unsigned char *)h;
 
-		assert_int_equal(h->size, 100);
-		for (size_t k = sizeof(*h); k < 100; k++)
+		assert_int_equal(h->size, 104);
+		for (size_t k = sizeof(*h); k < 104; k++)
 			assert_int_equal(b[k], 'a' + seen);
 		seen++;
 	}
