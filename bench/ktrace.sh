@@ -20,6 +20,10 @@
 # Goals (issue 3): -t c <= 2.2x on dd, <= 1.2x on mixed; default <= 2.6x
 # and <= 1.3x; zero drops at the default buffer size.
 #
+# PEERS=0 leaves strace and perf trace out (they take minutes on dd).
+# BASE=path/to/another/sonde adds it (-t c and the default set) to the
+# same alternation: before/after figures from one run.
+#
 # Needs root. Not a test: it prints figures; other work on the machine
 # moves them, so compare within one run.
 set -euo pipefail
@@ -27,6 +31,8 @@ set -euo pipefail
 SONDE=${SONDE:-build/sonde}
 RUNS=${RUNS:-5}
 PEER_RUNS=${PEER_RUNS:-1}
+PEERS=${PEERS:-1}
+BASE=${BASE:-}
 COUNT=${COUNT:-500000}
 tmp=$(mktemp -d)
 floor_pid=
@@ -70,6 +76,10 @@ run_one() {
 		"$SONDE" ktrace -t c -f "$tmp/k.out" -- "${cmd[@]}" 2>"$err" ;;
 	sonde)
 		"$SONDE" ktrace -f "$tmp/k.out" -- "${cmd[@]}" 2>"$err" ;;
+	base-c)
+		"$BASE" ktrace -t c -f "$tmp/k.out" -- "${cmd[@]}" 2>"$err" ;;
+	base)
+		"$BASE" ktrace -f "$tmp/k.out" -- "${cmd[@]}" 2>"$err" ;;
 	strace)
 		strace -f -o "$tmp/s.out" "${cmd[@]}" 2>"$err" ;;
 	perf)
@@ -77,7 +87,7 @@ run_one() {
 	esac
 	if [ "$w" = dd ]; then secs=$(dd_secs <"$err"); else secs=$(mixed_secs <"$err"); fi
 	case $v in
-	sonde*)	# ktrace prints its totals when it lost anything
+	sonde*|base*)	# ktrace prints its totals when it lost anything
 		drops=$(sed -n 's/.* \([0-9]*\) dropped.*/\1/p' "$err" | tail -n 1)
 		# and the file says so too: count its DROP records' losses
 		# (-t w: no CSW records were taken; DROP records always print)
@@ -107,7 +117,9 @@ bash -c "$MIXED" 2>/dev/null
 # Runs alternate between the variants, so that a change in the machine's
 # other load spreads over all of them rather than landing on one.
 declare -A secs drops
-variants="untraced floor sonde-c sonde strace perf"
+variants="untraced floor sonde-c sonde"
+[ -z "$BASE" ] || variants="$variants base-c base"
+[ "$PEERS" = 0 ] || variants="$variants strace perf"
 for w in dd mixed; do
 	for v in $variants; do : >"$tmp/times.$v"; drops[$w,$v]=0; done
 	for i in $(seq "$RUNS"); do
@@ -131,6 +143,8 @@ for v in $variants; do
 	floor) name="empty BPF program (floor)" ;;
 	sonde-c) name="sonde ktrace -t c" ;;
 	sonde) name="sonde ktrace (cnisp)" ;;
+	base-c) name="BASE ktrace -t c" ;;
+	base) name="BASE ktrace (cnisp)" ;;
 	strace) name="strace -f -o" ;;
 	perf) name="perf trace -o" ;;
 	esac

@@ -8,7 +8,8 @@
  * record carries KTR_F_DROP after an explicit KTR_DROP record.
  *
  * The consumer is woken only when a quarter of the buffer is full (plus its
- * own poll timeout): a wake-up per record would cost more than the record. */
+ * own poll timeout), once each time it sleeps: a wake-up per record would
+ * cost more than the record. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
@@ -30,6 +31,8 @@ const volatile __u32 nr_rt_sigreturn = ~0u;
 /* Read by the loader while tracing. */
 __s64 live;		/* traced processes alive */
 __u64 pending_drops;	/* processes whose drops are not yet reported */
+/* Written by the loader too: 0 when its writer thread goes to sleep. */
+__u32 woken;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -50,27 +53,41 @@ struct {
 	__type(value, __u32);
 } sysinfo SEC(".maps");
 
-/* A syscall's entry, kept until its return so that both go out in one
- * KTR_CALLRET record (one reservation instead of two). Anything else
- * recorded for the thread in between first writes it out as a plain
- * KTR_CALL (flush_call), so the file's order is that of the events. */
-struct pend {
+/* What each CPU knows about the task running on it, so that the syscall
+ * programs (run for every syscall of every process) find out with plain
+ * per-CPU loads, without a hash look-up or a task-storage call:
+ *
+ * - whether the task is traced: its state in the traced map, cached on the
+ *   task's first syscall on this CPU (the key is the task_struct's address
+ *   and its start time, since a freed task_struct's address is reused);
+ * - the entry of its syscall in progress, kept until the return so that
+ *   both go out in one KTR_CALLRET record (one reservation instead of
+ *   two). Anything else recorded for the thread in between first writes
+ *   it out as a plain KTR_CALL (flush_task), so the file's order is that
+ *   of the events; so does the task's switching off the CPU (on_switch),
+ *   which is why the entry can stay on the CPU. */
+struct slot {
+	__u64 task;		/* the task_struct the fields below are about */
+	__u64 start;		/* its start_time */
+	__u32 state;		/* its traced state: 0, KTR_ST_ARMED or _TRACING */
+	__u32 pending;		/* the entry below is the task's and not yet
+				 * written; taken with an atomic exchange */
+	/* The entry. */
+	__u32 pid, tid;
 	__u64 ts;
 	__u64 args[KTR_MAX_ARGS];
 	__u64 comm[2];		/* the comm at entry (prctl may change it) */
 	__u32 nr;
 	__u16 cpu;
 	__u16 reserved;
-	__u32 pending;		/* taken with an atomic exchange */
-	__u32 reserved2;
 };
 
 struct {
-	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
-	__type(value, struct pend);
-} pend SEC(".maps");
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct slot);
+} slots SEC(".maps");
 
 /* Failed reservations: per CPU for the totals, per process for the
  * KTR_DROP record. */
@@ -139,21 +156,26 @@ static __always_inline void fill(struct ktr_rec *h, __u32 len, __u16 type,
 	__builtin_memcpy(h->comm, t->comm, sizeof(h->comm));
 }
 
+/* Whether the consumer is to be woken: once the buffer holds wake_bytes,
+ * by the first record past them since it last went to sleep (it clears
+ * woken before it sleeps). A wake-up is an interrupt to oneself: one per
+ * record past the mark would cost more than the records. */
+static __always_inline __u64 wake_flag(void)
+{
+	if (bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA) >= wake_bytes &&
+	    !woken && !__sync_lock_test_and_set(&woken, 1))
+		return BPF_RB_FORCE_WAKEUP;
+	return BPF_RB_NO_WAKEUP;
+}
+
 static __always_inline void submit(void *r)
 {
-	__u64 avail = bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA);
-
-	bpf_ringbuf_submit(r, avail >= wake_bytes ? BPF_RB_FORCE_WAKEUP
-						  : BPF_RB_NO_WAKEUP);
+	bpf_ringbuf_submit(r, wake_flag());
 }
 
 static __always_inline long output(void *data, __u64 len)
 {
-	__u64 avail = bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA);
-
-	return bpf_ringbuf_output(&rb, data, len,
-				  avail >= wake_bytes ? BPF_RB_FORCE_WAKEUP
-						      : BPF_RB_NO_WAKEUP);
+	return bpf_ringbuf_output(&rb, data, len, wake_flag());
 }
 
 /* If records of pid were lost, write the KTR_DROP record and return the
@@ -196,16 +218,18 @@ static __always_inline void *reserve(__u32 len, __u16 type, __u32 pid,
 	return h;
 }
 
-/* Write t's stashed entry, if any, as a plain KTR_CALL record. */
-static __always_inline void emit_call(struct pend *v, __u32 pid,
-				      struct task_struct *t)
+/* Write the entry kept in v (taken from it) as a plain KTR_CALL record;
+ * it may be another thread's than the current one's. */
+static __always_inline void emit_call(struct slot *v)
 {
-	struct ktr_call *c = reserve(sizeof(*c), KTR_CALL, pid, t);
+	struct ktr_call *c = reserve(sizeof(*c), KTR_CALL, v->pid, NULL);
 
 	if (!c)
 		return;
 	c->h.ts = v->ts;
 	c->h.cpu = v->cpu;
+	c->h.pid = v->pid;
+	c->h.tid = v->tid;
 	__builtin_memcpy(c->h.comm, v->comm, sizeof(c->h.comm));
 	c->nr = v->nr;
 	c->reserved = 0;
@@ -214,17 +238,48 @@ static __always_inline void emit_call(struct pend *v, __u32 pid,
 	submit(c);
 }
 
-static __always_inline void flush_call(__u32 pid, struct task_struct *t)
+/* Write t's kept entry, if any: it is on the CPU t runs on (t is the
+ * current task, or one running elsewhere; one off any CPU has none). */
+static __always_inline void flush_task(struct task_struct *t)
 {
-	struct pend *v;
+	struct task_struct *cur = bpf_get_current_task_btf();
+	struct slot *v;
+	__u32 zero = 0;
 
 	if (!(points & KTR_PT_SYSCALL))
 		return;
-	if (!t)
-		t = bpf_get_current_task_btf();
-	v = bpf_task_storage_get(&pend, t, 0, 0);
-	if (v && v->pending && __sync_lock_test_and_set(&v->pending, 0))
-		emit_call(v, pid, t);
+	if (!t || t == cur)
+		v = bpf_map_lookup_elem(&slots, &zero);
+	else
+		v = bpf_map_lookup_percpu_elem(&slots, &zero,
+					       BPF_CORE_READ(t, thread_info.cpu));
+	if (v && v->pending && v->task == (__u64)(t ? t : cur) &&
+	    __sync_lock_test_and_set(&v->pending, 0))
+		emit_call(v);
+}
+
+/* This CPU's slot, made to describe t (the current task): on its first
+ * syscall here, its state comes from the traced map. */
+static __always_inline struct slot *task_slot(struct task_struct *t)
+{
+	__u32 zero = 0, pid;
+	struct slot *v = bpf_map_lookup_elem(&slots, &zero);
+	__u32 *st;
+
+	if (!v)
+		return NULL;
+	if (v->task == (__u64)t && v->start == t->start_time)
+		return v;
+	/* Left by another task (its switch off the CPU writes it; this is
+	 * for safety only). */
+	if (v->pending && __sync_lock_test_and_set(&v->pending, 0))
+		emit_call(v);
+	pid = t->tgid;
+	st = bpf_map_lookup_elem(&traced, &pid);
+	v->task = (__u64)t;
+	v->start = t->start_time;
+	v->state = st ? *st : 0;
+	return v;
 }
 
 /* Assembled records (scratch) go out with one copy. */
@@ -295,46 +350,47 @@ static __always_inline __u64 sc_arg(struct pt_regs *regs, int i)
 SEC("tp_btf/sys_enter")
 int BPF_PROG(on_sys_enter, struct pt_regs *regs, long id)
 {
-	__u32 pid = bpf_get_current_pid_tgid() >> 32;
-	__u32 *st = traced_state(pid);
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct slot *v = task_slot(t);
 	struct ktr_call *c;
 
-	if (!st)
+	if (!v || !v->state)
 		return 0;
-	if (*st != KTR_ST_TRACING) {
+	if (v->state != KTR_ST_TRACING) {
+		__u32 pid = t->tgid, *st;
+
 		/* Armed by `-- COMMAND`: tracing starts with its execve. */
 		if (id != nr_execve && id != nr_execveat)
 			return 0;
-		*st = KTR_ST_TRACING;
+		st = traced_state(pid);
+		if (st)
+			*st = KTR_ST_TRACING;
+		v->state = KTR_ST_TRACING;
 	}
 	if (!(points & KTR_PT_SYSCALL))
 		return 0;
+	/* An entry still kept never returned. */
+	if (v->pending && __sync_lock_test_and_set(&v->pending, 0))
+		emit_call(v);
 	/* execve changes comm and maybe the thread id before it returns:
 	 * its CALL goes out now. */
 	if (id != nr_execve && id != nr_execveat) {
-		struct task_struct *t = bpf_get_current_task_btf();
-		struct pend *v = bpf_task_storage_get(&pend, t, 0,
-					BPF_LOCAL_STORAGE_GET_F_CREATE);
-
-		if (v) {
-			if (v->pending &&
-			    __sync_lock_test_and_set(&v->pending, 0))
-				emit_call(v, pid, t);	/* never returned */
-			v->ts = bpf_ktime_get_ns();
-			v->cpu = bpf_get_smp_processor_id();
-			v->nr = id;
-			v->args[0] = sc_arg(regs, 0);
-			v->args[1] = sc_arg(regs, 1);
-			v->args[2] = sc_arg(regs, 2);
-			v->args[3] = sc_arg(regs, 3);
-			v->args[4] = sc_arg(regs, 4);
-			v->args[5] = sc_arg(regs, 5);
-			__builtin_memcpy(v->comm, t->comm, sizeof(v->comm));
-			__sync_lock_test_and_set(&v->pending, 1);
-			return 0;
-		}
+		v->pid = t->tgid;
+		v->tid = t->pid;
+		v->ts = bpf_ktime_get_ns();
+		v->cpu = bpf_get_smp_processor_id();
+		v->nr = id;
+		v->args[0] = sc_arg(regs, 0);
+		v->args[1] = sc_arg(regs, 1);
+		v->args[2] = sc_arg(regs, 2);
+		v->args[3] = sc_arg(regs, 3);
+		v->args[4] = sc_arg(regs, 4);
+		v->args[5] = sc_arg(regs, 5);
+		__builtin_memcpy(v->comm, t->comm, sizeof(v->comm));
+		__sync_lock_test_and_set(&v->pending, 1);
+		return 0;
 	}
-	c = reserve(sizeof(*c), KTR_CALL, pid, NULL);
+	c = reserve(sizeof(*c), KTR_CALL, t->tgid, t);
 	if (!c)
 		return 0;
 	c->nr = id;
@@ -526,10 +582,10 @@ __noinline int emit_retgio(__u64 ubuf, __s64 ret, __u64 kind_fd, __u32 nr)
 
 /* The entry in v and this return, and for a small read or write its data,
  * in one KTR_CALLRET record. */
-static __noinline int emit_callret(struct pend *v, __u64 ubuf, __s64 ret,
-			    __u64 kind_fd, __u32 nr)
+static __noinline int emit_callret(struct slot *v, __u64 ubuf, __s64 ret,
+				   __u64 kind_fd, __u32 nr)
 {
-	__u32 kind = kind_fd >> 32, pid = bpf_get_current_pid_tgid() >> 32;
+	__u32 kind = kind_fd >> 32, pid;
 	__u64 n = ret < maxdata ? ret : maxdata;
 	struct callret_small {
 		char b[sizeof(struct ktr_callret) + KTR_GIO_SMALL];
@@ -540,6 +596,7 @@ static __noinline int emit_callret(struct pend *v, __u64 ubuf, __s64 ret,
 
 	if (!v)
 		return 0;
+	pid = v->pid;
 	if (kind) {
 		r = reserve(sizeof(*r), KTR_CALLRET, pid, NULL);
 	} else {
@@ -577,15 +634,15 @@ static __noinline int emit_callret(struct pend *v, __u64 ubuf, __s64 ret,
 SEC("tp_btf/sys_exit")
 int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 {
-	__u32 pid = bpf_get_current_pid_tgid() >> 32;
-	__u32 *st = traced_state(pid);
-	__u32 nr, *infop, info = 0;
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct slot *s = task_slot(t), *v = NULL;
+	__u32 pid, nr, *infop, info = 0;
 	struct ktr_ret *r;
-	struct pend *v = NULL;
 	bool paths = false;
 
-	if (!st || *st != KTR_ST_TRACING)
+	if (!s || s->state != KTR_ST_TRACING)
 		return 0;
+	pid = t->tgid;
 	nr = SC_NR(regs);
 	/* rt_sigreturn sets the number to -1 so that it is not restarted;
 	 * nothing else returns with it. */
@@ -599,12 +656,8 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 	paths = (points & KTR_PT_NAMEI) && (info & KTR_SI_PATHS) &&
 		!(ret == 0 && (nr == nr_execve || nr == nr_execveat));
 	if (points & KTR_PT_SYSCALL) {
-		struct task_struct *t = bpf_get_current_task_btf();
-
-		v = bpf_task_storage_get(&pend, t, 0, 0);
-		if (v && !(v->pending &&
-			   __sync_lock_test_and_set(&v->pending, 0)))
-			v = NULL;
+		if (s->pending && __sync_lock_test_and_set(&s->pending, 0))
+			v = s;
 		/* The entry goes out on its own when something comes
 		 * between (path names, data that does not fit, a drop
 		 * record) or the thread was renamed meanwhile. */
@@ -612,7 +665,7 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 			  (pending_drops && bpf_map_lookup_elem(&dropped, &pid)) ||
 			  v->comm[0] != ((__u64 *)t->comm)[0] ||
 			  v->comm[1] != ((__u64 *)t->comm)[1])) {
-			emit_call(v, pid, t);
+			emit_call(v);
 			v = NULL;
 		}
 	}
@@ -644,7 +697,7 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 			return 0;
 		}
 		if (v) {
-			emit_call(v, pid, bpf_get_current_task_btf());
+			emit_call(v);
 			v = NULL;
 		}
 		emit_gio(sc_arg(regs, buf_arg), sc_arg(regs, buf_arg + 1), ret,
@@ -675,7 +728,7 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 
 	if (!st || *st != KTR_ST_TRACING)
 		return 0;
-	flush_call(pid, NULL);
+	flush_task(NULL);
 	if (cpid != pid && inherit &&
 	    !bpf_map_update_elem(&traced, &cpid, &tracing, BPF_NOEXIST))
 		__sync_fetch_and_add(&live, 1);
@@ -708,7 +761,7 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid,
 
 	if (!st || *st != KTR_ST_TRACING)
 		return 0;
-	flush_call(pid, NULL);
+	flush_task(NULL);
 	if (points & KTR_PT_NAMEI)
 		emit_nami((__u64)fname, 1, pid);
 	if (!(points & KTR_PT_PROC))
@@ -763,7 +816,7 @@ int BPF_PROG(on_exit, struct task_struct *p)
 	if (!st)
 		return 0;
 	if (*st == KTR_ST_TRACING)
-		flush_call(pid, p);	/* exit, exit_group: no return */
+		flush_task(p);	/* exit, exit_group: no return */
 	if (*st == KTR_ST_TRACING && (points & KTR_PT_PROC)) {
 		x = reserve(sizeof(*x), KTR_EXIT, pid, NULL);
 		if (x) {
@@ -785,9 +838,13 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev,
 	__u32 ppid = prev->tgid, npid = next->tgid, *st;
 	struct ktr_csw *c;
 
+	/* The entry of a syscall in progress does not stay on a CPU the
+	 * thread leaves (so a slot holds the current task's entry only). */
+	flush_task(prev);
+	if (!(points & KTR_PT_CSW))
+		return 0;
 	st = traced_state(ppid);
 	if (st && *st == KTR_ST_TRACING) {
-		flush_call(ppid, prev);
 		c = reserve(sizeof(*c), KTR_CSW, ppid, prev);
 		if (c) {
 			c->dir = KTR_CSW_OUT;
@@ -826,7 +883,7 @@ int BPF_PROG(on_sig_generate, int sig, struct kernel_siginfo *info,
 
 	if (!st || *st != KTR_ST_TRACING)
 		return 0;
-	flush_call(pid, task);
+	flush_task(task);
 	s = reserve(sizeof(*s), KTR_PSIG, pid, task);
 	if (!s)
 		return 0;
@@ -851,7 +908,7 @@ int BPF_PROG(on_sig_deliver, int sig, struct kernel_siginfo *info,
 
 	if (!st || *st != KTR_ST_TRACING)
 		return 0;
-	flush_call(pid, NULL);
+	flush_task(NULL);
 	s = reserve(sizeof(*s), KTR_PSIG, pid, NULL);
 	if (!s)
 		return 0;

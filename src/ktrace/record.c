@@ -414,7 +414,12 @@ static void *writer_main(void *arg)
 	/* The BPF side wakes us when a quarter of the buffer is full; the
 	 * timeout bounds how stale the file gets otherwise. */
 	while (!t->done) {
-		int n = ring_buffer__poll(t->rb, 100);
+		int n;
+
+		/* Before sleeping: the next record past the mark wakes us.
+		 * (Data that came meanwhile ends the poll at once.) */
+		__atomic_store_n(&t->skel->bss->woken, 0, __ATOMIC_SEQ_CST);
+		n = ring_buffer__poll(t->rb, 100);
 
 		if (n < 0 && n != -EINTR) {
 			sd_err("ring buffer: %s", strerror(-n));
@@ -574,7 +579,9 @@ static int load(struct tracer *t, const struct opts *o)
 	s->rodata->nr_rt_sigreturn = nr >= 0 ? nr : ~0u;
 	bpf_map__set_max_entries(s->maps.rb, o->bufsize);
 	bpf_map__set_max_entries(s->maps.scratch, ncpu > 0 ? ncpu : 1);
-	if (!(o->points & KTR_PT_CSW))
+	/* Without w, on_switch only writes out the kept syscall entry of
+	 * a thread leaving its CPU. */
+	if (!(o->points & (KTR_PT_CSW | KTR_PT_SYSCALL)))
 		bpf_program__set_autoload(s->progs.on_switch, false);
 	if (!(o->points & KTR_PT_SIG)) {
 		bpf_program__set_autoload(s->progs.on_sig_generate, false);

@@ -707,3 +707,42 @@ def test_callret_prints_as_its_records(sonde, tmp_path):
         return recs
     ra, rb = records(a), records(b)
     assert len(ra) == 5 and ra == rb
+
+
+def test_blocking_call_keeps_its_entry(root, sonde, tmp_path):
+    """A call's entry waits on its CPU for the return; a thread that
+    blocks in the call leaves the CPU first, and its entry is written then,
+    with the entry's own time and arguments: the CALL of a 0.3 s sleep
+    comes 0.3 s before its RET, and nothing of another thread comes
+    between a non-blocking call's CALL and RET."""
+    out = tmp_path / "sleep.out"
+    p = ktrace(["-t", "c", "--", "sh", "-c",
+                "sleep 0.3 & sleep 0.3; wait"], out)
+    assert p.returncode == 0, p.stderr
+    recs = kdump_json(out)
+    naps = [r for r in recs if r.get("syscall") == "clock_nanosleep"]
+    pids = {r["pid"] for r in naps}
+    assert len(pids) == 2, naps
+    for pid in pids:
+        call, ret = [r for r in naps if r["pid"] == pid]
+        assert call["type"] == "CALL" and ret["type"] == "RET"
+        assert ret["ret"] == 0
+        assert 0.29e9 <= ret["ts"] - call["ts"] < 5e9
+        # the request is the second argument: 0.3 s in a struct timespec
+        assert call["args"][1] == 0 and call["args"][2] != 0
+    # Per thread, CALL and RET alternate, in time order (a child's first
+    # record is the RET of the fork that made it; exit_group returns not).
+    for tid in {r["tid"] for r in recs}:
+        mine = [r for r in recs if r["tid"] == tid and
+                r["type"] in ("CALL", "RET")]
+        assert [r["ts"] for r in mine] == sorted(r["ts"] for r in mine)
+        if mine[0]["type"] == "RET":
+            assert mine[0]["syscall"] in ("clone", "clone3", "fork",
+                                          "vfork"), mine[0]
+            mine = mine[1:]
+        if mine[-1]["type"] == "CALL":
+            assert mine[-1]["syscall"] in ("exit_group", "exit"), mine[-1]
+            mine = mine[:-1]
+        for c, r in zip(mine[::2], mine[1::2]):
+            assert (c["type"], r["type"]) == ("CALL", "RET"), (c, r)
+            assert c["syscall"] == r["syscall"]
