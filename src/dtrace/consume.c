@@ -101,6 +101,12 @@ static void fmt_vals(struct dt_session *s, const struct dt_action *a,
 		} else if (v->kind == KEY_SYM) {
 			vals[i].is_str = true;
 			vals[i].s = sym_str(s, rec + v->off, v->which);
+		} else if (v->kind == KEY_STACK) {
+			uint64_t key;
+
+			memcpy(&key, rec + v->off, 8);
+			vals[i].is_str = true;
+			vals[i].s = dt_stack_text(s, key, v->which, v->ssize);
 		} else {
 			vals[i].is_str = true;
 			vals[i].s = v->kind == KEY_STR ?

@@ -14,6 +14,8 @@ enum dt_fmt_arg dt_fmt_wants(char conv)
 		return FMT_INT;
 	case 's': case 'S':
 		return FMT_STR;
+	case 'k':
+		return FMT_STACK;
 	default:
 		return FMT_NONE;
 	}
@@ -80,7 +82,7 @@ int dt_fmt_parse(const char *fmt, struct dt_fmt *out, char *err, size_t len)
 		}
 		c.conv = *s++;
 		if (dt_fmt_wants(c.conv) == FMT_NONE) {
-			if (strchr("aAkeEfgG", c.conv))
+			if (strchr("eEfgG", c.conv))
 				snprintf(err, len, "not supported: %%%c "
 					 "conversion in this version", c.conv);
 			else
@@ -160,6 +162,30 @@ static char *escaped(const char *s)
 	return sbuf_steal(&sb);
 }
 
+/* %k: a newline, then each frame on a line of its own, as dtrace(1)'s
+ * pfprint_stack: %-Nk indents the frames by N (instead of stackindent),
+ * %Nk right-aligns each in N columns. */
+static void print_stack(FILE *f, const struct dt_conv *c, int width,
+			const char *frames)
+{
+	bool left = strchr(c->flags, '-') != NULL;
+
+	fputc('\n', f);
+	while (*frames) {
+		const char *nl = strchr(frames, '\n'), *sym = frames;
+		int n, indent;
+
+		if (!nl)
+			nl = frames + strlen(frames);
+		while (sym < nl && *sym == ' ')
+			sym++;
+		n = (int)(nl - sym);
+		indent = left ? (width > 0 ? width : 0) : (int)(sym - frames);
+		fprintf(f, "%*s%*.*s\n", indent, "", left ? 0 : width, n, sym);
+		frames = *nl ? nl + 1 : nl;
+	}
+}
+
 void dt_fmt_print(FILE *f, const struct dt_fmt *fmt,
 		  const struct dt_fmt_val *vals, int nvals,
 		  const struct dt_fmt_val *aggval)
@@ -223,6 +249,9 @@ void dt_fmt_print(FILE *f, const struct dt_fmt *fmt,
 		case 's': case 'a': case 'A':	/* %a, %A: named by consume.c */
 			strcpy(p, "s");
 			fprintf(f, spec, v->is_str ? v->s : "");
+			break;
+		case 'k':
+			print_stack(f, c, width, v->is_str ? v->s : "");
 			break;
 		case 'S': {
 			char *e = escaped(v->is_str ? v->s : "");

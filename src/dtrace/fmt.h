@@ -1,7 +1,7 @@
 /* fmt — DTrace's printf() and printa() format strings: parsed once at
  * compile time (to check each conversion against its argument's type) and
  * applied by the consumer to the values in a record. Conversions: d i u o
- * x X c s p Y (walltimestamp as a date) and %%, with the flags - + space #
+ * x X c s p Y (walltimestamp as a date), k (a stack) and %%, with the flags - + space #
  * 0, widths and precisions (also '*'), C's length modifiers (accepted and
  * ignored: D knows each argument's size), and %@ for printa's value. */
 #ifndef SONDE_DTRACE_FMT_H
@@ -33,13 +33,13 @@ int dt_fmt_parse(const char *fmt, struct dt_fmt *out, char *err, size_t len);
 void dt_fmt_free(struct dt_fmt *f);
 
 /* What a conversion accepts. */
-enum dt_fmt_arg { FMT_INT, FMT_STR, FMT_NONE };
+enum dt_fmt_arg { FMT_INT, FMT_STR, FMT_STACK, FMT_NONE };
 enum dt_fmt_arg dt_fmt_wants(char conv);
 
 /* One argument of a formatted record. */
 struct dt_fmt_val {
 	bool is_str;
-	const char *s;
+	const char *s;		/* %k: the frames, one a line, indented */
 	uint64_t v;
 	uint8_t size;		/* 1, 2, 4, 8 */
 	bool sign;

@@ -87,7 +87,8 @@ static void check_printf(struct dt_ck *k, struct dt_node *n)
 
 			if ((want == FMT_INT && !dt_type_is_int(&t)) ||
 			    (want == FMT_STR && t.kind != DT_TSTR &&
-			     t.kind != DT_TSYM)) {
+			     t.kind != DT_TSYM) ||
+			    (want == FMT_STACK && t.kind != DT_TSTACK)) {
 				dt_error(cc, &e->loc, "%s() argument #%d "
 					 "is %s, which %%%c cannot print",
 					 n->name, argi + 1, dt_type_name(&t, b,
@@ -242,20 +243,25 @@ static void check_printa(struct dt_ck *k, struct dt_node *n)
 				}
 				continue;
 			}
-			/* key conversions must fit the keys */
+			/* key conversions must fit the keys (%s prints
+			 * a stack's frames too, %k only a stack) */
 			if (keys < v->nkeys) {
-				bool is_str = v->keys[keys].kind != KEY_INT;
+				int kind = v->keys[keys].kind;
+				bool is_str = kind != KEY_INT;
 				enum dt_fmt_arg want =
 					dt_fmt_wants(fmt.convs[i].conv);
 				char conv = fmt.convs[i].conv;
 
-				if ((want == FMT_STR) != is_str) {
+				if (want == FMT_STACK ? kind != KEY_STACK :
+				    (want == FMT_STR) != is_str) {
 					dt_fmt_free(&fmt);
 					dt_error(cc, &n->args[0]->loc, "printa() "
 						 "conversion %%%c cannot print "
 						 "key %d of %s, %s", conv,
-						 keys + 1, v->name, is_str ?
-						 "a string" : "an integer");
+						 keys + 1, v->name,
+						 kind == KEY_STACK ? "a stack" :
+						 is_str ? "a string" :
+						 "an integer");
 				}
 			}
 			keys++;
@@ -1067,6 +1073,8 @@ static void check_sym(struct dt_ck *k, struct dt_node *n)
 		{ "sym", DT_SYM_SYM }, { "mod", DT_SYM_MOD },
 		{ "usym", DT_SYM_USYM }, { "umod", DT_SYM_UMOD },
 		{ "uaddr", DT_SYM_UADDR },
+		/* DTrace's other names for sym() and usym() */
+		{ "func", DT_SYM_SYM }, { "ufunc", DT_SYM_USYM },
 	};
 	struct dt_type t = dt_ck_expr(k, n->args[0]);
 
@@ -1154,7 +1162,9 @@ static const struct dt_func funcs[] = {
 	{ "mod", 1, 1, false, false, AGG_NONE, check_sym, cg_sym },
 	{ "umod", 1, 1, false, false, AGG_NONE, check_sym, cg_sym },
 	{ "uaddr", 1, 1, false, false, AGG_NONE, check_sym, cg_sym },
-	LATER("func"), LATER("ufunc"), LATER("printm"),
+	{ "func", 1, 1, false, false, AGG_NONE, check_sym, cg_sym },
+	{ "ufunc", 1, 1, false, false, AGG_NONE, check_sym, cg_sym },
+	LATER("printm"),
 	LATER("setopt"), LATER("ftruncate"), LATER("freopen"),
 	LATER("progenyof"), LATER("rand"), LATER("mutex_owned"),
 	LATER("htons"), LATER("ntohs"), LATER("htonl"), LATER("ntohl"),

@@ -436,6 +436,52 @@ def test_ustack_action_names_the_callers(sonde, root, ufixture_bin):
     assert one == ["ufixture`uf_leaf"], out
 
 
+def test_stack_in_printf_k(sonde, root, fixture_bin):
+    """printf's %k prints a stack as the stack action does (the oracle:
+    stack(); in the same clause, itself checked against kallsyms above):
+    a newline, then a frame a line indented by 14; %-4k indents by 4;
+    printa's %k prints a stack key the same way."""
+    p = dtrace(sonde, "-q", "-c", fixture_bin + " getppid 5", "-n",
+               "syscall::getppid:entry /pid == $target/ "
+               "{ printf(\"<%k>\", stack()); stack(); "
+               "printf(\"|%-4k|\", stack(2)); @[stack()] = count(); }"
+               " END { printa(\"[%k %@d]\", @); }")
+    assert p.returncode == 0, p.stderr
+    out = p.stdout
+    first = out.split("|", 1)[0]
+    m = re.match(r"^<\n((?: {14}\S+\n)+)>\n((?: {14}\S+\n)+)$", first)
+    assert m, out
+    assert m.group(1) == m.group(2), out
+    frames = [l.strip() for l in m.group(1).splitlines()]
+    assert frames[-1].startswith("vmlinux`entry_SYSCALL_64"), out
+    two = "".join("    %s\n" % f for f in frames[:2])
+    assert out.count("|\n" + two + "|") == 5, out
+    agg = re.search(r"\[\n((?: {14}\S+\n)+) (\d+)\]", out)
+    assert agg and agg.group(2) == "5", out
+    assert agg.group(1) == m.group(1), out
+
+
+def test_func_and_ufunc_are_sym_and_usym(sonde, root, ufixture_bin):
+    """func() and ufunc() are DTrace's other names for sym() and usym():
+    an address inside do_syscall_64 (from /proc/kallsyms) and one inside
+    uf_leaf (the argument of uf_addr) name their functions."""
+    addr = None
+    with open("/proc/kallsyms") as f:
+        for l in f:
+            w = l.split()
+            if w[2] == "do_syscall_64" and len(w) == 3:
+                addr = int(w[0], 16)
+                break
+    if not addr:
+        pytest.skip("no do_syscall_64 in /proc/kallsyms")
+    p = dtrace(sonde, "-q", "-c", ufixture_bin + " addrs 1", "-n",
+               "pid$target:a.out:uf_addr:entry { printf(\"%s|%s|%s\\n\","
+               f" ufunc(arg0 + 3), usym(arg0 + 3), func({addr:#x} + 5)); }}")
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.split("\n")[0] == ("ufixture`uf_leaf|ufixture`uf_leaf|"
+                                       "vmlinux`do_syscall_64"), p.stdout
+
+
 def test_stack_in_printf_is_refused(sonde):
     p = dtrace(sonde, "-e", "-n", "BEGIN { printf(\"%s\", stack()); }")
     assert p.returncode == 2

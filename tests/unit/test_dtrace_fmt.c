@@ -61,6 +61,16 @@ static void test_conversions(void **state)
 	check("100%% %S", (struct dt_fmt_val[]){ S("a\tb\"\x01") }, 1,
 	      "100% a\\tb\\\"\\001");
 	check("no conversions\n", NULL, 0, "no conversions\n");
+	/* %k: a stack's frames (as the consumer names them, indented by
+	 * 14) after a newline; %-Nk indents by N, %Nk right-aligns */
+	struct dt_fmt_val st[] = { S("              m`f+0x1\n"
+				     "              m`main\n") };
+	check("<%k>", st, 1, "<\n              m`f+0x1\n"
+	      "              m`main\n>");
+	check("<%-2k>", st, 1, "<\n  m`f+0x1\n  m`main\n>");
+	check("<%9k>", st, 1, "<\n                m`f+0x1\n"
+	      "                 m`main\n>");
+	check("<%k>", (struct dt_fmt_val[]){ S("") }, 1, "<\n>");
 }
 
 static void test_printa_value(void **state)
@@ -100,6 +110,7 @@ static void test_parse_counts_and_errors(void **state)
 	assert_non_null(strstr(err, "not supported: %f"));
 	assert_int_equal(dt_fmt_wants('s'), FMT_STR);
 	assert_int_equal(dt_fmt_wants('x'), FMT_INT);
+	assert_int_equal(dt_fmt_wants('k'), FMT_STACK);
 }
 
 int main(void)

@@ -308,6 +308,15 @@ static void test_errors(void **state)
 	check_error("BEGIN { x = strtok(\"a\", 1); }", "strtok() argument #2 "
 		    "must be a string");
 	check_error("BEGIN { NULL = 1; }", "NULL cannot be modified");
+	/* %k */
+	check_error("BEGIN { printf(\"%k\", 1); }", "argument #2 is int, "
+		    "which %k cannot print");
+	check_error("BEGIN { @[1] = count(); printa(\"%k %@d\", @); }",
+		    "conversion %k cannot print key 1 of @, an integer");
+	check_error("BEGIN { @[\"a\"] = count(); printa(\"%k %@d\", @); }",
+		    "conversion %k cannot print key 1 of @, a string");
+	check_error("BEGIN { @[stack()] = count(); printa(\"%d %@d\", @); }",
+		    "conversion %d cannot print key 1 of @, a stack");
 	check_error("BEGIN { x = \"a\" < NULL; }", "operator < cannot "
 		    "compare string with char *");
 }
