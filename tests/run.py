@@ -132,6 +132,7 @@ def run_e2e(build, counts, extra, asan=None):
         os.unlink(xml_path)
     env = dict(os.environ, SONDE=os.path.join(os.path.abspath(build), "sonde"),
                SONDE_BUILD=os.path.abspath(build))
+    env.update(SANITIZE_ENV)
     if asan:
         env["SONDE_ASAN"] = os.path.join(os.path.abspath(asan), "sonde")
     cmd = ["/usr/bin/python3", "-m", "pytest", os.path.join(ROOT, "tests/e2e"),
