@@ -8,6 +8,7 @@
 #include "src/ktrace/record.skel.h"
 #include "../commands.h"
 #include "../lib/bpf.h"
+#include "../lib/ringbuf.h"
 #include "../lib/syscalls.h"
 #include "../lib/util.h"
 
@@ -389,21 +390,22 @@ static int open_trace(const struct opts *o, struct writer *w)
 
 struct tracer {
 	struct record *skel;
-	struct ring_buffer *rb;
+	struct ringbuf *rb;
 	struct writer w;
 	volatile bool done;	/* the writer thread drains and ends */
 };
 
-static int on_record(void *ctx, void *data, size_t size)
+static int on_record(void *ctx, const void *data, size_t size)
 {
 	struct tracer *t = ctx;
+	uint32_t len = ((const struct ktr_rec *)data)->len;
 
 	(void)size;
 	/* The BPF program wrote a complete trace-file record; its own
-	 * length is authoritative (the ring buffer rounds sizes up). */
-	wr_put(&t->w, data, ((struct ktr_rec *)data)->len);
+	 * length is authoritative (a reservation may be larger). */
+	wr_put(&t->w, data, len);
 	t->w.records++;
-	t->w.bytes += ((struct ktr_rec *)data)->len;
+	t->w.bytes += len;
 	return 0;
 }
 
@@ -412,27 +414,23 @@ static void *writer_main(void *arg)
 	struct tracer *t = arg;
 
 	/* The BPF side wakes us when a quarter of the buffer is full; the
-	 * timeout bounds how stale the file gets otherwise. */
+	 * timeout bounds how stale the file gets otherwise (kdump -l
+	 * follows it), so each round ends with a write. */
 	while (!t->done) {
-		int n;
+		int err;
 
-		/* Before sleeping: the next record past the mark wakes us.
-		 * (Data that came meanwhile ends the poll at once.) */
-		__atomic_store_n(&t->skel->bss->woken, 0, __ATOMIC_SEQ_CST);
-		n = ring_buffer__poll(t->rb, 100);
-
-		if (n < 0 && n != -EINTR) {
-			sd_err("ring buffer: %s", strerror(-n));
-			break;
-		}
-		/* The programs wake us only past a quarter of the buffer:
-		 * take what is there at each timeout too, and keep the file
-		 * current (kdump -l follows it). */
-		ring_buffer__consume(t->rb);
+		ringbuf_drain(t->rb, on_record, t);
 		if (t->w.len)
 			wr_flush(&t->w);
+		/* Before sleeping: the next record past the mark wakes us. */
+		__atomic_store_n(&t->skel->bss->woken, 0, __ATOMIC_SEQ_CST);
+		err = ringbuf_wait(t->rb, 100);
+		if (err) {
+			sd_err("ring buffer: %s", strerror(-err));
+			break;
+		}
 	}
-	ring_buffer__consume(t->rb);
+	ringbuf_drain(t->rb, on_record, t);
 	wr_flush(&t->w);
 	return NULL;
 }
@@ -708,8 +706,7 @@ int cmd_ktrace(int argc, char **argv)
 		goto out;
 	if (open_trace(&o, &t.w))
 		goto out;
-	t.rb = ring_buffer__new(bpf_map__fd(t.skel->maps.rb), on_record, &t,
-				NULL);
+	t.rb = ringbuf_open(bpf_map__fd(t.skel->maps.rb), o.bufsize);
 	if (!t.rb) {
 		sd_err("cannot map the ring buffer: %s", strerror(errno));
 		goto out;
@@ -798,7 +795,7 @@ out:
 		close(go_fd);	/* the child reads EOF and exits 127 */
 	if (child > 0 && rc != 0 && !stop_sig)
 		waitpid(child, NULL, 0);
-	ring_buffer__free(t.rb);
+	ringbuf_close(t.rb);
 	record__destroy(t.skel);
 	if (t.w.fd > 0)
 		close(t.w.fd);
