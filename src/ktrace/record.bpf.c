@@ -120,20 +120,20 @@ struct {
 	__type(value, struct scratch);
 } scratch SEC(".maps");
 
-static __always_inline void note_drop(__u32 pid)
+static __always_inline void note_drop(__u32 pid, __u64 count)
 {
 	__u32 zero = 0;
-	__u64 *n = bpf_map_lookup_elem(&drops, &zero), one = 1, *p;
+	__u64 *n = bpf_map_lookup_elem(&drops, &zero), *p;
 
 	if (n)
-		*n += 1;
+		*n += count;
 	p = bpf_map_lookup_elem(&dropped, &pid);
 	if (p) {
-		__sync_fetch_and_add(p, 1);
-	} else if (!bpf_map_update_elem(&dropped, &pid, &one, BPF_NOEXIST)) {
+		__sync_fetch_and_add(p, count);
+	} else if (!bpf_map_update_elem(&dropped, &pid, &count, BPF_NOEXIST)) {
 		__sync_fetch_and_add(&pending_drops, 1);
 	} else if ((p = bpf_map_lookup_elem(&dropped, &pid))) {
-		__sync_fetch_and_add(p, 1);
+		__sync_fetch_and_add(p, count);
 	}
 }
 
@@ -210,7 +210,7 @@ static __always_inline void *reserve(__u32 len, __u16 type, __u32 pid,
 	struct ktr_rec *h = bpf_ringbuf_reserve(&rb, len, 0);
 
 	if (!h) {
-		note_drop(pid);
+		note_drop(pid, 1);
 		return NULL;
 	}
 	fill(h, len, type, t);
@@ -290,7 +290,7 @@ static __always_inline void emit_scratch(struct ktr_rec *h, __u32 len,
 	if (len > SCRATCH)
 		return;
 	if (output(h, len))
-		note_drop(pid);
+		note_drop(pid, 1);
 }
 
 static __always_inline struct ktr_rec *scratch_rec(__u16 type)
@@ -429,6 +429,32 @@ __noinline int emit_nami(__u64 path, __u32 kernel, __u32 pid)
 	h->len = pad8(b, sizeof(*h) + (n & (KTR_PATH_MAX * 2 - 1)));
 	emit_scratch(h, h->len, pid);
 	return 0;
+}
+
+/* A NAMI record for the user path at path, at offset off of this CPU's
+ * scratch buffer (filled in by the caller before and after it): the
+ * offset after it, or off when there is no room. */
+__noinline __u32 nami_at(__u32 off, __u64 path)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+	char *b = bpf_map_lookup_elem(&scratch, &cpu);
+	struct ktr_rec *h;
+	long n;
+
+	if (!b || off > SCRATCH / 2)
+		return off;
+	off &= SCRATCH / 2 - 1;
+	h = (struct ktr_rec *)(b + off);
+	fill(h, 0, KTR_NAMI, NULL);
+	n = bpf_probe_read_user_str(b + off + sizeof(*h), KTR_PATH_MAX,
+				    (void *)path);
+	if (n <= 0) {
+		b[off + sizeof(*h)] = 0;
+		n = 1;
+	}
+	n = pad8(b, off + sizeof(*h) + (n & (KTR_PATH_MAX * 2 - 1)));
+	h->len = n - off;
+	return n;
 }
 
 /* Data of a buffer of len bytes at ubuf, appended at off. */
@@ -631,6 +657,58 @@ static __noinline int emit_callret(struct slot *v, __u64 ubuf, __s64 ret,
 	return 0;
 }
 
+/* A call that takes path names: its entry v (if kept) as a CALL, a NAMI
+ * record per name, and with_ret its RET, assembled in the scratch buffer
+ * and written with one copy. Whether the RET went out. */
+static __always_inline bool emit_named(struct slot *v, struct pt_regs *regs,
+				       __u32 info, long ret, __u32 nr,
+				       bool with_ret)
+{
+	__u32 cpu = bpf_get_smp_processor_id(), off = 0, pid, n = 0;
+	char *b = bpf_map_lookup_elem(&scratch, &cpu);
+	struct ktr_call *c;
+	struct ktr_ret *r;
+
+	if (!b)
+		return false;
+	pid = bpf_get_current_pid_tgid() >> 32;
+	if (v) {
+		c = (struct ktr_call *)b;
+		fill(&c->h, sizeof(*c), KTR_CALL, NULL);
+		c->h.ts = v->ts;
+		c->h.cpu = v->cpu;
+		__builtin_memcpy(c->h.comm, v->comm, sizeof(c->h.comm));
+		c->nr = v->nr;
+		c->reserved = 0;
+		for (int i = 0; i < KTR_MAX_ARGS; i++)
+			c->args[i] = v->args[i];
+		off = sizeof(*c);
+		n++;
+	}
+	for (int i = 0; i < KTR_MAX_ARGS; i++) {
+		if (info & (1u << i)) {
+			off = nami_at(off, sc_arg(regs, i));
+			n++;
+		}
+	}
+	if (with_ret && off <= SCRATCH / 2) {
+		off &= SCRATCH / 2 - 1;
+		r = (struct ktr_ret *)(b + off);
+		fill(&r->h, sizeof(*r), KTR_RET, NULL);
+		r->nr = nr;
+		r->reserved = 0;
+		r->ret = ret;
+		off += sizeof(*r);
+		n++;
+	}
+	((struct ktr_rec *)b)->flags |= take_drops(pid, NULL);
+	if (off > SCRATCH / 2 + sizeof(*r))
+		return with_ret;
+	if (output(b, off))
+		note_drop(pid, n);
+	return with_ret;
+}
+
 SEC("tp_btf/sys_exit")
 int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 {
@@ -659,10 +737,9 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 		if (s->pending && __sync_lock_test_and_set(&s->pending, 0))
 			v = s;
 		/* The entry goes out on its own when something comes
-		 * between (path names, data that does not fit, a drop
-		 * record) or the thread was renamed meanwhile. */
-		if (v && (paths ||
-			  (pending_drops && bpf_map_lookup_elem(&dropped, &pid)) ||
+		 * between (data that does not fit, a drop record) or the
+		 * thread was renamed meanwhile. */
+		if (v && ((pending_drops && bpf_map_lookup_elem(&dropped, &pid)) ||
 			  v->comm[0] != ((__u64 *)t->comm)[0] ||
 			  v->comm[1] != ((__u64 *)t->comm)[1])) {
 			emit_call(v);
@@ -671,11 +748,17 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 	}
 	/* Path names are read at return: the kernel has copied them, so
 	 * their pages are present. A successful exec's name comes from the
-	 * exec tracepoint (the old memory is gone). */
+	 * exec tracepoint (the old memory is gone). The call's CALL, NAMI
+	 * and (unless data comes between) RET records go out together, as
+	 * one ring-buffer record. */
 	if (paths) {
-		for (int i = 0; i < KTR_MAX_ARGS; i++)
-			if (info & (1u << i))
-				emit_nami(sc_arg(regs, i), 0, pid);
+		bool gio = (points & KTR_PT_GENIO) && ret > 0 &&
+			   ((info >> KTR_SI_IO_SHIFT) & 7);
+
+		if (emit_named(v, regs, info, ret, nr,
+			       !gio && (points & KTR_PT_SYSCALL)))
+			return 0;
+		v = NULL;
 	}
 	/* Data at return, with the real byte count: for writes the buffer
 	 * is the one the call has just written from. */

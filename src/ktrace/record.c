@@ -395,17 +395,27 @@ struct tracer {
 	volatile bool done;	/* the writer thread drains and ends */
 };
 
+/* A ring-buffer record holds one trace-file record or several in a row
+ * (a call's CALL, NAMI and RET records go out together); their own
+ * lengths are authoritative. A fixed-size reservation may be larger than
+ * its record: the BPF program zeroes the rest, and a zero length ends the
+ * walk. */
 static int on_record(void *ctx, const void *data, size_t size)
 {
 	struct tracer *t = ctx;
-	uint32_t len = ((const struct ktr_rec *)data)->len;
+	const char *p = data;
 
-	(void)size;
-	/* The BPF program wrote a complete trace-file record; its own
-	 * length is authoritative (a reservation may be larger). */
-	wr_put(&t->w, data, len);
-	t->w.records++;
-	t->w.bytes += len;
+	while (size >= sizeof(struct ktr_rec)) {
+		uint32_t len = ((const struct ktr_rec *)p)->len;
+
+		if (len < sizeof(struct ktr_rec) || len > size)
+			break;
+		wr_put(&t->w, p, len);
+		t->w.records++;
+		t->w.bytes += len;
+		p += len;
+		size -= len;
+	}
 	return 0;
 }
 
