@@ -8,8 +8,8 @@
  * record carries KTR_F_DROP after an explicit KTR_DROP record.
  *
  * The consumer is woken only when a quarter of the buffer is full (plus its
- * own poll timeout), once each time it sleeps: a wake-up per record would
- * cost more than the record. */
+ * own poll timeout), at most once per CPU each time it sleeps: a wake-up
+ * per record would cost more than the record. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
@@ -31,8 +31,8 @@ const volatile __u32 nr_rt_sigreturn = ~0u;
 /* Read by the loader while tracing. */
 __s64 live;		/* traced processes alive */
 __u64 pending_drops;	/* processes whose drops are not yet reported */
-/* Written by the loader too: 0 when its writer thread goes to sleep. */
-__u32 woken;
+/* Written by the loader: its writer thread's sleeps, counted. */
+__u32 epoch;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -88,6 +88,19 @@ struct {
 	__type(key, __u32);
 	__type(value, struct slot);
 } slots SEC(".maps");
+
+struct wake {
+	__u32 epoch;		/* the consumer's sleep these bytes count in */
+	__u32 reserved;
+	__u64 bytes;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct wake);
+} wakes SEC(".maps");
 
 /* Failed reservations: per CPU for the totals, per process for the
  * KTR_DROP record. */
@@ -156,26 +169,38 @@ static __always_inline void fill(struct ktr_rec *h, __u32 len, __u16 type,
 	__builtin_memcpy(h->comm, t->comm, sizeof(h->comm));
 }
 
-/* Whether the consumer is to be woken: once the buffer holds wake_bytes,
- * by the first record past them since it last went to sleep (it clears
- * woken before it sleeps). A wake-up is an interrupt to oneself: one per
- * record past the mark would cost more than the records. */
-static __always_inline __u64 wake_flag(void)
+/* Whether the consumer is to be woken: when this CPU's records since the
+ * consumer last went to sleep (it counts its sleeps in epoch) pass
+ * wake_bytes (the loader's share of the mark per CPU: at least one CPU
+ * passes its share once the buffer holds the mark). So at most one
+ * wake-up per CPU and sleep, and no query of the buffer per record: a
+ * wake-up is an interrupt to oneself, one per record past the mark would
+ * cost more than the records. */
+static __always_inline __u64 wake_flag(__u64 len)
 {
-	if (bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA) >= wake_bytes &&
-	    !woken && !__sync_lock_test_and_set(&woken, 1))
+	__u32 zero = 0;
+	struct wake *w = bpf_map_lookup_elem(&wakes, &zero);
+
+	if (!w)
+		return BPF_RB_NO_WAKEUP;
+	if (w->epoch != epoch) {
+		w->epoch = epoch;
+		w->bytes = 0;
+	}
+	w->bytes += len;
+	if (w->bytes >= wake_bytes && w->bytes - len < wake_bytes)
 		return BPF_RB_FORCE_WAKEUP;
 	return BPF_RB_NO_WAKEUP;
 }
 
 static __always_inline void submit(void *r)
 {
-	bpf_ringbuf_submit(r, wake_flag());
+	bpf_ringbuf_submit(r, wake_flag(((struct ktr_rec *)r)->len));
 }
 
 static __always_inline long output(void *data, __u64 len)
 {
-	return bpf_ringbuf_output(&rb, data, len, wake_flag());
+	return bpf_ringbuf_output(&rb, data, len, wake_flag(len));
 }
 
 /* If records of pid were lost, write the KTR_DROP record and return the
@@ -608,8 +633,9 @@ __noinline int emit_retgio(__u64 ubuf, __s64 ret, __u64 kind_fd, __u32 nr)
 
 /* The entry in v and this return, and for a small read or write its data,
  * in one KTR_CALLRET record. */
-static __noinline int emit_callret(struct slot *v, __u64 ubuf, __s64 ret,
-				   __u64 kind_fd, __u32 nr)
+static __always_inline int emit_callret(struct slot *v, __u64 ubuf,
+					__s64 ret, __u64 kind_fd, __u32 nr,
+					struct task_struct *t)
 {
 	__u32 kind = kind_fd >> 32, pid;
 	__u64 n = ret < maxdata ? ret : maxdata;
@@ -624,9 +650,9 @@ static __noinline int emit_callret(struct slot *v, __u64 ubuf, __s64 ret,
 		return 0;
 	pid = v->pid;
 	if (kind) {
-		r = reserve(sizeof(*r), KTR_CALLRET, pid, NULL);
+		r = reserve(sizeof(*r), KTR_CALLRET, pid, t);
 	} else {
-		r = reserve(sizeof(*c), KTR_CALLRET, pid, NULL);
+		r = reserve(sizeof(*c), KTR_CALLRET, pid, t);
 	}
 	if (!r)
 		return 0;
@@ -773,7 +799,7 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 		    (kind == KTR_IO_READ || kind == KTR_IO_WRITE)) {
 			if (v)
 				emit_callret(v, sc_arg(regs, buf_arg), ret,
-					     (__u64)kind << 32 | fd, nr);
+					     (__u64)kind << 32 | fd, nr, t);
 			else
 				emit_retgio(sc_arg(regs, buf_arg), ret,
 					    (__u64)kind << 32 | fd, nr);
@@ -789,7 +815,7 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 	if (!(points & KTR_PT_SYSCALL))
 		return 0;
 	if (v) {
-		emit_callret(v, 0, ret, 0, nr);
+		emit_callret(v, 0, ret, 0, nr, t);
 		return 0;
 	}
 	r = reserve(sizeof(*r), KTR_RET, pid, NULL);

@@ -432,8 +432,8 @@ static void *writer_main(void *arg)
 		ringbuf_drain(t->rb, on_record, t);
 		if (t->w.len)
 			wr_flush(&t->w);
-		/* Before sleeping: the next record past the mark wakes us. */
-		__atomic_store_n(&t->skel->bss->woken, 0, __ATOMIC_SEQ_CST);
+		/* Before sleeping: a new count of bytes towards the mark. */
+		__atomic_fetch_add(&t->skel->bss->epoch, 1, __ATOMIC_SEQ_CST);
 		err = ringbuf_wait(t->rb, 100);
 		if (err) {
 			sd_err("ring buffer: %s", strerror(-err));
@@ -578,7 +578,8 @@ static int load(struct tracer *t, const struct opts *o)
 	s->rodata->points = o->points;
 	s->rodata->maxdata = o->maxdata;
 	s->rodata->inherit = o->inherit;
-	s->rodata->wake_bytes = o->bufsize / 4;
+	/* Each CPU's share of a quarter of the buffer. */
+	s->rodata->wake_bytes = o->bufsize / 4 / (ncpu > 0 ? ncpu : 1);
 	nr = sc_number(sc_native(), "execve");
 	s->rodata->nr_execve = nr >= 0 ? nr : ~0u;
 	nr = sc_number(sc_native(), "execveat");

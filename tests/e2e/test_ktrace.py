@@ -746,3 +746,46 @@ def test_blocking_call_keeps_its_entry(root, sonde, tmp_path):
         for c, r in zip(mine[::2], mine[1::2]):
             assert (c["type"], r["type"]) == ("CALL", "RET"), (c, r)
             assert c["syscall"] == r["syscall"]
+
+
+SMALL_WRITES = r'''
+import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+libc.mmap.restype = ctypes.c_void_p
+libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int,
+                      ctypes.c_int, ctypes.c_int, ctypes.c_long]
+libc.write.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t]
+fd = os.open("/dev/null", os.O_WRONLY)
+# two pages, the second unmapped: data that ends at the first's end
+p = libc.mmap(None, 8192, 3, 0x22, -1, 0)
+libc.munmap(ctypes.c_void_p(p + 4096), ctypes.c_size_t(4096))
+for hexdata in sys.argv[1:]:
+    at_end = hexdata.startswith("end:")
+    data = bytes.fromhex(hexdata[4:] if at_end else hexdata)
+    addr = p + 4096 - len(data) if at_end else p
+    ctypes.memmove(addr, data, len(data))
+    assert libc.write(fd, addr, len(data)) == len(data)
+'''
+
+
+def test_small_data_exact(root, sonde, tmp_path):
+    """Small data (up to 64 bytes) is recorded byte for byte whatever it
+    holds: NUL bytes anywhere (read as strings up to four of them, then
+    plainly), exactly 64 bytes, and data that ends where the mapping does
+    (the string read past it faults and falls back)."""
+    cases = [b"x", b"\0", b"a\0b", b"\0" * 5, bytes(range(64)), b"y" * 64,
+             b"a\0b\0c\0d\0e\0f", b"tail\0", b"\xff" * 63 + b"\0"]
+    ends = [b"z" * 10, b"q" * 64, b"\0" * 3]
+    script = tmp_path / "writes.py"
+    script.write_text(SMALL_WRITES)
+    out = tmp_path / "small.out"
+    p = ktrace(["-t", "ci", "--", "/usr/bin/python3", str(script)] +
+               [c.hex() for c in cases] + ["end:" + c.hex() for c in ends],
+               out)
+    assert p.returncode == 0, p.stderr
+    recs = kdump_json(out)
+    fd = [r for r in recs if r["type"] == "RET" and r["syscall"] == "openat"
+          ][-1]["ret"]
+    got = [bytes.fromhex(r["data_hex"]) for r in recs
+           if r["type"] == "GIO" and r["fd"] == fd and r["dir"] == "write"]
+    assert got == cases + ends
