@@ -150,13 +150,14 @@ static __always_inline void note_drop(__u32 pid, __u64 count)
 	}
 }
 
-static __always_inline void fill(struct ktr_rec *h, __u32 len, __u16 type,
-				  struct task_struct *t)
+/* A record header for t (NULL: the current task) at time ts. */
+static __always_inline void fill_ts(struct ktr_rec *h, __u32 len, __u16 type,
+				    struct task_struct *t, __u64 ts)
 {
 	h->len = len;
 	h->type = type;
 	h->flags = 0;
-	h->ts = bpf_ktime_get_ns();
+	h->ts = ts;
 	h->cpu = bpf_get_smp_processor_id();
 	h->reserved = 0;
 	h->reserved2 = 0;
@@ -167,6 +168,12 @@ static __always_inline void fill(struct ktr_rec *h, __u32 len, __u16 type,
 	h->pid = t->tgid;
 	h->tid = t->pid;
 	__builtin_memcpy(h->comm, t->comm, sizeof(h->comm));
+}
+
+static __always_inline void fill(struct ktr_rec *h, __u32 len, __u16 type,
+				 struct task_struct *t)
+{
+	fill_ts(h, len, type, t, bpf_ktime_get_ns());
 }
 
 /* Whether the consumer is to be woken: when this CPU's records since the
@@ -228,8 +235,10 @@ static __always_inline __u16 take_drops(__u32 pid, struct task_struct *t)
 	return KTR_F_DROP;
 }
 
-static __always_inline void *reserve(__u32 len, __u16 type, __u32 pid,
-				     struct task_struct *t)
+/* A record of len bytes for process pid in the ring buffer, its header
+ * filled in for t (NULL: the current task) at time ts (0: now). */
+static __always_inline void *reserve_ts(__u32 len, __u16 type, __u32 pid,
+					struct task_struct *t, __u64 ts)
 {
 	__u16 flags = take_drops(pid, t);
 	struct ktr_rec *h = bpf_ringbuf_reserve(&rb, len, 0);
@@ -238,20 +247,26 @@ static __always_inline void *reserve(__u32 len, __u16 type, __u32 pid,
 		note_drop(pid, 1);
 		return NULL;
 	}
-	fill(h, len, type, t);
+	fill_ts(h, len, type, t, ts ? ts : bpf_ktime_get_ns());
 	h->flags = flags;
 	return h;
+}
+
+static __always_inline void *reserve(__u32 len, __u16 type, __u32 pid,
+				     struct task_struct *t)
+{
+	return reserve_ts(len, type, pid, t, 0);
 }
 
 /* Write the entry kept in v (taken from it) as a plain KTR_CALL record;
  * it may be another thread's than the current one's. */
 static __always_inline void emit_call(struct slot *v)
 {
-	struct ktr_call *c = reserve(sizeof(*c), KTR_CALL, v->pid, NULL);
+	struct ktr_call *c = reserve_ts(sizeof(*c), KTR_CALL, v->pid, NULL,
+					v->ts);
 
 	if (!c)
 		return;
-	c->h.ts = v->ts;
 	c->h.cpu = v->cpu;
 	c->h.pid = v->pid;
 	c->h.tid = v->tid;
@@ -456,10 +471,10 @@ __noinline int emit_nami(__u64 path, __u32 kernel, __u32 pid)
 	return 0;
 }
 
-/* A NAMI record for the user path at path, at offset off of this CPU's
- * scratch buffer (filled in by the caller before and after it): the
- * offset after it, or off when there is no room. */
-__noinline __u32 nami_at(__u32 off, __u64 path)
+/* A NAMI record for the user path at path, of time ts, at offset off of
+ * this CPU's scratch buffer (filled in by the caller before and after
+ * it): the offset after it, or off when there is no room. */
+__noinline __u32 nami_at(__u32 off, __u64 path, __u64 ts)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
 	char *b = bpf_map_lookup_elem(&scratch, &cpu);
@@ -470,7 +485,7 @@ __noinline __u32 nami_at(__u32 off, __u64 path)
 		return off;
 	off &= SCRATCH / 2 - 1;
 	h = (struct ktr_rec *)(b + off);
-	fill(h, 0, KTR_NAMI, NULL);
+	fill_ts(h, 0, KTR_NAMI, NULL, ts);
 	n = bpf_probe_read_user_str(b + off + sizeof(*h), KTR_PATH_MAX,
 				    (void *)path);
 	if (n <= 0) {
@@ -694,14 +709,16 @@ static __always_inline bool emit_named(struct slot *v, struct pt_regs *regs,
 	char *b = bpf_map_lookup_elem(&scratch, &cpu);
 	struct ktr_call *c;
 	struct ktr_ret *r;
+	__u64 now;
 
 	if (!b)
 		return false;
 	pid = bpf_get_current_pid_tgid() >> 32;
+	/* The names and the return are of one moment: one clock read. */
+	now = bpf_ktime_get_ns();
 	if (v) {
 		c = (struct ktr_call *)b;
-		fill(&c->h, sizeof(*c), KTR_CALL, NULL);
-		c->h.ts = v->ts;
+		fill_ts(&c->h, sizeof(*c), KTR_CALL, NULL, v->ts);
 		c->h.cpu = v->cpu;
 		__builtin_memcpy(c->h.comm, v->comm, sizeof(c->h.comm));
 		c->nr = v->nr;
@@ -713,14 +730,14 @@ static __always_inline bool emit_named(struct slot *v, struct pt_regs *regs,
 	}
 	for (int i = 0; i < KTR_MAX_ARGS; i++) {
 		if (info & (1u << i)) {
-			off = nami_at(off, sc_arg(regs, i));
+			off = nami_at(off, sc_arg(regs, i), now);
 			n++;
 		}
 	}
 	if (with_ret && off <= SCRATCH / 2) {
 		off &= SCRATCH / 2 - 1;
 		r = (struct ktr_ret *)(b + off);
-		fill(&r->h, sizeof(*r), KTR_RET, NULL);
+		fill_ts(&r->h, sizeof(*r), KTR_RET, NULL, now);
 		r->nr = nr;
 		r->reserved = 0;
 		r->ret = ret;
