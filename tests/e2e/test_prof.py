@@ -521,13 +521,20 @@ def test_ctrl_c_still_writes(go_pprof, tmp_path):
     p = subprocess.Popen([SONDE, "prof", "-o", out, "--", exe],
                          start_new_session=True, stderr=subprocess.PIPE,
                          text=True)
-    time.sleep(0.8)
-    # The CPU time the program has had so far (on a loaded machine it is
-    # well below the 0.8 s of wall time): the profile must hold at least
-    # most of it.
-    used = session_cpu_ns(p.pid, "forever")
-    os.killpg(p.pid, signal.SIGINT)
-    _, err = p.communicate(timeout=60)
+    try:
+        time.sleep(0.8)
+        # The CPU time the program has had so far (on a loaded machine it
+        # is well below the 0.8 s of wall time): the profile must hold at
+        # least most of it.
+        used = session_cpu_ns(p.pid, "forever")
+        os.killpg(p.pid, signal.SIGINT)
+        _, err = p.communicate(timeout=60)
+    finally:
+        # a failure above must not leave the spinning program behind
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
     assert p.returncode == -signal.SIGINT
     assert err == ""
     rows, total = top(go_pprof, out)
