@@ -89,6 +89,19 @@ struct {
 	__type(value, struct slot);
 } slots SEC(".maps");
 
+/* Each CPU's batch (record.h): the records of the thread on the CPU
+ * written at its syscalls' returns (CALLRET) wait there and go to the ring
+ * buffer together, one reservation for up to a page of them. Whatever else
+ * is recorded on the CPU, and the thread's switching off it, writes the
+ * batch out first; so does a record about the thread written on another
+ * CPU (a signal sent to it), under the batch's lock. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct ktr_batch);
+} batches SEC(".maps");
+
 struct wake {
 	__u32 epoch;		/* the consumer's sleep these bytes count in */
 	__u32 reserved;
@@ -205,8 +218,115 @@ static __always_inline void submit(void *r)
 	bpf_ringbuf_submit(r, wake_flag(((struct ktr_rec *)r)->len));
 }
 
+/* The batch lock: programs on other CPUs take it to write the batch out,
+ * which takes well under a microsecond. A program that interrupts one
+ * holding it on the same CPU (a signal sent from an interrupt) cannot get
+ * it: it gives up after some thousands of tries and writes its record
+ * straight to the ring buffer. */
+struct lock_ctx {
+	__s32 cpu;		/* the batch's CPU, or -1 for this one */
+	__u32 got;
+};
+
+static long lock_try(__u32 i, void *ctx)
+{
+	struct lock_ctx *l = ctx;
+	__u32 zero = 0;
+	struct ktr_batch *B;
+
+	if (l->cpu < 0)
+		B = bpf_map_lookup_elem(&batches, &zero);
+	else
+		B = bpf_map_lookup_percpu_elem(&batches, &zero, l->cpu);
+	if (!B)
+		return 1;
+	if (!B->busy && !__sync_lock_test_and_set(&B->busy, 1)) {
+		l->got = 1;
+		return 1;
+	}
+	return 0;
+}
+
+/* Lock B, the batch of CPU cpu (-1: this CPU's). */
+static __always_inline bool batch_lock(struct ktr_batch *B, __s32 cpu)
+{
+	struct lock_ctx l = { .cpu = cpu };
+
+	if (!__sync_lock_test_and_set(&B->busy, 1))
+		return true;
+	bpf_loop(4096, lock_try, &l, 0);
+	return l.got;
+}
+
+static __always_inline void batch_unlock(struct ktr_batch *B)
+{
+	__sync_lock_test_and_set(&B->busy, 0);	/* a full barrier */
+}
+
+/* With the lock held: the batch to the ring buffer, emptied. A failed
+ * copy counts every record it held. */
+static __always_inline void batch_out(struct ktr_batch *B)
+{
+	__u32 len = B->len;
+
+	if (len && len <= KTR_BATCH_MAX &&
+	    bpf_ringbuf_output(&rb, B->b, len, wake_flag(len)))
+		note_drop(B->pid, B->n);
+	B->len = 0;
+	B->n = 0;
+}
+
+/* Write out this CPU's batch before a record of another kind goes
+ * straight to the ring buffer. */
+static __always_inline void batch_flush(void)
+{
+	__u32 zero = 0;
+	struct ktr_batch *B = bpf_map_lookup_elem(&batches, &zero);
+
+	if (!B || !B->len || !batch_lock(B, -1))
+		return;
+	batch_out(B);
+	batch_unlock(B);
+}
+
+/* Room for size bytes at the end of this CPU's batch for a record of
+ * process pid, with the lock held (batch_commit releases it); NULL when
+ * the record is to go straight to the ring buffer. */
+static __always_inline char *batch_begin(struct ktr_batch **Bp, __u32 size,
+					 __u32 pid)
+{
+	__u32 zero = 0;
+	struct ktr_batch *B = bpf_map_lookup_elem(&batches, &zero);
+	__u32 off;
+
+	/* Lost records: the KTR_DROP record goes first, straight. */
+	if (!B || pending_drops || !batch_lock(B, -1))
+		return NULL;
+	if (B->len + size > KTR_BATCH_MAX || (B->len && B->pid != pid))
+		batch_out(B);
+	off = B->len;
+	/* (A batch just lost: its DROP record goes before the next one.) */
+	if (pending_drops || off > KTR_BATCH_MAX - size) {
+		batch_unlock(B);
+		return NULL;
+	}
+	B->pid = pid;
+	*Bp = B;
+	return B->b + (off & (KTR_BATCH_MAX - 1));
+}
+
+static __always_inline void batch_commit(struct ktr_batch *B, __u32 len)
+{
+	B->len += len;
+	B->n++;
+	batch_unlock(B);
+}
+
+/* A record assembled elsewhere, copied to the ring buffer after the
+ * batch. */
 static __always_inline long output(void *data, __u64 len)
 {
+	batch_flush();
 	return bpf_ringbuf_output(&rb, data, len, wake_flag(len));
 }
 
@@ -223,6 +343,7 @@ static __always_inline __u16 take_drops(__u32 pid, struct task_struct *t)
 	if (!p)
 		return 0;
 	n = *p;
+	batch_flush();
 	d = bpf_ringbuf_reserve(&rb, sizeof(*d), 0);
 	if (!d)
 		return 0;	/* still full: keep counting */
@@ -240,9 +361,12 @@ static __always_inline __u16 take_drops(__u32 pid, struct task_struct *t)
 static __always_inline void *reserve_ts(__u32 len, __u16 type, __u32 pid,
 					struct task_struct *t, __u64 ts)
 {
-	__u16 flags = take_drops(pid, t);
-	struct ktr_rec *h = bpf_ringbuf_reserve(&rb, len, 0);
+	__u16 flags;
+	struct ktr_rec *h;
 
+	batch_flush();
+	flags = take_drops(pid, t);
+	h = bpf_ringbuf_reserve(&rb, len, 0);
 	if (!h) {
 		note_drop(pid, 1);
 		return NULL;
@@ -278,8 +402,9 @@ static __always_inline void emit_call(struct slot *v)
 	submit(c);
 }
 
-/* Write t's kept entry, if any: it is on the CPU t runs on (t is the
- * current task, or one running elsewhere; one off any CPU has none). */
+/* Write t's batched records and kept entry, if any: they are on the CPU t
+ * runs on (t is the current task, or one running elsewhere; one off any
+ * CPU has none). */
 static __always_inline void flush_task(struct task_struct *t)
 {
 	struct task_struct *cur = bpf_get_current_task_btf();
@@ -288,11 +413,21 @@ static __always_inline void flush_task(struct task_struct *t)
 
 	if (!(points & KTR_PT_SYSCALL))
 		return;
-	if (!t || t == cur)
+	if (!t || t == cur) {
 		v = bpf_map_lookup_elem(&slots, &zero);
-	else
-		v = bpf_map_lookup_percpu_elem(&slots, &zero,
-					       BPF_CORE_READ(t, thread_info.cpu));
+	} else {
+		__u32 cpu = BPF_CORE_READ(t, thread_info.cpu);
+		struct ktr_batch *B;
+
+		/* t's latest records wait in its CPU's batch: they go
+		 * first. */
+		B = bpf_map_lookup_percpu_elem(&batches, &zero, cpu);
+		if (B && B->len && batch_lock(B, cpu)) {
+			batch_out(B);
+			batch_unlock(B);
+		}
+		v = bpf_map_lookup_percpu_elem(&slots, &zero, cpu);
+	}
 	if (v && v->pending && v->task == (__u64)(t ? t : cur) &&
 	    __sync_lock_test_and_set(&v->pending, 0))
 		emit_call(v);
@@ -658,17 +793,22 @@ static __always_inline int emit_callret(struct slot *v, __u64 ubuf,
 		char b[sizeof(struct ktr_callret) + KTR_GIO_SMALL];
 	} *r;
 	struct ktr_callret *c;
+	struct ktr_batch *B = NULL;
 	__u32 len = sizeof(*c);
 	__u64 *d;
 
 	if (!v)
 		return 0;
 	pid = v->pid;
-	if (kind) {
+	/* Into the batch; straight to the ring buffer when it cannot be. */
+	r = (void *)batch_begin(&B, kind ? sizeof(*r) : sizeof(*c), pid);
+	if (r)
+		fill_ts((struct ktr_rec *)r, 0, KTR_CALLRET, t,
+			bpf_ktime_get_ns());
+	else if (kind)
 		r = reserve(sizeof(*r), KTR_CALLRET, pid, t);
-	} else {
+	else
 		r = reserve(sizeof(*c), KTR_CALLRET, pid, t);
-	}
 	if (!r)
 		return 0;
 	c = (struct ktr_callret *)r;
@@ -694,7 +834,10 @@ static __always_inline int emit_callret(struct slot *v, __u64 ubuf,
 		len = (sizeof(*c) + n + 7) & ~7u;
 	}
 	c->h.len = len;
-	submit(r);
+	if (B)
+		batch_commit(B, len);
+	else
+		submit(r);
 	return 0;
 }
 
@@ -967,6 +1110,7 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev,
 	/* The entry of a syscall in progress does not stay on a CPU the
 	 * thread leaves (so a slot holds the current task's entry only). */
 	flush_task(prev);
+	batch_flush();
 	if (!(points & KTR_PT_CSW))
 		return 0;
 	st = traced_state(ppid);

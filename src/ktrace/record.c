@@ -445,6 +445,30 @@ static void *writer_main(void *arg)
 	return NULL;
 }
 
+/* After detaching: the records still waiting in each CPU's batch (those
+ * of the thread each CPU ran last), after everything in the ring buffer. */
+static void collect_batches(struct tracer *t)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	size_t sz = (sizeof(struct ktr_batch) + 7) & ~(size_t)7;
+	char *v;
+	uint32_t key = 0;
+
+	if (ncpu <= 0)
+		return;
+	v = sd_calloc(ncpu, sz);
+	if (!bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.batches), &key, v)) {
+		for (int i = 0; i < ncpu; i++) {
+			const struct ktr_batch *b = (const void *)(v + i * sz);
+
+			if (b->len && b->len <= KTR_BATCH_MAX)
+				on_record(t, b->b, b->len);
+		}
+	}
+	wr_flush(&t->w);
+	free(v);
+}
+
 static void fill_sysinfo(struct record *skel)
 {
 	int fd = bpf_map__fd(skel->maps.sysinfo);
@@ -778,6 +802,7 @@ int cmd_ktrace(int argc, char **argv)
 	record__detach(t.skel);
 	t.done = true;
 	pthread_join(th, NULL);
+	collect_batches(&t);
 	drops = total_drops(&t);
 	if (t.w.err) {
 		sd_err("writing %s: %s", o.file, strerror(-t.w.err));

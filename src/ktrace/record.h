@@ -49,4 +49,17 @@ enum {
 #define KTR_ARGV_MAX 2048
 #define KTR_PATH_MAX 4096
 
+/* A CPU's batch (record.bpf.c): the latest records of the thread running
+ * on it, whole trace-file records back to back in b[0..len), written to
+ * the ring buffer in one piece. The recorder collects what is left in
+ * each CPU's batch when tracing ends. */
+#define KTR_BATCH_MAX 4096
+struct ktr_batch {
+	uint32_t len;		/* bytes of records in b */
+	uint32_t busy;		/* taken with an atomic exchange */
+	uint32_t pid;		/* the process they are of */
+	uint32_t n;		/* how many */
+	char b[KTR_BATCH_MAX + 256];
+};
+
 #endif

@@ -789,3 +789,104 @@ def test_small_data_exact(root, sonde, tmp_path):
     got = [bytes.fromhex(r["data_hex"]) for r in recs
            if r["type"] == "GIO" and r["fd"] == fd and r["dir"] == "write"]
     assert got == cases + ends
+
+
+SPIN = r'''
+import os, sys
+sys.stdout.write("ready\n")
+sys.stdout.flush()
+sys.stdin.readline()
+for i in range(100):
+    os.getppid()
+os.umask(0o22)
+while True:         # no system call from here on
+    pass
+'''
+
+
+def start_py(tmp_path, name, text, *args, cpu=None):
+    script = tmp_path / name
+    script.write_text(text)
+    pin = ["taskset", "-c", str(cpu)] if cpu is not None else []
+    p = subprocess.Popen(pin + ["/usr/bin/python3", str(script)] + list(args),
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         text=True)
+    assert p.stdout.readline() == "ready\n"
+    return p
+
+
+def test_batched_records_collected(root, sonde, tmp_path):
+    """A thread's latest records wait in its CPU's batch until it leaves
+    the CPU: a thread that makes calls and then computes without one keeps
+    them there; ended with SIGINT, the recorder still writes them all.
+    (The thread has a CPU of its own, the recorder the other one, so that
+    nothing makes it leave its CPU.)"""
+    if os.cpu_count() < 2:
+        pytest.skip("needs two CPUs")
+    target = start_py(tmp_path, "spin.py", SPIN, cpu=1)
+    out = tmp_path / "spin.out"
+    try:
+        tr = subprocess.Popen(["taskset", "-c", "0", SONDE, "ktrace", "-t",
+                               "c", "-f", str(out), "-p", str(target.pid)],
+                              stderr=subprocess.PIPE, text=True)
+        wait_attached(tr)
+        target.stdin.write("go\n")
+        target.stdin.flush()
+        time.sleep(0.5)
+        tr.send_signal(signal.SIGINT)
+        _, err = tr.communicate(timeout=10)
+        assert tr.returncode == 0, err
+    finally:
+        target.kill()
+        target.wait()
+    recs = kdump_json(out)
+    assert len([r for r in recs if is_ret("getppid")(r)]) == 100
+    subsequence(recs, [is_call("umask"), is_ret("umask", 0o22)])
+
+
+TIGHT = r'''
+import os, signal, sys, time
+signal.signal(signal.SIGUSR1, lambda *a: None)
+sys.stdout.write("ready\n")
+sys.stdout.flush()
+sys.stdin.readline()
+end = time.monotonic() + float(sys.argv[1])
+while time.monotonic() < end:
+    os.getppid()
+    sum(range(2000))    # some microseconds between calls, on the CPU
+'''
+
+
+def test_signal_to_running_thread_in_order(root, sonde, tmp_path):
+    """A signal sent from another CPU to a thread in a loop of calls: the
+    sender writes the thread's batched records out before its PSIG record,
+    so no return that came before the signal is written after it (but for
+    the one the thread may finish while the sender writes)."""
+    target = start_py(tmp_path, "tight.py", TIGHT, "0.8")
+    out = tmp_path / "tight.out"
+    try:
+        tr = subprocess.Popen([SONDE, "ktrace", "-t", "cs", "-f", str(out),
+                               "-p", str(target.pid)], stderr=subprocess.PIPE,
+                              text=True)
+        wait_attached(tr)
+        target.stdin.write("go\n")
+        target.stdin.flush()
+        time.sleep(0.1)
+        for _ in range(20):
+            os.kill(target.pid, signal.SIGUSR1)
+            time.sleep(0.02)
+        assert target.wait(timeout=10) == 0
+        _, err = tr.communicate(timeout=10)
+        assert tr.returncode == 0, err
+    finally:
+        target.kill()
+        target.wait()
+    recs = [r for r in kdump_json(out) if r["tid"] == target.pid]
+    gens = [i for i, r in enumerate(recs) if r["type"] == "PSIG" and
+            r["event"] == "generated" and r["name"] == "SIGUSR1"]
+    assert len(gens) == 20
+    late = 0
+    for i in gens:
+        late += sum(1 for r in recs[i + 1:i + 100]
+                    if r["type"] == "RET" and r["ts"] < recs[i]["ts"])
+    assert late <= 20, late
