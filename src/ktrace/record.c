@@ -19,6 +19,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -419,26 +420,71 @@ static int on_record(void *ctx, const void *data, size_t size)
 	return 0;
 }
 
+/* A thread that computes without leaving its CPU keeps the records of its
+ * last calls in that CPU's batch; any context switch on the CPU writes
+ * them out. So when the programs have not woken it for a while, the
+ * writer moves to the next CPU it may run on (and is let free again at
+ * once), which is a switch there: records wait at most a round of the
+ * CPUs' rounds. */
+struct hop {
+	cpu_set_t allowed;
+	int ncpu, next;
+};
+
+static void hop_init(struct hop *h)
+{
+	h->next = 0;
+	h->ncpu = 0;
+	if (!pthread_getaffinity_np(pthread_self(), sizeof(h->allowed),
+				    &h->allowed))
+		h->ncpu = CPU_COUNT(&h->allowed);
+}
+
+static void hop(struct hop *h)
+{
+	cpu_set_t one;
+
+	if (h->ncpu < 2)
+		return;
+	for (int i = 0; i < CPU_SETSIZE; i++) {
+		int cpu = (h->next + i) % CPU_SETSIZE;
+
+		if (!CPU_ISSET(cpu, &h->allowed))
+			continue;
+		h->next = cpu + 1;
+		CPU_ZERO(&one);
+		CPU_SET(cpu, &one);
+		if (!pthread_setaffinity_np(pthread_self(), sizeof(one), &one))
+			pthread_setaffinity_np(pthread_self(), sizeof(h->allowed),
+					       &h->allowed);
+		return;
+	}
+}
+
 static void *writer_main(void *arg)
 {
 	struct tracer *t = arg;
+	struct hop h;
 
+	hop_init(&h);
 	/* The BPF side wakes us when a quarter of the buffer is full; the
 	 * timeout bounds how stale the file gets otherwise (kdump -l
 	 * follows it), so each round ends with a write. */
 	while (!t->done) {
-		int err;
+		int woken;
 
 		ringbuf_drain(t->rb, on_record, t);
 		if (t->w.len)
 			wr_flush(&t->w);
 		/* Before sleeping: a new count of bytes towards the mark. */
 		__atomic_fetch_add(&t->skel->bss->epoch, 1, __ATOMIC_SEQ_CST);
-		err = ringbuf_wait(t->rb, 100);
-		if (err) {
-			sd_err("ring buffer: %s", strerror(-err));
+		woken = ringbuf_wait(t->rb, 100);
+		if (woken < 0) {
+			sd_err("ring buffer: %s", strerror(-woken));
 			break;
 		}
+		if (!woken)
+			hop(&h);
 	}
 	ringbuf_drain(t->rb, on_record, t);
 	wr_flush(&t->w);

@@ -110,8 +110,9 @@ long ringbuf_drain(struct ringbuf *r, ringbuf_fn fn, void *ctx)
 int ringbuf_wait(struct ringbuf *r, int timeout_ms)
 {
 	struct epoll_event ev;
+	int n = epoll_wait(r->epfd, &ev, 1, timeout_ms);
 
-	if (epoll_wait(r->epfd, &ev, 1, timeout_ms) < 0 && errno != EINTR)
-		return -errno;
-	return 0;
+	if (n < 0)
+		return errno == EINTR ? 1 : -errno;
+	return n > 0;
 }

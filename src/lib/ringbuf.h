@@ -27,7 +27,8 @@ typedef int (*ringbuf_fn)(void *ctx, const void *data, size_t len);
 long ringbuf_drain(struct ringbuf *r, ringbuf_fn fn, void *ctx);
 
 /* Sleep until a producer forces a wake-up or timeout_ms pass (records
- * written meanwhile without one do not end it). 0, or -errno. */
+ * written meanwhile without one do not end it). 1 when woken, 0 when the
+ * time passed, or -errno. */
 int ringbuf_wait(struct ringbuf *r, int timeout_ms);
 
 #endif

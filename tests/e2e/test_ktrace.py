@@ -844,6 +844,35 @@ def test_batched_records_collected(root, sonde, tmp_path):
     subsequence(recs, [is_call("umask"), is_ret("umask", 0o22)])
 
 
+def test_batched_records_reach_the_file(root, sonde, tmp_path):
+    """The last records of a thread that computes without leaving its CPU
+    reach the file while it runs: the idle writer moves from CPU to CPU,
+    a context switch on each, which writes the batch there out."""
+    if os.cpu_count() < 2:
+        pytest.skip("needs two CPUs")
+    target = start_py(tmp_path, "spin.py", SPIN, cpu=1)
+    out = tmp_path / "spin.out"
+    try:
+        tr = subprocess.Popen([SONDE, "ktrace", "-t", "c", "-f", str(out),
+                               "-p", str(target.pid)], stderr=subprocess.PIPE,
+                              text=True)
+        wait_attached(tr)
+        target.stdin.write("go\n")
+        target.stdin.flush()
+        for _ in range(30):
+            time.sleep(0.1)
+            text = kdump_text(out)
+            if "RET   umask" in text:
+                break
+        tr.send_signal(signal.SIGINT)
+        _, err = tr.communicate(timeout=10)
+        assert tr.returncode == 0, err
+    finally:
+        target.kill()
+        target.wait()
+    assert "RET   umask 18" in text, text[-500:]
+
+
 TIGHT = r'''
 import os, signal, sys, time
 signal.signal(signal.SIGUSR1, lambda *a: None)
