@@ -110,6 +110,23 @@ def test_syscall_return_errno(sonde, root, fixture_bin):
     assert errnos.get(0, 0) >= 1       # /etc/hostname and the libraries
 
 
+def check_badopen_faults(p, action):
+    """The fixture's `badopen` run: openat(NULL) and openat(16) each fault
+    with an invalid-address error naming the address and action #ACTION,
+    the good path still prints before END's "end"."""
+    assert p.returncode == 0, p.stderr
+    errs = p.stderr.splitlines()
+    pat = (r"dtrace: error on enabled probe ID 1 \(ID \d+: "
+           r"syscall:vmlinux:openat:entry\): invalid address \(%s\) in "
+           r"action #" + str(action) + r" at DIF offset \d+$")
+    assert len(errs) == 2, p.stderr
+    assert re.match(pat % "0x0", errs[0]), errs[0]
+    assert re.match(pat % "0x10", errs[1]), errs[1]
+    out = p.stdout.splitlines()
+    assert "/etc/hostname" in out
+    assert out.index("/etc/hostname") < out.index("end")
+
+
 def test_bad_address_faults_and_the_run_goes_on(sonde, root, fixture_bin):
     """copyinstr() of NULL and of address 16 in a syscall probe: DTrace's
     error lines with the address and the probe, the later openat() still
@@ -118,17 +135,7 @@ def test_bad_address_faults_and_the_run_goes_on(sonde, root, fixture_bin):
                "-n", "syscall::openat:entry /pid == $target/ "
                "{ printf(\"%s\\n\", copyinstr(arg1)); }",
                "-n", "END { printf(\"end\\n\"); }")
-    assert p.returncode == 0, p.stderr
-    errs = p.stderr.splitlines()
-    pat = (r"dtrace: error on enabled probe ID 1 \(ID \d+: "
-           r"syscall:vmlinux:openat:entry\): invalid address \(%s\) in "
-           r"action #1 at DIF offset \d+$")
-    assert len(errs) == 2, p.stderr
-    assert re.match(pat % "0x0", errs[0]), errs[0]
-    assert re.match(pat % "0x10", errs[1]), errs[1]
-    out = p.stdout.splitlines()
-    assert "/etc/hostname" in out
-    assert out.index("/etc/hostname") < out.index("end")
+    check_badopen_faults(p, action=1)
 
 
 def test_copyinto_bad_user_address_faults(sonde, root, fixture_bin):
@@ -140,17 +147,7 @@ def test_copyinto_bad_user_address_faults(sonde, root, fixture_bin):
                "{ this->p = (char *)alloca(16); copyinto(arg1, 14, this->p); "
                "printf(\"%s\\n\", stringof(this->p)); }",
                "-n", "END { printf(\"end\\n\"); }")
-    assert p.returncode == 0, p.stderr
-    errs = p.stderr.splitlines()
-    pat = (r"dtrace: error on enabled probe ID 1 \(ID \d+: "
-           r"syscall:vmlinux:openat:entry\): invalid address \(%s\) in "
-           r"action #2 at DIF offset \d+$")
-    assert len(errs) == 2, p.stderr
-    assert re.match(pat % "0x0", errs[0]), errs[0]
-    assert re.match(pat % "0x10", errs[1]), errs[1]
-    out = p.stdout.splitlines()
-    assert "/etc/hostname" in out
-    assert out.index("/etc/hostname") < out.index("end")
+    check_badopen_faults(p, action=2)
 
 
 def test_bcopy_outside_alloca_memory_faults(sonde, root):

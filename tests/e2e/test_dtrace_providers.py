@@ -489,19 +489,22 @@ def test_stack_in_printf_k(sonde, root, fixture_bin):
     assert agg.group(1) == m.group(1), out
 
 
+def kallsyms_addr(name):
+    """NAME's address in /proc/kallsyms (the oracle), core kernel only;
+    the test is skipped when there is none."""
+    with open("/proc/kallsyms") as f:
+        for l in f:
+            w = l.split()
+            if w[2] == name and len(w) == 3 and int(w[0], 16):
+                return int(w[0], 16)
+    pytest.skip(f"no {name} in /proc/kallsyms")
+
+
 def test_func_and_ufunc_are_sym_and_usym(sonde, root, ufixture_bin):
     """func() and ufunc() are DTrace's other names for sym() and usym():
     an address inside do_syscall_64 (from /proc/kallsyms) and one inside
     uf_leaf (the argument of uf_addr) name their functions."""
-    addr = None
-    with open("/proc/kallsyms") as f:
-        for l in f:
-            w = l.split()
-            if w[2] == "do_syscall_64" and len(w) == 3:
-                addr = int(w[0], 16)
-                break
-    if not addr:
-        pytest.skip("no do_syscall_64 in /proc/kallsyms")
+    addr = kallsyms_addr("do_syscall_64")
     p = dtrace(sonde, "-q", "-c", ufixture_bin + " addrs 1", "-n",
                "pid$target:a.out:uf_addr:entry { printf(\"%s|%s|%s\\n\","
                f" ufunc(arg0 + 3), usym(arg0 + 3), func({addr:#x} + 5)); }}")
@@ -554,15 +557,7 @@ def test_user_symbols(sonde, root, ufixture_bin):
 def test_kernel_symbols(sonde, root):
     """sym/mod/%a of addresses from /proc/kallsyms (the oracle), and of
     an address no symbol covers."""
-    addr = None
-    with open("/proc/kallsyms") as f:
-        for l in f:
-            w = l.split()
-            if w[2] == "do_syscall_64" and len(w) == 3:
-                addr = int(w[0], 16)
-                break
-    if not addr:
-        pytest.skip("no do_syscall_64 in /proc/kallsyms")
+    addr = kallsyms_addr("do_syscall_64")
     p = dtrace(sonde, "-q", "-n",
                f"BEGIN {{ printf(\"%a|%a|%s|%s|%a\\n\", {addr:#x}, "
                f"{addr:#x} + 5, sym({addr:#x} + 5), mod({addr:#x}), 16);"

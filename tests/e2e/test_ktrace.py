@@ -815,6 +815,19 @@ def start_py(tmp_path, name, text, *args, cpu=None):
     return p
 
 
+def attach_and_go(target, points, out, pin=None):
+    """sonde ktrace -t POINTS -p on a start_py() target, then the target
+    told to go once the programs are in."""
+    pre = ["taskset", "-c", str(pin)] if pin is not None else []
+    tr = subprocess.Popen(pre + [SONDE, "ktrace", "-t", points, "-f",
+                                 str(out), "-p", str(target.pid)],
+                          stderr=subprocess.PIPE, text=True)
+    wait_attached(tr)
+    target.stdin.write("go\n")
+    target.stdin.flush()
+    return tr
+
+
 def test_batched_records_collected(root, sonde, tmp_path):
     """A thread's latest records wait in its CPU's batch until it leaves
     the CPU: a thread that makes calls and then computes without one keeps
@@ -826,12 +839,7 @@ def test_batched_records_collected(root, sonde, tmp_path):
     target = start_py(tmp_path, "spin.py", SPIN, cpu=1)
     out = tmp_path / "spin.out"
     try:
-        tr = subprocess.Popen(["taskset", "-c", "0", SONDE, "ktrace", "-t",
-                               "c", "-f", str(out), "-p", str(target.pid)],
-                              stderr=subprocess.PIPE, text=True)
-        wait_attached(tr)
-        target.stdin.write("go\n")
-        target.stdin.flush()
+        tr = attach_and_go(target, "c", out, pin=0)
         time.sleep(0.5)
         tr.send_signal(signal.SIGINT)
         _, err = tr.communicate(timeout=10)
@@ -853,12 +861,7 @@ def test_batched_records_reach_the_file(root, sonde, tmp_path):
     target = start_py(tmp_path, "spin.py", SPIN, cpu=1)
     out = tmp_path / "spin.out"
     try:
-        tr = subprocess.Popen([SONDE, "ktrace", "-t", "c", "-f", str(out),
-                               "-p", str(target.pid)], stderr=subprocess.PIPE,
-                              text=True)
-        wait_attached(tr)
-        target.stdin.write("go\n")
-        target.stdin.flush()
+        tr = attach_and_go(target, "c", out)
         for _ in range(30):
             time.sleep(0.1)
             text = kdump_text(out)
@@ -894,12 +897,7 @@ def test_signal_to_running_thread_in_order(root, sonde, tmp_path):
     target = start_py(tmp_path, "tight.py", TIGHT, "0.8")
     out = tmp_path / "tight.out"
     try:
-        tr = subprocess.Popen([SONDE, "ktrace", "-t", "cs", "-f", str(out),
-                               "-p", str(target.pid)], stderr=subprocess.PIPE,
-                              text=True)
-        wait_attached(tr)
-        target.stdin.write("go\n")
-        target.stdin.flush()
+        tr = attach_and_go(target, "cs", out)
         time.sleep(0.1)
         for _ in range(20):
             os.kill(target.pid, signal.SIGUSR1)
