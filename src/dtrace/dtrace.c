@@ -124,6 +124,33 @@ static void note_command(const char *cmdline, long pid)
 	wordfree(&we);
 }
 
+/* Wait (up to a second) until the forked child sleeps in its read() of
+ * the go pipe, as /proc/PID/syscall shows: its calls before exec (from
+ * fork's set_robust_list to that read's entry) are then behind it when
+ * tracing starts, whatever the scheduler did, and a script's first call
+ * of the target is its execve (after the read's return). */
+static void wait_blocked_in_read(pid_t pid)
+{
+	char path[64], buf[64];
+	long nr;
+
+	snprintf(path, sizeof(path), "/proc/%d/syscall", (int)pid);
+	for (int i = 0; i < 1000; i++) {
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+
+		if (fd >= 0)
+			close(fd);
+		if (n <= 0)
+			return;		/* not readable here: do not wait */
+		buf[n] = '\0';
+		/* "running" while on a CPU; the number when blocked in it */
+		if (sscanf(buf, "%ld", &nr) == 1 && nr == SYS_read)
+			return;
+		usleep(1000);
+	}
+}
+
 static int start_child(const char *cmdline, struct child *c)
 {
 	wordexp_t we;
@@ -157,6 +184,7 @@ static int start_child(const char *cmdline, struct child *c)
 	close(pfd[0]);
 	c->go = pfd[1];
 	c->pidfd = (int)syscall(SYS_pidfd_open, c->pid, 0);
+	wait_blocked_in_read(c->pid);
 	return 0;
 }
 
