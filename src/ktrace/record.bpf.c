@@ -672,6 +672,25 @@ static long iov_step(__u32 i, void *ctx)
 	return 0;
 }
 
+/* Up to KTR_GIO_SMALL bytes of user data at ubuf into d, zero-padded to
+ * KTR_GIO_SMALL: how many were read (0: unreadable). The copy goes
+ * through the stack: the kernel's hardened-usercopy check of a copy's
+ * destination walks the page of a map value (is it vmalloc, slab, a
+ * compound page) for ~70 ns, while for the current stack it is a range
+ * compare — that check was half of what the default set cost per call. */
+static __always_inline __u64 read_small(__u64 *d, __u64 n, __u64 ubuf)
+{
+	__u64 tmp[KTR_GIO_SMALL / 8] = {};
+
+	if (n > KTR_GIO_SMALL)
+		n = KTR_GIO_SMALL;
+	if (n && bpf_probe_read_user(tmp, n, (void *)ubuf))
+		n = 0;		/* (and tmp zeroed again) */
+	for (int i = 0; i < KTR_GIO_SMALL / 8; i++)
+		d[i] = tmp[i];
+	return n;
+}
+
 /* kind_fd: the KTR_IO_* kind in the high half, the fd in the low. */
 __noinline int emit_gio(__u64 ubuf, __u64 cnt, __s64 ret, __u64 kind_fd,
 			__u32 nr)
@@ -701,10 +720,7 @@ __noinline int emit_gio(__u64 ubuf, __u64 cnt, __s64 ret, __u64 kind_fd,
 		g->dir = kind == KTR_IO_WRITE ? KTR_GIO_WRITE : KTR_GIO_READ;
 		g->reserved[0] = g->reserved[1] = g->reserved[2] = 0;
 		g->total = ret;
-		for (int i = 0; i < KTR_GIO_SMALL / 8; i++)
-			d[i] = 0;
-		if (left && bpf_probe_read_user(d, left, (void *)ubuf))
-			left = 0;
+		left = read_small(d, left, ubuf);
 		g->data_len = left;
 		g->h.len = (sizeof(*g) + left + 7) & ~7u;
 		submit(r);
@@ -769,16 +785,28 @@ __noinline int emit_retgio(__u64 ubuf, __s64 ret, __u64 kind_fd, __u32 nr)
 	g->ret = ret;
 	g->dir = kind == KTR_IO_WRITE ? KTR_GIO_WRITE : KTR_GIO_READ;
 	g->reserved[0] = g->reserved[1] = g->reserved[2] = 0;
-	for (int i = 0; i < KTR_GIO_SMALL / 8; i++)
-		d[i] = 0;
-	if (n > KTR_GIO_SMALL)
-		n = KTR_GIO_SMALL;
-	if (n && bpf_probe_read_user(d, n, (void *)ubuf))
-		n = 0;
+	n = read_small(d, n, ubuf);
 	g->data_len = n;
 	g->h.len = (sizeof(*g) + n + 7) & ~7u;
 	submit(r);
 	return 0;
+}
+
+/* A record header for the current task, now, whose pid, tid and comm
+ * are those of the entry kept in v (the task's own). */
+static __always_inline void fill_entry(struct ktr_rec *h, __u16 type,
+				       struct slot *v)
+{
+	h->len = 0;
+	h->type = type;
+	h->flags = 0;
+	h->ts = bpf_ktime_get_ns();
+	h->cpu = bpf_get_smp_processor_id();
+	h->reserved = 0;
+	h->reserved2 = 0;
+	h->pid = v->pid;
+	h->tid = v->tid;
+	__builtin_memcpy(h->comm, v->comm, sizeof(h->comm));
 }
 
 /* The entry in v and this return, and for a small read or write its data,
@@ -802,9 +830,11 @@ static __always_inline int emit_callret(struct slot *v, __u64 ubuf,
 	pid = v->pid;
 	/* Into the batch; straight to the ring buffer when it cannot be. */
 	r = (void *)batch_begin(&B, kind ? sizeof(*r) : sizeof(*c), pid);
-	if (r)
+	if (r && t)
 		fill_ts((struct ktr_rec *)r, 0, KTR_CALLRET, t,
 			bpf_ktime_get_ns());
+	else if (r)
+		fill_entry((struct ktr_rec *)r, KTR_CALLRET, v);
 	else if (kind)
 		r = reserve(sizeof(*r), KTR_CALLRET, pid, t);
 	else
@@ -824,12 +854,7 @@ static __always_inline int emit_callret(struct slot *v, __u64 ubuf,
 	c->data_len = 0;
 	if (kind) {
 		d = (__u64 *)(r->b + sizeof(*c));
-		for (int i = 0; i < KTR_GIO_SMALL / 8; i++)
-			d[i] = 0;
-		if (n > KTR_GIO_SMALL)
-			n = KTR_GIO_SMALL;
-		if (n && bpf_probe_read_user(d, n, (void *)ubuf))
-			n = 0;
+		n = read_small(d, n, ubuf);
 		c->data_len = n;
 		len = (sizeof(*c) + n + 7) & ~7u;
 	}
@@ -895,39 +920,74 @@ static __always_inline bool emit_named(struct slot *v, struct pt_regs *regs,
 	return with_ret;
 }
 
+/* A tail call, never made, that keeps the exit program on the task's
+ * own kernel stack: since Linux 6.13 a tracing program whose stack passes
+ * 64 bytes otherwise runs on a per-CPU private stack (a program with a
+ * tail call never does), and the kernel's hardened-usercopy check of a
+ * bpf_probe_read_user() into the task stack is a range compare, while
+ * into any other memory it walks the page (is it vmalloc, slab, a
+ * compound page): ~70 ns a read or write's data, half of what the data
+ * cost per call. read_small() reads through the stack. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} task_stack SEC(".maps");
+const volatile bool never = false;
+
 SEC("tp_btf/sys_exit")
 int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 {
-	struct task_struct *t = bpf_get_current_task_btf();
-	struct slot *s = task_slot(t), *v = NULL;
-	__u32 pid, nr, *infop, info = 0;
+	struct task_struct *t = NULL;
+	struct slot *s, *v = NULL;
+	__u32 pid, nr, *infop, info = 0, zero = 0;
 	struct ktr_ret *r;
 	bool paths = false;
 
-	if (!s || s->state != KTR_ST_TRACING)
-		return 0;
-	pid = t->tgid;
+	if (never)
+		bpf_tail_call(ctx, &task_stack, 0);
 	nr = SC_NR(regs);
 	/* rt_sigreturn sets the number to -1 so that it is not restarted;
 	 * nothing else returns with it. */
 	if (nr == ~0u)
 		nr = nr_rt_sigreturn;
-	if (points & (KTR_PT_NAMEI | KTR_PT_GENIO)) {
+	/* An entry kept on this CPU is the current task's: a thread leaving
+	 * the CPU writes its entry out, and so does another task's syscall
+	 * entry. The return then needs no look-up of the current task: its
+	 * pid, tid and comm are the entry's. */
+	s = bpf_map_lookup_elem(&slots, &zero);
+	if (!s)
+		return 0;
+	if ((points & KTR_PT_SYSCALL) && s->pending &&
+	    __sync_lock_test_and_set(&s->pending, 0)) {
+		v = s;
+		pid = v->pid;
+		barrier_var(pid);	/* (one load per pointer type) */
+	} else {
+		t = bpf_get_current_task_btf();
+		s = task_slot(t);
+		if (!s || s->state != KTR_ST_TRACING)
+			return 0;
+		pid = t->tgid;
+	}
+	if (points & (KTR_PT_NAMEI | KTR_PT_GENIO) || v) {
 		infop = bpf_map_lookup_elem(&sysinfo, &nr);
 		if (infop)
 			info = *infop;
 	}
 	paths = (points & KTR_PT_NAMEI) && (info & KTR_SI_PATHS) &&
 		!(ret == 0 && (nr == nr_execve || nr == nr_execveat));
-	if (points & KTR_PT_SYSCALL) {
-		if (s->pending && __sync_lock_test_and_set(&s->pending, 0))
-			v = s;
-		/* The entry goes out on its own when something comes
-		 * between (data that does not fit, a drop record) or the
-		 * thread was renamed meanwhile. */
-		if (v && ((pending_drops && bpf_map_lookup_elem(&dropped, &pid)) ||
-			  v->comm[0] != ((__u64 *)t->comm)[0] ||
-			  v->comm[1] != ((__u64 *)t->comm)[1])) {
+	/* The entry goes out on its own when something comes between (data
+	 * that does not fit, a drop record) or the thread renamed itself
+	 * (prctl PR_SET_NAME; the only call checked). */
+	if (v && pending_drops && bpf_map_lookup_elem(&dropped, &pid)) {
+		emit_call(v);
+		v = NULL;
+	} else if (v && (info & KTR_SI_COMM)) {
+		t = bpf_get_current_task_btf();
+		if (v->comm[0] != ((__u64 *)t->comm)[0] ||
+		    v->comm[1] != ((__u64 *)t->comm)[1]) {
 			emit_call(v);
 			v = NULL;
 		}

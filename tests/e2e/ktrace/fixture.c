@@ -8,11 +8,15 @@
  *                         waits for it and exits with status 7.
  *   ktrace-fixture --loop FILE
  *                         opens and reads FILE every 20 ms until killed
- *                         (for attaching with -p). */
+ *                         (for attaching with -p).
+ *   ktrace-fixture --rename NAME
+ *                         renames itself with prctl(PR_SET_NAME), calls
+ *                         getppid and exits 0. */
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -48,8 +52,15 @@ int main(int argc, char **argv)
 			usleep(20000);
 		}
 	}
+	if (argc == 3 && !strcmp(argv[1], "--rename")) {
+		if (prctl(PR_SET_NAME, argv[2], 0, 0, 0))
+			return 1;
+		getppid();
+		return 0;
+	}
 	if (argc != 2) {
-		fprintf(stderr, "usage: ktrace-fixture FILE | --loop FILE\n");
+		fprintf(stderr, "usage: ktrace-fixture FILE | --loop FILE | "
+			"--rename NAME\n");
 		return 2;
 	}
 	read_file(argv[1]);
