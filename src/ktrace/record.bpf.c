@@ -59,7 +59,10 @@ struct {
  *
  * - whether the task is traced: its state in the traced map, cached on the
  *   task's first syscall on this CPU (the key is the task_struct's address
- *   and its start time, since a freed task_struct's address is reused);
+ *   and its start time, since a freed task_struct's address is reused),
+ *   with its ids and comm. A context switch (on_switch) and a rename
+ *   (on_rename) mark them stale; until then a syscall entry takes them
+ *   as the current task's without asking which task that is;
  * - the entry of its syscall in progress, kept until the return so that
  *   both go out in one KTR_CALLRET record (one reservation instead of
  *   two). Anything else recorded for the thread in between first writes
@@ -72,14 +75,17 @@ struct slot {
 	__u32 state;		/* its traced state: 0, KTR_ST_ARMED or _TRACING */
 	__u32 pending;		/* the entry below is the task's and not yet
 				 * written; taken with an atomic exchange */
-	/* The entry. */
-	__u32 pid, tid;
+	__u32 pid, tid;		/* the task's ids and comm, read when it */
+	__u64 comm[2];		/* made its first syscall since it came on the CPU
+				 * or was renamed */
+	__u32 valid;		/* the fields above describe the current task:
+				 * cleared when a task leaves the CPU and when
+				 * task is renamed (with the c points only) */
+	__u32 nr;		/* the entry */
 	__u64 ts;
 	__u64 args[KTR_MAX_ARGS];
-	__u64 comm[2];		/* the comm at entry (prctl may change it) */
-	__u32 nr;
 	__u16 cpu;
-	__u16 reserved;
+	__u16 reserved[3];
 };
 
 struct {
@@ -443,17 +449,24 @@ static __always_inline struct slot *task_slot(struct task_struct *t)
 
 	if (!v)
 		return NULL;
-	if (v->task == (__u64)t && v->start == t->start_time)
+	if (v->task == (__u64)t && v->start == t->start_time && v->valid)
 		return v;
 	/* Left by another task (its switch off the CPU writes it; this is
-	 * for safety only). */
+	 * for safety only), or by this one before it was renamed. */
 	if (v->pending && __sync_lock_test_and_set(&v->pending, 0))
 		emit_call(v);
-	pid = t->tgid;
-	st = bpf_map_lookup_elem(&traced, &pid);
-	v->task = (__u64)t;
-	v->start = t->start_time;
-	v->state = st ? *st : 0;
+	if (v->task != (__u64)t || v->start != t->start_time) {
+		pid = t->tgid;
+		st = bpf_map_lookup_elem(&traced, &pid);
+		v->task = (__u64)t;
+		v->start = t->start_time;
+		v->state = st ? *st : 0;
+	}
+	v->pid = t->tgid;
+	v->tid = t->pid;
+	__builtin_memcpy(v->comm, t->comm, sizeof(v->comm));
+	/* (Without the c points no switch marks it stale.) */
+	v->valid = !!(points & KTR_PT_SYSCALL);
 	return v;
 }
 
@@ -525,14 +538,22 @@ static __always_inline __u64 sc_arg(struct pt_regs *regs, int i)
 SEC("tp_btf/sys_enter")
 int BPF_PROG(on_sys_enter, struct pt_regs *regs, long id)
 {
-	struct task_struct *t = bpf_get_current_task_btf();
-	struct slot *v = task_slot(t);
+	struct task_struct *t = NULL;
+	struct slot *v;
 	struct ktr_call *c;
+	__u32 zero = 0;
 
+	v = bpf_map_lookup_elem(&slots, &zero);
+	if (!v)
+		return 0;
+	if (!v->valid) {
+		t = bpf_get_current_task_btf();
+		v = task_slot(t);
+	}
 	if (!v || !v->state)
 		return 0;
 	if (v->state != KTR_ST_TRACING) {
-		__u32 pid = t->tgid, *st;
+		__u32 pid = v->pid, *st;
 
 		/* Armed by `-- COMMAND`: tracing starts with its execve. */
 		if (id != nr_execve && id != nr_execveat)
@@ -550,8 +571,6 @@ int BPF_PROG(on_sys_enter, struct pt_regs *regs, long id)
 	/* execve changes comm and maybe the thread id before it returns:
 	 * its CALL goes out now. */
 	if (id != nr_execve && id != nr_execveat) {
-		v->pid = t->tgid;
-		v->tid = t->pid;
 		v->ts = bpf_ktime_get_ns();
 		v->cpu = bpf_get_smp_processor_id();
 		v->nr = id;
@@ -561,11 +580,12 @@ int BPF_PROG(on_sys_enter, struct pt_regs *regs, long id)
 		v->args[3] = sc_arg(regs, 3);
 		v->args[4] = sc_arg(regs, 4);
 		v->args[5] = sc_arg(regs, 5);
-		__builtin_memcpy(v->comm, t->comm, sizeof(v->comm));
 		__sync_lock_test_and_set(&v->pending, 1);
 		return 0;
 	}
-	c = reserve(sizeof(*c), KTR_CALL, t->tgid, t);
+	/* (exec renames the thread and may change its id.) */
+	v->valid = 0;
+	c = reserve(sizeof(*c), KTR_CALL, v->pid, t);
 	if (!c)
 		return 0;
 	c->nr = id;
@@ -1167,10 +1187,17 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev,
 	__u32 ppid = prev->tgid, npid = next->tgid, *st;
 	struct ktr_csw *c;
 
+	struct slot *v;
+	__u32 zero = 0;
+
 	/* The entry of a syscall in progress does not stay on a CPU the
-	 * thread leaves (so a slot holds the current task's entry only). */
+	 * thread leaves (so a slot holds the current task's entry only),
+	 * and what the slot knows of the task is about the one leaving. */
 	flush_task(prev);
 	batch_flush();
+	v = bpf_map_lookup_elem(&slots, &zero);
+	if (v)
+		v->valid = 0;
 	if (!(points & KTR_PT_CSW))
 		return 0;
 	st = traced_state(ppid);
@@ -1202,6 +1229,22 @@ static __always_inline int si_code(struct kernel_siginfo *info)
 	if ((unsigned long)info <= 1)
 		return (unsigned long)info == 1 ? 0x80 /* SI_KERNEL */ : 0;
 	return BPF_CORE_READ(info, si_code);
+}
+
+/* A task renamed (prctl, a write to its /proc comm file, exec): the slot
+ * of the CPU it runs on, if it describes it, reads its comm again at its
+ * next syscall. (The tracepoint comes just before the new name is
+ * copied; that syscall cannot come before the copy on the task's own
+ * CPU, and from another thread the rename is a race anyway.) */
+SEC("tp_btf/task_rename")
+int BPF_PROG(on_rename, struct task_struct *task, const char *comm)
+{
+	__u32 zero = 0, cpu = BPF_CORE_READ(task, thread_info.cpu);
+	struct slot *v = bpf_map_lookup_percpu_elem(&slots, &zero, cpu);
+
+	if (v && v->task == (__u64)task)
+		v->valid = 0;
+	return 0;
 }
 
 SEC("tp_btf/signal_generate")

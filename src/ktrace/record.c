@@ -662,6 +662,9 @@ static int load(struct tracer *t, const struct opts *o)
 	 * a thread leaving its CPU. */
 	if (!(o->points & (KTR_PT_CSW | KTR_PT_SYSCALL)))
 		bpf_program__set_autoload(s->progs.on_switch, false);
+	/* Without c no cached comm needs refreshing. */
+	if (!(o->points & KTR_PT_SYSCALL))
+		bpf_program__set_autoload(s->progs.on_rename, false);
 	if (!(o->points & KTR_PT_SIG)) {
 		bpf_program__set_autoload(s->progs.on_sig_generate, false);
 		bpf_program__set_autoload(s->progs.on_sig_deliver, false);

@@ -809,6 +809,26 @@ def test_rename_shows_from_its_return(root, sonde, tmp_path, fixture, points):
     assert gret["ret"] > 1
 
 
+def test_renamed_by_other_thread(root, sonde, tmp_path, fixture):
+    """A thread renamed by another thread while it keeps calling on its
+    CPU (no context switch to notice it by) is recorded under its new
+    name from then on."""
+    if os.cpu_count() < 2:
+        pytest.skip("needs two CPUs (the two threads run on their own)")
+    out = tmp_path / "renamed.out"
+    p = ktrace(["-t", "c", "--", fixture, "--renamed-by-other",
+                "sonde-other"], out)
+    assert p.returncode == 0, p.stderr
+    recs = kdump_json(out)
+    old = os.path.basename(fixture)[:15]
+    spin = [r for r in recs if r["syscall"] == "getppid"]
+    tids = {r["tid"] for r in spin}
+    assert len(tids) == 1 and spin[0]["pid"] not in tids
+    assert spin[0]["comm"] == old
+    # The last 1000 calls come after the rename.
+    assert [r["comm"] for r in spin[-2000:]] == ["sonde-other"] * 2000
+
+
 SPIN = r'''
 import os, sys
 sys.stdout.write("ready\n")

@@ -11,8 +11,15 @@
  *                         (for attaching with -p).
  *   ktrace-fixture --rename NAME
  *                         renames itself with prctl(PR_SET_NAME), calls
- *                         getppid and exits 0. */
+ *                         getppid and exits 0.
+ *   ktrace-fixture --renamed-by-other NAME
+ *                         a thread pinned to one CPU calls getppid over and
+ *                         over while the main thread, on another CPU, writes
+ *                         NAME to its /proc comm file; it then makes 1000
+ *                         more calls and both end (exit 0). */
 #include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -21,6 +28,51 @@
 #include <unistd.h>
 
 static volatile sig_atomic_t caught;
+static volatile int renamed, spinner_tid;
+
+static void pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+}
+
+static void *spinner(void *arg)
+{
+	(void)arg;
+	pin(1);
+	spinner_tid = gettid();
+	while (!renamed)
+		getppid();
+	for (int i = 0; i < 1000; i++)
+		getppid();
+	return NULL;
+}
+
+/* Rename the spinner thread from here, while it runs. */
+static int rename_other(const char *name)
+{
+	pthread_t th;
+	char path[64];
+	int fd;
+
+	pin(0);
+	if (pthread_create(&th, NULL, spinner, NULL))
+		return 1;
+	while (!spinner_tid)
+		;
+	usleep(50000);
+	snprintf(path, sizeof(path), "/proc/self/task/%d/comm", spinner_tid);
+	fd = open(path, O_WRONLY);
+	if (fd < 0 || write(fd, name, strlen(name)) < 0)
+		return 1;
+	close(fd);
+	renamed = 1;
+	pthread_join(th, NULL);
+	return 0;
+}
 
 static void on_usr1(int sig)
 {
@@ -58,9 +110,11 @@ int main(int argc, char **argv)
 		getppid();
 		return 0;
 	}
+	if (argc == 3 && !strcmp(argv[1], "--renamed-by-other"))
+		return rename_other(argv[2]);
 	if (argc != 2) {
 		fprintf(stderr, "usage: ktrace-fixture FILE | --loop FILE | "
-			"--rename NAME\n");
+			"--rename NAME | --renamed-by-other NAME\n");
 		return 2;
 	}
 	read_file(argv[1]);
