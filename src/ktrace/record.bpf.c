@@ -626,6 +626,30 @@ __noinline int emit_nami(__u64 path, __u32 kernel, __u32 pid)
 	return 0;
 }
 
+/* The user path at path, NUL-terminated, into dst (8-byte aligned, with
+ * KTR_PATH_MAX bytes of room): its length with the NUL, or <= 0 when
+ * unreadable. A path that fits KTR_PATH_SMALL is read into the stack and
+ * copied a word at a time: the hardened-usercopy check of the read's
+ * destination (read_small()) costs a range compare there and a page walk
+ * for a map value. The bytes after the NUL in its last word are not the
+ * path's: the caller zeroes them (pad8). */
+#define KTR_PATH_SMALL 256
+static __always_inline long read_path(char *dst, __u64 path)
+{
+	__u64 tmp[KTR_PATH_SMALL / 8];
+	long n = bpf_probe_read_user_str(tmp, sizeof(tmp), (void *)path);
+
+	if (n <= 0 || n >= KTR_PATH_SMALL)
+		return bpf_probe_read_user_str(dst, KTR_PATH_MAX,
+					       (void *)path);
+	for (int i = 0; i < KTR_PATH_SMALL / 8; i++) {
+		if (i * 8 >= n)
+			break;
+		((__u64 *)dst)[i] = tmp[i];
+	}
+	return n;
+}
+
 /* A NAMI record for the user path at path, of time ts, at offset off of
  * this CPU's scratch buffer (filled in by the caller before and after
  * it): the offset after it, or off when there is no room. */
@@ -641,8 +665,7 @@ __noinline __u32 nami_at(__u32 off, __u64 path, __u64 ts)
 	off &= SCRATCH / 2 - 1;
 	h = (struct ktr_rec *)(b + off);
 	fill_ts(h, 0, KTR_NAMI, NULL, ts);
-	n = bpf_probe_read_user_str(b + off + sizeof(*h), KTR_PATH_MAX,
-				    (void *)path);
+	n = read_path(b + off + sizeof(*h), path);
 	if (n <= 0) {
 		b[off + sizeof(*h)] = 0;
 		n = 1;

@@ -809,6 +809,40 @@ def test_rename_shows_from_its_return(root, sonde, tmp_path, fixture, points):
     assert gret["ret"] > 1
 
 
+def long_path(n):
+    """/nx/ddd.../x: n characters, each component short enough for the
+    kernel."""
+    body = "/nx/" + "d" * 200 + "/"
+    return (body * (n // len(body) + 1))[:n - 1] + "x" if n > 1 else "x"
+
+
+PATHS = r'''
+import os, sys
+for p in sys.argv[1:]:
+    try:
+        os.stat(p)
+    except OSError:
+        pass
+'''
+
+
+def test_path_names_exact(root, sonde, tmp_path):
+    """A path name is recorded whole at every length: around the 8-byte
+    words it is copied by, around the 256 bytes read through the stack,
+    and up to PATH_MAX."""
+    lengths = [1, 7, 8, 9, 15, 16, 17, 254, 255, 256, 257, 1000, 4095]
+    script = tmp_path / "paths.py"
+    script.write_text(PATHS)
+    out = tmp_path / "paths.out"
+    want = [long_path(n) for n in lengths]
+    p = ktrace(["--", "/usr/bin/python3", str(script)] + want, out)
+    assert p.returncode == 0, p.stderr
+    recs = kdump_json(out)
+    got = [r["path"] for r in recs if r["type"] == "NAMI" and
+           r["path"] in want]
+    assert got == want
+
+
 def test_renamed_by_other_thread(root, sonde, tmp_path, fixture):
     """A thread renamed by another thread while it keeps calling on its
     CPU (no context switch to notice it by) is recorded under its new
