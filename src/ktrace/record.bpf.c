@@ -60,9 +60,9 @@ struct {
  * - whether the task is traced: its state in the traced map, cached on the
  *   task's first syscall on this CPU (the key is the task_struct's address
  *   and its start time, since a freed task_struct's address is reused),
- *   with its ids and comm. A context switch (on_switch) and a rename
- *   (on_rename) mark them stale; until then a syscall entry takes them
- *   as the current task's without asking which task that is;
+ *   with its ids and comm. A context switch (on_switch) marks them stale
+ *   (a rename, on_rename, updates the comm); until then a syscall entry
+ *   takes them as the current task's without asking which task that is;
  * - the entry of its syscall in progress, kept until the return so that
  *   both go out in one KTR_CALLRET record (one reservation instead of
  *   two). Anything else recorded for the thread in between first writes
@@ -79,8 +79,8 @@ struct slot {
 	__u64 comm[2];		/* made its first syscall since it came on the CPU
 				 * or was renamed */
 	__u32 valid;		/* the fields above describe the current task:
-				 * cleared when a task leaves the CPU and when
-				 * task is renamed (with the c points only) */
+				 * cleared when a task leaves the CPU (with the
+				 * c points only) */
 	__u32 nr;		/* the entry */
 	__u64 ts;
 	__u64 args[KTR_MAX_ARGS];
@@ -452,7 +452,7 @@ static __always_inline struct slot *task_slot(struct task_struct *t)
 	if (v->task == (__u64)t && v->start == t->start_time && v->valid)
 		return v;
 	/* Left by another task (its switch off the CPU writes it; this is
-	 * for safety only), or by this one before it was renamed. */
+	 * for safety only), or by this one before an exec. */
 	if (v->pending && __sync_lock_test_and_set(&v->pending, 0))
 		emit_call(v);
 	if (v->task != (__u64)t || v->start != t->start_time) {
@@ -1014,7 +1014,7 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 			return 0;
 		pid = t->tgid;
 	}
-	if (points & (KTR_PT_NAMEI | KTR_PT_GENIO) || v) {
+	if (points & (KTR_PT_NAMEI | KTR_PT_GENIO)) {
 		infop = bpf_map_lookup_elem(&sysinfo, &nr);
 		if (infop)
 			info = *infop;
@@ -1022,18 +1022,10 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 	paths = (points & KTR_PT_NAMEI) && (info & KTR_SI_PATHS) &&
 		!(ret == 0 && (nr == nr_execve || nr == nr_execveat));
 	/* The entry goes out on its own when something comes between (data
-	 * that does not fit, a drop record) or the thread renamed itself
-	 * (prctl PR_SET_NAME; the only call checked). */
+	 * that does not fit, a drop record; a rename wrote it already). */
 	if (v && pending_drops && bpf_map_lookup_elem(&dropped, &pid)) {
 		emit_call(v);
 		v = NULL;
-	} else if (v && (info & KTR_SI_COMM)) {
-		t = bpf_get_current_task_btf();
-		if (v->comm[0] != ((__u64 *)t->comm)[0] ||
-		    v->comm[1] != ((__u64 *)t->comm)[1]) {
-			emit_call(v);
-			v = NULL;
-		}
 	}
 	/* Path names are read at return: the kernel has copied them, so
 	 * their pages are present. A successful exec's name comes from the
@@ -1254,19 +1246,30 @@ static __always_inline int si_code(struct kernel_siginfo *info)
 	return BPF_CORE_READ(info, si_code);
 }
 
-/* A task renamed (prctl, a write to its /proc comm file, exec): the slot
- * of the CPU it runs on, if it describes it, reads its comm again at its
- * next syscall. (The tracepoint comes just before the new name is
- * copied; that syscall cannot come before the copy on the task's own
- * CPU, and from another thread the rename is a race anyway.) */
+/* A traced thread renamed (prctl, a write to its /proc comm file): the
+ * entry of a call it is in goes out under the old name (the return then
+ * shows the new one), and the slot of the CPU it runs on, if it describes
+ * it, takes the new name — from the tracepoint's argument: the kernel
+ * copies it into the task just after. (exec renames too: its syscall
+ * entry already made the slot read everything again.) */
 SEC("tp_btf/task_rename")
 int BPF_PROG(on_rename, struct task_struct *task, const char *comm)
 {
-	__u32 zero = 0, cpu = BPF_CORE_READ(task, thread_info.cpu);
-	struct slot *v = bpf_map_lookup_percpu_elem(&slots, &zero, cpu);
+	__u32 zero = 0, pid = task->tgid, cpu;
+	__u32 *st = traced_state(pid);
+	__u64 name[2] = {};
+	struct slot *v;
 
-	if (v && v->task == (__u64)task)
-		v->valid = 0;
+	if (!st || *st != KTR_ST_TRACING)
+		return 0;
+	flush_task(task);
+	bpf_probe_read_kernel_str(name, sizeof(name), comm);
+	cpu = BPF_CORE_READ(task, thread_info.cpu);
+	v = bpf_map_lookup_percpu_elem(&slots, &zero, cpu);
+	if (v && v->task == (__u64)task) {
+		v->comm[0] = name[0];
+		v->comm[1] = name[1];
+	}
 	return 0;
 }
 

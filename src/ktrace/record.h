@@ -26,10 +26,8 @@
 /* Hints per syscall number (the sysinfo map's u32 values):
  * bits 0-5: which arguments are path names (NAMI);
  * bits 8-10: data kind (GIO), bits 12-14: the fd argument, bits 16-18:
- * the buffer (or iovec, or msghdr) argument; bit 24: the call can rename
- * the calling thread (its comm is checked at the return). */
+ * the buffer (or iovec, or msghdr) argument. */
 #define KTR_SI_PATHS 0x3f
-#define KTR_SI_COMM (1u << 24)
 #define KTR_SI_IO_SHIFT 8
 #define KTR_SI_FD_SHIFT 12
 #define KTR_SI_BUF_SHIFT 16

@@ -54,8 +54,6 @@ static const struct ktrace_sysinfo table[] = {
 	{ "recvfrom", IO(KTR_IO_READ, 0, 1) }, { "sendto", IO(KTR_IO_WRITE, 0, 1) },
 	{ "recvmsg", IO(KTR_IO_RECVMSG, 0, 1) },
 	{ "sendmsg", IO(KTR_IO_SENDMSG, 0, 1) },
-	/* Renames the calling thread (PR_SET_NAME). */
-	{ "prctl", KTR_SI_COMM },
 };
 
 const struct ktrace_sysinfo *ktrace_sysinfo_table(size_t *n)

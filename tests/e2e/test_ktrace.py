@@ -792,18 +792,22 @@ def test_small_data_exact(root, sonde, tmp_path):
 
 
 @pytest.mark.parametrize("points", ["c", "cnisp"])
-def test_rename_shows_from_its_return(root, sonde, tmp_path, fixture, points):
-    """A thread that renames itself (prctl PR_SET_NAME) is recorded under
-    its old name up to the call and under the new one from the call's
-    return on (the entry kept on the CPU goes out on its own then)."""
+@pytest.mark.parametrize("how,call", [("--rename", "prctl"),
+                                      ("--rename-proc", "write")])
+def test_rename_shows_from_its_return(root, sonde, tmp_path, fixture, points,
+                                      how, call):
+    """A thread that renames itself (prctl PR_SET_NAME, or a write to its
+    /proc comm file) is recorded under its old name up to the call and
+    under the new one from the call's return on (the entry kept on the
+    CPU goes out on its own then)."""
     out = tmp_path / "rename.out"
-    p = ktrace(["-t", points, "--", fixture, "--rename", "sonde-renamed"], out)
+    p = ktrace(["-t", points, "--", fixture, how, "sonde-renamed"], out)
     assert p.returncode == 0, p.stderr
     recs = kdump_json(out)
     old = os.path.basename(fixture)[:15]
     call, ret, gcall, gret = subsequence(recs, [
-        is_call("prctl"), is_ret("prctl", 0), is_call("getppid"),
-        is_ret("getppid")])
+        is_call(call), is_ret(call, 0 if call == "prctl" else 13),
+        is_call("getppid"), is_ret("getppid")])
     assert call["comm"] == old
     assert ret["comm"] == gcall["comm"] == gret["comm"] == "sonde-renamed"
     assert gret["ret"] > 1

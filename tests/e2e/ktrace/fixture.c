@@ -12,6 +12,9 @@
  *   ktrace-fixture --rename NAME
  *                         renames itself with prctl(PR_SET_NAME), calls
  *                         getppid and exits 0.
+ *   ktrace-fixture --rename-proc NAME
+ *                         the same through /proc/thread-self/comm (one
+ *                         write).
  *   ktrace-fixture --renamed-by-other NAME
  *                         a thread pinned to one CPU calls getppid over and
  *                         over while the main thread, on another CPU, writes
@@ -110,11 +113,20 @@ int main(int argc, char **argv)
 		getppid();
 		return 0;
 	}
+	if (argc == 3 && !strcmp(argv[1], "--rename-proc")) {
+		int fd = open("/proc/thread-self/comm", O_WRONLY);
+
+		if (fd < 0 || write(fd, argv[2], strlen(argv[2])) < 0)
+			return 1;
+		close(fd);
+		getppid();
+		return 0;
+	}
 	if (argc == 3 && !strcmp(argv[1], "--renamed-by-other"))
 		return rename_other(argv[2]);
 	if (argc != 2) {
 		fprintf(stderr, "usage: ktrace-fixture FILE | --loop FILE | "
-			"--rename NAME | --renamed-by-other NAME\n");
+			"--rename[-proc] NAME | --renamed-by-other NAME\n");
 		return 2;
 	}
 	read_file(argv[1]);
