@@ -141,6 +141,7 @@ struct dt_type {
 	uint8_t symkind;	/* DT_TSYM: enum dt_symkind */
 	bool alloca;		/* pointers: into alloca()'s scratch memory
 				 * (bcopy() and copyinto() destinations) */
+	bool pointee_unsigned;	/* pointers: what they point to is unsigned */
 };
 
 /* Kernel structures D sees through a translator (xlate.c): the pointer

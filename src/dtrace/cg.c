@@ -454,26 +454,75 @@ static int var_map(struct dt_var *v)
 /* Where an lvalue lives, computed once for read-modify-write. */
 struct lval {
 	struct dt_node *n;
-	struct dt_var *v;
-	int key_off;		/* N_INDEX: the packed key in scratch */
+	struct dt_var *v;	/* NULL: *p, into alloca()'s memory */
+	int key_off;		/* N_INDEX: the packed key in scratch; *p: the
+				 * checked offset in alloca()'s memory */
+	int addr_off;		/* *p: p, for the fault */
 };
 
 static struct lval lval_of(struct dt_cg *g, struct dt_node *n)
 {
-	struct lval lv = { n, n->var, -1 };
+	struct lval lv = { n, n->var, -1, -1 };
+	int addr, size, off;
 
 	if (n->kind == N_INDEX)
 		lv.key_off = cg_key(g, n->var, n->args, n->nargs);
+	if (n->kind == N_UNARY && n->op == T_STAR) {
+		/* the checker let only alloca()'d pointers through */
+		lv.v = NULL;
+		lv.addr_off = dt_cg_temp(g, 8);
+		lv.key_off = dt_cg_temp(g, 8);
+		addr = dt_cg_expr(g, n->a);
+		dt_emit(g, I_STX(BPF_DW, DT_SCRATCH_REG, addr, lv.addr_off));
+		size = dt_reg(g);
+		dt_emit(g, I_MOV_IMM(size, n->type.size));
+		off = dt_cg_alloca_off(g, addr, size);
+		dt_emit(g, I_STX(BPF_DW, DT_SCRATCH_REG, off, lv.key_off));
+		dt_reg_free(g, off);
+		dt_reg_free(g, size);
+		dt_reg_free(g, addr);
+	}
 	return lv;
+}
+
+static int bpf_size(int size)
+{
+	return size == 1 ? BPF_B : size == 2 ? BPF_H : size == 4 ? BPF_W :
+	       BPF_DW;
+}
+
+/* *p's bytes: a pointer into alloca()'s memory, its offset compared with
+ * scratchsize again where the verifier sees it; p not pointing into memory
+ * handed out in this clause faults (bad address). */
+static int lval_ptr(struct dt_cg *g, struct lval *lv)
+{
+	int max = (int)g->p->opt.scratchsize - lv->n->type.size;
+	int d = dt_reg(g), ok = dt_label(g);
+
+	dt_emit(g, I_LDX(BPF_DW, d, DT_SCRATCH_REG, lv->key_off));
+	dt_jmp_imm(g, BPF_JLE, d, max, ok);
+	dt_emit(g, I_LDX(BPF_DW, d, DT_SCRATCH_REG, lv->addr_off));
+	dt_cg_fault(g, DTRACEFLT_BADADDR, d);
+	dt_place(g, ok);
+	dt_emit(g, I_ALU64_REG(BPF_ADD, d, DT_SCRATCH_REG));
+	dt_emit(g, I_ALU64_IMM(BPF_ADD, d, g->p->alloca_off + 8));
+	return d;
 }
 
 /* Load an lvalue's value (integer) or address (string). */
 static int lval_load(struct dt_cg *g, struct lval *lv)
 {
 	struct dt_var *v = lv->v;
-	bool is_str = v->type.kind == DT_TSTR;
+	bool is_str;
 	int r;
 
+	if (!v) {
+		r = lval_ptr(g, lv);
+		dt_emit(g, I_LDX(bpf_size(lv->n->type.size), r, r, 0));
+		dt_cg_normalize(g, r, &lv->n->type);
+		return r;
+	}
+	is_str = v->type.kind == DT_TSTR;
 	switch (v->scope) {
 	case DT_GLOBAL:
 		r = dt_reg(g);
@@ -548,9 +597,16 @@ static void map_store(struct dt_cg *g, struct dt_var *v, int key_base,
 static void lval_store(struct dt_cg *g, struct lval *lv, int r, int src_size)
 {
 	struct dt_var *v = lv->v;
-	bool is_str = v->type.kind == DT_TSTR;
+	bool is_str;
 	int d, tmp;
 
+	if (!v) {
+		d = lval_ptr(g, lv);
+		dt_emit(g, I_STX(bpf_size(lv->n->type.size), d, r, 0));
+		dt_reg_free(g, d);
+		return;
+	}
+	is_str = v->type.kind == DT_TSTR;
 	switch (v->scope) {
 	case DT_GLOBAL:
 		d = dt_reg(g);

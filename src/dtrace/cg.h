@@ -145,6 +145,9 @@ int dt_cg_expr(struct dt_cg *g, struct dt_node *n);
 void dt_cg_normalize(struct dt_cg *g, int r, const struct dt_type *t);
 /* A scratch temporary of size bytes (8-aligned); its offset. */
 int dt_cg_temp(struct dt_cg *g, int size);
+/* The checked offset in alloca()'s memory of size bytes (a register) at
+ * the address in register dest (funcs.c). */
+int dt_cg_alloca_off(struct dt_cg *g, int dest, int size);
 /* r = pointer to scratch + off. */
 void dt_cg_scratch_ptr(struct dt_cg *g, int r, int off);
 /* Copy a string of src_size bytes at src to dst_size bytes at dst,

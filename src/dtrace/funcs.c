@@ -909,13 +909,37 @@ static void check_bcopy(struct dt_ck *k, struct dt_node *n)
 	n->type = dt_void;
 }
 
+/* The offset in alloca()'s memory of the size bytes (register size) at
+ * the address in register dest: a new register, past scratchsize when the
+ * bytes are not all memory alloca() handed out in this clause. Writes
+ * through it still compare it with scratchsize, a bound the verifier
+ * sees. */
+int dt_cg_alloca_off(struct dt_cg *g, int dest, int size)
+{
+	int off = alloca_base(g), used = dt_reg(g), end = dt_reg(g);
+	int fine = dt_label(g);
+
+	/* off = dest - the memory's start */
+	dt_emit(g, I_ALU64_REG(BPF_SUB, off, dest));
+	dt_emit(g, I_ALU64_IMM(BPF_NEG, off, 0));
+	dt_emit(g, I_LDX(BPF_DW, used, DT_SCRATCH_REG, g->p->alloca_off));
+	dt_emit(g, I_MOV(end, off));
+	dt_emit(g, I_ALU64_REG(BPF_ADD, end, size));
+	dt_jmp_reg(g, BPF_JLE, end, used, fine);
+	dt_emit(g, I_MOV_IMM(off, -1));
+	dt_place(g, fine);
+	dt_reg_free(g, end);
+	dt_reg_free(g, used);
+	return off;
+}
+
 static int cg_bcopy(struct dt_cg *g, struct dt_node *n)
 {
 	bool into = n->name[0] == 'c';
 	int max = (int)g->p->opt.scratchsize, area = g->p->alloca_off;
 	int a[3], src_off = dt_cg_temp(g, 8), dst_off = dt_cg_temp(g, 8);
-	int bad = dt_label(g), fine = dt_label(g), ok = dt_label(g);
-	int src, dest, size, off, used, end, rc;
+	int bad = dt_label(g), ok = dt_label(g);
+	int src, dest, size, off, rc;
 
 	for (int i = 0; i < 3; i++)
 		a[i] = dt_cg_expr(g, n->args[i]);
@@ -924,21 +948,7 @@ static int cg_bcopy(struct dt_cg *g, struct dt_node *n)
 	size = a[into ? 1 : 2];
 	dt_emit(g, I_STX(BPF_DW, DT_SCRATCH_REG, src, src_off));
 	dt_emit(g, I_STX(BPF_DW, DT_SCRATCH_REG, dest, dst_off));
-	/* off = dest - the memory's start; off + size within what alloca()
-	 * handed out in this clause, else off is made too large */
-	off = alloca_base(g);
-	dt_emit(g, I_ALU64_REG(BPF_SUB, off, dest));
-	dt_emit(g, I_ALU64_IMM(BPF_NEG, off, 0));
-	used = dt_reg(g);
-	end = dt_reg(g);
-	dt_emit(g, I_LDX(BPF_DW, used, DT_SCRATCH_REG, area));
-	dt_emit(g, I_MOV(end, off));
-	dt_emit(g, I_ALU64_REG(BPF_ADD, end, size));
-	dt_jmp_reg(g, BPF_JLE, end, used, fine);
-	dt_emit(g, I_MOV_IMM(off, -1));
-	dt_place(g, fine);
-	dt_reg_free(g, end);
-	dt_reg_free(g, used);
+	off = dt_cg_alloca_off(g, dest, size);
 	/* the same as compares the verifier can bound the write with */
 	dt_jmp_imm(g, BPF_JGT, size, max, bad);
 	dt_jmp_imm(g, BPF_JGT, off, max, bad);

@@ -210,6 +210,7 @@ static struct dt_type parse_type(struct parser *p)
 				 "supported");
 		t.pointee = t.kind == DT_TVOID ? 1 : t.kind == DT_TPTR ? 8 :
 			    t.size;
+		t.pointee_unsigned = t.kind == DT_TINT && !t.sign;
 		t.kind = DT_TPTR;
 		t.size = 8;
 		t.sign = false;

@@ -48,7 +48,8 @@ const char *dt_type_name(const struct dt_type *t, char *buf, size_t len)
 			snprintf(buf, len, "%s *", dt_xlate_name(t->xlate));
 			break;
 		}
-		snprintf(buf, len, "%s *", t->pointee == 1 ? "char" :
+		snprintf(buf, len, "%s%s *", t->pointee_unsigned ?
+			 "unsigned " : "", t->pointee == 1 ? "char" :
 			 t->pointee == 2 ? "short" : t->pointee == 4 ? "int" :
 			 "long");
 		break;
@@ -222,10 +223,32 @@ static void need_lvalue(struct dt_ck *k, struct dt_node *n, const char *what)
 		/* fall through */
 	case N_SELF: case N_THIS: case N_INDEX:
 		return;
+	case N_UNARY:
+		if (n->op == T_STAR) {
+			struct dt_type t = check_expr(k, n->a);
+			char b[32];
+
+			/* *p = x: only into alloca()'s memory, where the
+			 * program checks that the bytes were handed out */
+			if (t.kind == DT_TPTR && t.alloca) {
+				k->p->uses_alloca = true;
+				return;
+			}
+			dt_error(k->cc, &n->loc, "%s through a pointer: only "
+				 "to alloca()'s memory, not %s%s", what,
+				 t.kind == DT_TPTR ? "a pointer to other "
+				 "memory: " : "", tname(&t, b));
+		}
+		/* fall through */
 	default:
 		dt_error(k->cc, &n->loc, "%s needs a variable on its left",
 			 what);
 	}
+}
+
+static bool is_deref(const struct dt_node *n)
+{
+	return n->kind == N_UNARY && n->op == T_STAR;
 }
 
 /* ---- tuple keys ---- */
@@ -495,6 +518,8 @@ static void implicit_int(struct dt_ck *k, struct dt_node *l)
 			  DT_THIS : l->kind == N_INDEX ? DT_ARRAY : DT_GLOBAL;
 	struct dt_var *v;
 
+	if (is_deref(l))
+		return;
 	if (l->kind == N_VAR) {
 		for (size_t i = 0; i < ARRAY_SIZE(builtins); i++)
 			if (!strcmp(builtins[i].name, l->name))
@@ -533,8 +558,11 @@ static struct dt_type check_assign(struct dt_ck *k, struct dt_node *n)
 	if (rt.kind == DT_TVOID)
 		dt_error(k->cc, &n->b->loc, "the right side of '=' has no "
 			 "value");
+	if (is_deref(l) && rt.kind == DT_TSTR)
+		dt_error(k->cc, &n->loc, "cannot assign a string through a "
+			 "pointer (copy it with bcopy())");
 	/* Create the variable at its first assignment. */
-	if (n->op == T_ASSIGN) {
+	if (n->op == T_ASSIGN && !is_deref(l)) {
 		enum dt_scope s = l->kind == N_SELF ? DT_SELF :
 				  l->kind == N_THIS ? DT_THIS :
 				  l->kind == N_INDEX ? DT_ARRAY : DT_GLOBAL;
@@ -569,7 +597,7 @@ static struct dt_type check_assign(struct dt_ck *k, struct dt_node *n)
 	}
 	lt = check_expr(k, l);
 	if (n->op == T_ASSIGN) {
-		if ((lt.kind == DT_TSTR) != (rt.kind == DT_TSTR))
+		if (!is_deref(l) && (lt.kind == DT_TSTR) != (rt.kind == DT_TSTR))
 			dt_error(k->cc, &n->loc, "cannot assign %s to %s%s "
 				 "(of type %s)", tname(&rt, b1),
 				 l->var ? scope_prefix(l->var->scope) : "",
@@ -683,7 +711,8 @@ static struct dt_type check_expr(struct dt_ck *k, struct dt_node *n)
 				dt_error(k->cc, &n->loc, "cannot dereference %s "
 					 "(cast an address to a pointer type "
 					 "first)", tname(&a, b1));
-			t = (struct dt_type){ DT_TINT, a.pointee, true };
+			t = (struct dt_type){ DT_TINT, a.pointee,
+					      !a.pointee_unsigned };
 			break;
 		}
 		need_int(k, n, &a, dt_tok_name(n->op));

@@ -182,6 +182,38 @@ def test_bcopy_outside_alloca_memory_faults(sonde, root):
                         % (clause, addr, action), line), line
 
 
+def test_store_outside_alloca_memory_faults(sonde, root):
+    """*p = x writes only into the bytes alloca() handed out in the clause
+    (8 at a time): past them, straddling their end, before them, through a
+    pointer kept from another clause, the fault names p, which is the
+    address alloca() returned (printed by the first clause) plus the
+    offset; a store inside them lands."""
+    script = r"""
+        BEGIN { p = (int *)alloca(4); printf("%d\n", (uint64_t)p); }
+        BEGIN { *p = 1; }
+        BEGIN { p = (int *)alloca(4); *(p + 2) = 1; }
+        BEGIN { p = (int *)alloca(8); l = (long *)(p + 1); *l = 1; }
+        BEGIN { p = (int *)alloca(8); *(p - 1) += 1; }
+        BEGIN { p = (int *)alloca(4); *(p + 1) = 9;
+                printf("%d\n", *(p + 1)); exit(0); }
+        END { printf("end\n"); }
+    """
+    p = dtrace(sonde, "-q", "-n", script)
+    assert p.returncode == 0, p.stderr
+    out = p.stdout.split()
+    assert out[1:] == ["9", "end"], p.stdout
+    base = int(out[0]) % (1 << 64)
+    errs = p.stderr.splitlines()
+    want = [(2, 1, base), (3, 2, base + 8), (4, 3, base + 4),
+            (5, 2, base - 4)]
+    assert len(errs) == len(want), p.stderr
+    for line, (clause, action, addr) in zip(errs, want):
+        assert re.match(r"dtrace: error on enabled probe ID %d \(ID 1: "
+                        r"dtrace:::BEGIN\): invalid address \(0x%x\) in "
+                        r"action #%d at DIF offset \d+$"
+                        % (clause, addr, action), line), line
+
+
 def test_raise_signals_the_process_that_fired(sonde, root, fixture_bin):
     """raise(9) at the first getppid() of a process that would make 50:
     it dies there (the count says one call), and sonde's -c wait sees it

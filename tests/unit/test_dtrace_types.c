@@ -308,6 +308,18 @@ static void test_errors(void **state)
 	check_error("BEGIN { x = strtok(\"a\", 1); }", "strtok() argument #2 "
 		    "must be a string");
 	check_error("BEGIN { NULL = 1; }", "NULL cannot be modified");
+	/* stores through pointers: alloca()'s memory only, integers only */
+	check_error("BEGIN { p = (int *)arg0; *p = 1; }", "assignment through "
+		    "a pointer: only to alloca()'s memory, not a pointer to "
+		    "other memory: int *");
+	check_error("BEGIN { *(int *)copyin(arg0, 4) = 1; }", "only to "
+		    "alloca()'s memory, not a pointer to other memory");
+	check_error("BEGIN { p = (char *)alloca(8); *p = \"ab\"; }", "cannot "
+		    "assign a string through a pointer (copy it with bcopy())");
+	check_error("BEGIN { p = (int *)arg0; (*p)++; }", "++ through a "
+		    "pointer: only to alloca()'s memory");
+	check_error("BEGIN { -x = 1; }", "assignment needs a variable on its "
+		    "left");
 	/* %k */
 	check_error("BEGIN { printf(\"%k\", 1); }", "argument #2 is int, "
 		    "which %k cannot print");
