@@ -847,6 +847,66 @@ def test_path_names_exact(root, sonde, tmp_path):
     assert got == want
 
 
+def test_threads_each_in_order(root, sonde, tmp_path, fixture):
+    """Four threads on two CPUs, each making a known sequence of calls,
+    yielding the CPU after each round (thousands of switches and
+    migrations) and signalling the next thread every 50th: each thread's
+    records hold exactly its calls, each return right after its call,
+    in order, with the values the program checked; every signal sent is
+    recorded as generated for its target, and each target took at least
+    one."""
+    n, iters = 4, 1500
+    out = tmp_path / "threads.out"
+    p = ktrace(["-t", "cs", "--", fixture, "--threads", str(n), str(iters)],
+               out)
+    assert p.returncode == 0, p.stderr
+    assert "0 dropped" in p.stderr
+    recs = kdump_json(out)
+    by_tid = {}
+    for r in recs:
+        by_tid.setdefault(r["tid"], []).append(r)
+    workers = [t for t, rs in by_tid.items()
+               if any(r["type"] == "CALL" and r["syscall"] == "lseek"
+                      for r in rs)]
+    assert len(workers) == n
+    sent = {}
+    for tid in workers:
+        calls = []
+        for r in by_tid[tid]:
+            if r["type"] == "CALL":
+                calls.append([r["syscall"], r["args"], None])
+            elif r["type"] == "RET":
+                if not calls and r["syscall"] in ("clone", "clone3"):
+                    continue        # the new thread's side of clone3
+                # a return follows its own call (a thread's records in
+                # order, none lost or doubled)
+                assert calls and calls[-1][0] == r["syscall"] and \
+                    calls[-1][2] is None, (tid, r, calls[-3:])
+                calls[-1][2] = r["ret"]
+        calls = [c for c in calls if c[0] != "rt_sigreturn"]
+        first = next(i for i, c in enumerate(calls) if c[0] == "lseek")
+        loop = calls[first:]
+        want = []
+        for i in range(iters):
+            want += [("lseek", i), ("getppid", None), ("sched_yield", 0)]
+            if i % 50 == 49:
+                want += [("getpid", None), ("tgkill", None)]
+        got = [(c[0], c[2] if w[1] is not None else None)
+               for c, w in zip(loop, want)]
+        assert got == want, tid
+        ppids = {c[2] for c in loop[:len(want)] if c[0] == "getppid"}
+        assert len(ppids) == 1 and ppids.pop() > 1
+        for c in loop[:len(want)]:
+            if c[0] == "tgkill" and c[2] == 0:
+                sent[c[1][1]] = sent.get(c[1][1], 0) + 1
+    for tid in workers:
+        sig = [r for r in by_tid[tid] if r["type"] == "PSIG"]
+        gen = [r for r in sig if r["event"] == "generated"]
+        assert len(gen) == sent.get(tid, 0)
+        if sent.get(tid):
+            assert any(r["event"] == "delivered" for r in sig)
+
+
 def test_renamed_by_other_thread(root, sonde, tmp_path, fixture):
     """A thread renamed by another thread while it keeps calling on its
     CPU (no context switch to notice it by) is recorded under its new

@@ -15,6 +15,12 @@
  *   ktrace-fixture --rename-proc NAME
  *                         the same through /proc/thread-self/comm (one
  *                         write).
+ *   ktrace-fixture --threads N ITERS
+ *                         N threads (at most 16), each ITERS times: lseek
+ *                         of its own memfd to the iteration number,
+ *                         getppid, sched_yield; every 50th iteration it
+ *                         sends SIGUSR1 (handled) to the next thread with
+ *                         tgkill. Exits 0 when all are done.
  *   ktrace-fixture --renamed-by-other NAME
  *                         a thread pinned to one CPU calls getppid over and
  *                         over while the main thread, on another CPU, writes
@@ -25,8 +31,11 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -77,6 +86,57 @@ static int rename_other(const char *name)
 	return 0;
 }
 
+/* --threads */
+#define MAX_THREADS 16
+static int nthreads, iters;
+static volatile int tids[MAX_THREADS], started;
+
+static void on_any_usr1(int sig)
+{
+	(void)sig;
+}
+
+static void *worker(void *arg)
+{
+	int me = (int)(long)arg, fd = memfd_create("fixture", 0);
+
+	tids[me] = gettid();
+	__atomic_add_fetch(&started, 1, __ATOMIC_SEQ_CST);
+	while (__atomic_load_n(&started, __ATOMIC_SEQ_CST) < nthreads)
+		;
+	for (int i = 0; i < iters; i++) {
+		if (lseek(fd, i, SEEK_SET) != i)
+			_exit(1);
+		getppid();
+		sched_yield();
+		if (i % 50 == 49)
+			syscall(SYS_tgkill, getpid(),
+				tids[(me + 1) % nthreads], SIGUSR1);
+	}
+	return NULL;
+}
+
+static int threads(int n, int k)
+{
+	pthread_t th[MAX_THREADS];
+	struct sigaction sa;
+
+	if (n < 1 || n > MAX_THREADS || k < 1)
+		return 2;
+	nthreads = n;
+	iters = k;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_any_usr1;
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGUSR1, &sa, NULL);
+	for (long i = 0; i < n; i++)
+		if (pthread_create(&th[i], NULL, worker, (void *)i))
+			return 1;
+	for (int i = 0; i < n; i++)
+		pthread_join(th[i], NULL);
+	return 0;
+}
+
 static void on_usr1(int sig)
 {
 	caught = sig;
@@ -122,6 +182,8 @@ int main(int argc, char **argv)
 		getppid();
 		return 0;
 	}
+	if (argc == 4 && !strcmp(argv[1], "--threads"))
+		return threads(atoi(argv[2]), atoi(argv[3]));
 	if (argc == 3 && !strcmp(argv[1], "--renamed-by-other"))
 		return rename_other(argv[2]);
 	if (argc != 2) {
