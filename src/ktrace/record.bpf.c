@@ -1282,6 +1282,9 @@ int BPF_PROG(on_sig_generate, int sig, struct kernel_siginfo *info,
 
 	if (!st || *st != KTR_ST_TRACING)
 		return 0;
+	/* The sending call's entry (kill, tgkill...) goes before the
+	 * signal it sends, and the target's own records before it too. */
+	flush_task(NULL);
 	flush_task(task);
 	s = reserve(sizeof(*s), KTR_PSIG, pid, task);
 	if (!s)

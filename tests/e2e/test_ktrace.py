@@ -853,8 +853,8 @@ def test_threads_each_in_order(root, sonde, tmp_path, fixture):
     migrations) and signalling the next thread every 50th: each thread's
     records hold exactly its calls, each return right after its call,
     in order, with the values the program checked; every signal sent is
-    recorded as generated for its target, and each target took at least
-    one."""
+    recorded as generated for its target, between its tgkill's call and
+    return, and each target took at least one."""
     n, iters = 4, 1500
     out = tmp_path / "threads.out"
     p = ktrace(["-t", "cs", "--", fixture, "--threads", str(n), str(iters)],
@@ -905,6 +905,16 @@ def test_threads_each_in_order(root, sonde, tmp_path, fixture):
         assert len(gen) == sent.get(tid, 0)
         if sent.get(tid):
             assert any(r["event"] == "delivered" for r in sig)
+    # In the file, a signal sent comes between its tgkill's call and
+    # return (records are in the file in the order they happened).
+    for g in (r for r in recs if r["type"] == "PSIG" and
+              r["event"] == "generated"):
+        call = [r for r in recs if r["type"] == "CALL" and
+                r["syscall"] == "tgkill" and r["args"][1] == g["tid"] and
+                r["offset"] < g["offset"]][-1]
+        ret = next(r for r in by_tid[call["tid"]] if r["type"] == "RET"
+                   and r["offset"] >= call["offset"])
+        assert ret["syscall"] == "tgkill" and ret["offset"] > g["offset"]
 
 
 def test_renamed_by_other_thread(root, sonde, tmp_path, fixture):
