@@ -75,9 +75,9 @@ struct slot {
 	__u32 state;		/* its traced state: 0, KTR_ST_ARMED or _TRACING */
 	__u32 pending;		/* the entry below is the task's and not yet
 				 * written; taken with an atomic exchange */
-	__u32 pid, tid;		/* the task's ids and comm, read when it */
-	__u64 comm[2];		/* made its first syscall since it came on the CPU
-				 * or was renamed */
+	__u32 pid, tid;		/* the task's ids and comm, read at its first */
+	__u64 comm[2];		/* syscall since it came on the CPU (a rename
+				 * writes the new comm: on_rename) */
 	__u32 valid;		/* the fields above describe the current task:
 				 * cleared when a task leaves the CPU (with the
 				 * c points only) */
