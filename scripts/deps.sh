@@ -6,7 +6,7 @@ set -eu
 
 PKGS="
 gcc make meson ninja-build pkg-config linux-libc-dev
-clang llvm libbpf-dev bpftool
+clang llvm libbpf-dev bpftool binutils
 libelf-dev libdw-dev zlib1g-dev
 libprotobuf-c-dev protobuf-c-compiler
 libcmocka-dev python3 python3-pytest scdoc
