@@ -6,6 +6,7 @@
  * the headline's function, the lock being taken, the faulting pc or the
  * first reliable frame, depending on the kind. */
 #include "report.h"
+#include "../lib/demangle.h"
 
 #include <fnmatch.h>
 #include <stdio.h>
@@ -119,7 +120,20 @@ static const char *const generic[] = {
 	"__sanitizer_cov_trace_*", "trace_hardirqs_*",
 	"bug", "__bug", "complete", "*readb", "*readw", "*readl", "*readq",
 	"*writeb", "*writew", "*writel", "*writeq", "crc[0-9]*", "copyin",
-	"copyout", "lock_page*", "unlock_page*", NULL,
+	"copyout", "lock_page*", "unlock_page*",
+	/* a Rust panic: the C helper its BUG() calls, the handler of old
+	 * kernels (not mangled) */
+	"rust_helper_BUG", "rust_begin_unwind", NULL,
+};
+
+/* Rust panic machinery, by demangled name: what a panic, an unwrap() or
+ * an overflow check runs before the handler calls BUG(). */
+static const char *const rust_generic[] = {
+	"core::panicking::*", "*::rust_begin_unwind", "rust_begin_unwind",
+	"core::result::unwrap_failed*", "core::option::unwrap_failed*",
+	"core::option::expect_failed*", "core::cell::panic_already_*",
+	"core::slice::index::*_fail*", "core::str::slice_error_fail*",
+	"core::panic::*", "std::panicking::*", NULL,
 };
 
 bool kp_generic_func(const char *name)
@@ -128,6 +142,16 @@ bool kp_generic_func(const char *name)
 
 	if (!name)
 		return true;
+	if (demangle_is_rust(name)) {
+		char shown[1024];
+		const char *d = kp_display_name(name, shown, sizeof(shown));
+
+		for (int i = 0; d != name && rust_generic[i]; i++)
+			if (!fnmatch(rust_generic[i], d, 0))
+				return true;
+		if (d != name)
+			return false;
+	}
 	name = kp_func_base(name, buf, sizeof(buf));
 	for (int i = 0; generic[i]; i++)
 		if (!fnmatch(generic[i], name, 0))
@@ -234,12 +258,22 @@ static bool has_any(const char *name, const char *const *subs)
 	return false;
 }
 
+/* The name substrings are matched against: a Rust symbol demangled (its
+ * crate hashes could spell "die" or "oops"), else the name without its
+ * suffixes. */
+static const char *match_name(const char *name, char *buf, size_t len)
+{
+	if (demangle_is_rust(name))
+		return kp_display_name(name, buf, len);
+	return kp_func_base(name, buf, len);
+}
+
 bool kp_skip_func(const char *name)
 {
-	char buf[256];
+	char buf[1024];
 
 	return !name || kp_generic_func(name) ||
-	       has_any(kp_func_base(name, buf, sizeof(buf)), plumbing);
+	       has_any(match_name(name, buf, sizeof(buf)), plumbing);
 }
 
 static const char *const sk_deadlock[] = { "process_one_work",
@@ -254,13 +288,14 @@ bool kp_deadlock_skip(const char *name)
  * extra list. */
 static bool skipped(const char *name, const char *const *extra)
 {
-	char buf[256];
+	char buf[1024];
 
 	if (!name)
 		return true;
-	name = kp_func_base(name, buf, sizeof(buf));
-	return kp_generic_func(name) || has_any(name, plumbing) ||
-	       has_any(name, extra);
+	if (kp_generic_func(name))
+		return true;
+	name = match_name(name, buf, sizeof(buf));
+	return has_any(name, plumbing) || has_any(name, extra);
 }
 
 /* Kinds whose culprit is where the pc was. */

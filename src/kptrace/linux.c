@@ -10,6 +10,7 @@
  * with a report are told apart by their [T123]/[C1] context when the log
  * has one. */
 #include "report.h"
+#include "../lib/demangle.h"
 #include "../lib/util.h"
 
 #include <ctype.h>
@@ -28,6 +29,10 @@ struct parser {
 	char *pending_label;		/* stack header waiting for a frame */
 	char *prelude;			/* kind from a line before the headline */
 	int prelude_line;
+	int prelude_window;		/* lines it may come before it */
+	int rust_msg_line;		/* a Rust panic's message is due (its
+					 * "panicked at" line), or 0 */
+	int rust_ctx;			/* ... from this task or CPU */
 	int cut_here;			/* line of the last "cut here" */
 	const char *release;		/* last release seen anywhere */
 	bool lock_trigger;		/* lockdep named the lock in question */
@@ -154,10 +159,34 @@ const char *kp_func_base(const char *name, char *buf, size_t len)
 			return buf;
 		}
 	}
-	while (name[n] && name[n] != '.' && n + 1 < len)
-		n++;
+	if ((n = demangle_rust_len(name))) {
+		/* a Rust symbol: legacy ones hold ".." in their escapes */
+		n = n < len ? n : len - 1;
+	} else {
+		while (name[n] && name[n] != '.' && n + 1 < len)
+			n++;
+	}
 	memcpy(buf, name, n);
 	buf[n] = '\0';
+	return buf;
+}
+
+const char *kp_display_name(const char *name, char *buf, size_t len)
+{
+	static const char *const pre[] = { "__cfi_", "__pfx_" };
+	size_t p = 0;
+
+	if (!name || len < 16)
+		return name;
+	for (size_t i = 0; i < sizeof(pre) / sizeof(pre[0]); i++)
+		if (!strncmp(name, pre[i], strlen(pre[i])) &&
+		    demangle_is_rust(name + strlen(pre[i])))
+			p = strlen(pre[i]);
+	if (!demangle_is_rust(name + p))
+		return name;
+	memcpy(buf, name, p);
+	if (demangle_rust(name + p, buf + p, len - p) < 0)
+		return name;
 	return buf;
 }
 
@@ -1070,11 +1099,14 @@ static void close_report(struct parser *ps)
 	r->culprit = NULL;
 	{
 		const char *c = kp_culprit(r);
-		char buf[512];
+		char buf[KP_MAX_LINE], shown[KP_MAX_LINE];
 
+		/* a Rust culprit by its demangled name, as syzkaller titles
+		 * it: "<rust_binder::process::Process>::update_ref" */
 		if (c)
-			r->culprit = sd_strdup(kp_func_base(c, buf,
-							    sizeof(buf)));
+			r->culprit = sd_strdup(kp_display_name(
+				kp_func_base(c, buf, sizeof(buf)), shown,
+				sizeof(shown)));
 		if (c && strchr(c, '/') && strstr(r->kind, "KCSAN"))
 			r->culprit = (free(r->culprit), sd_strdup(c));
 	}
@@ -1097,7 +1129,8 @@ static void open_report(struct parser *ps, char *kind, char *func)
 	sd_grow(&ps->out->v, &ps->out->cap, ps->out->n + 1, sizeof(*r));
 	r = &ps->out->v[ps->out->n++];
 	memset(r, 0, sizeof(*r));
-	if (ps->prelude && ps->lineno - ps->prelude_line <= 4) {
+	if (ps->prelude &&
+	    ps->lineno - ps->prelude_line <= ps->prelude_window) {
 		free(kind);
 		kind = ps->prelude;
 		ps->prelude = NULL;
@@ -1292,6 +1325,51 @@ static bool proc_modules_line(struct parser *ps, const char *s)
 	return true;
 }
 
+/* A Rust panic: the kernel crate's handler prints "rust_kernel: panicked
+ * at FILE:LINE:COL:" and the message on the next line of the same task
+ * ("panicked at 'MESSAGE', FILE:LINE:COL" before Rust 1.73), then calls
+ * BUG(). The message names the report that BUG() opens, as syzkaller
+ * titles it ("attempt to subtract with overflow in ..."); the culprit
+ * rules skip the panic machinery (core::panicking::*, rust_begin_unwind,
+ * rust_helper_BUG). Consumes the line when it is part of a panic. */
+static bool rust_panic_line(struct parser *ps, const char *b, int ctx)
+{
+	static const char at[] = "rust_kernel: panicked at ";
+	const char *m = NULL;
+	size_t n = 0;
+
+	if (ps->rust_msg_line && ps->lineno - ps->rust_msg_line > 8)
+		ps->rust_msg_line = 0;		/* the message never came */
+	if (ps->rust_msg_line && (!ctx || !ps->rust_ctx || ctx == ps->rust_ctx)) {
+		ps->rust_msg_line = 0;
+		m = b;
+		n = strlen(b);
+	} else if (starts(b, at)) {
+		const char *q = b + sizeof(at) - 1, *e;
+
+		if (*q == '\'' && (e = strstr(q + 1, "', "))) {
+			m = q + 1;
+			n = (size_t)(e - m);
+		} else {
+			ps->rust_msg_line = ps->lineno;
+			ps->rust_ctx = ctx;
+			return true;
+		}
+	} else {
+		return false;
+	}
+	while (n && (m[n - 1] == ' ' || m[n - 1] == '\r'))
+		n--;
+	if (!n)
+		return true;
+	free(ps->prelude);
+	ps->prelude = sd_strndup(m, n < 200 ? n : 200);
+	ps->prelude_line = ps->lineno;
+	/* "cut here", the BUG line and other tasks' lines come between */
+	ps->prelude_window = 16;
+	return true;
+}
+
 static void parse_line(struct parser *ps, const char *line)
 {
 	int ctx;
@@ -1341,11 +1419,14 @@ static void parse_line(struct parser *ps, const char *line)
 		close_report(ps);
 		return;
 	}
+	if (rust_panic_line(ps, b, ctx))
+		return;
 	for (const struct fixed *f = prelude_kinds; f->prefix; f++)
 		if (starts(b, f->prefix)) {
 			free(ps->prelude);
 			ps->prelude = sd_strdup(f->kind);
 			ps->prelude_line = ps->lineno;
+			ps->prelude_window = 4;
 			if (r && r->nframes == 0 &&
 			    ps->lineno - r->first_line <= 3) {
 				free(r->kind);

@@ -36,7 +36,9 @@ static const char *object_of(const struct kp_frame *f)
 
 static void text_frame(FILE *o, const struct kp_frame *f, const char *pfx)
 {
-	const char *fn = f->function ? f->function : f->sym;
+	char shown[KP_MAX_LINE];
+	const char *fn = kp_display_name(f->function ? f->function : f->sym,
+					 shown, sizeof(shown));
 	uint64_t off = f->function ? f->func_off : f->off;
 
 	fprintf(o, "  %c %s`", f->reliable || f->pc ? '-' : '?',
@@ -51,7 +53,8 @@ static void text_frame(FILE *o, const struct kp_frame *f, const char *pfx)
 	for (int i = 0; i < f->ninlines; i++) {
 		const struct kp_inline *in = &f->inlines[i];
 
-		fprintf(o, "      (inlined) %s", in->function ? in->function :
+		fprintf(o, "      (inlined) %s", in->function ?
+			kp_display_name(in->function, shown, sizeof(shown)) :
 			"??");
 		if (in->file)
 			fprintf(o, " at %s:%d", strip(in->file, pfx), in->line);
@@ -148,6 +151,14 @@ static void json_frame(struct json *j, const struct kp_frame *f,
 	hex_or_null(j, "symbol_offset", f->has_off, f->off);
 	hex_or_null(j, "symbol_size", f->has_size, f->size);
 	str_or_null(j, "function", f->function ? f->function : f->sym);
+	{
+		/* a Rust function's readable name; null for any other */
+		const char *fn = f->function ? f->function : f->sym;
+		char shown[KP_MAX_LINE];
+		const char *d = kp_display_name(fn, shown, sizeof(shown));
+
+		str_or_null(j, "demangled", d != fn ? d : NULL);
+	}
 	hex_or_null(j, "offset", f->function || f->has_off,
 		    f->function ? f->func_off : f->off);
 	str_or_null(j, "file", strip(f->file, pfx));

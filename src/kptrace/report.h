@@ -162,5 +162,9 @@ struct kp_frame *kp_frame_add(struct kp_report *r);
 /* name without compiler suffixes (.isra.0, .cold, .constprop.1, ...),
  * written into buf. */
 const char *kp_func_base(const char *name, char *buf, size_t len);
+/* name as a reader sees it: a Rust symbol (v0 or legacy, also behind the
+ * kernel's __cfi_/__pfx_ prefixes) demangled into buf; any other name, or
+ * one that does not demangle, is returned as it is. */
+const char *kp_display_name(const char *name, char *buf, size_t len);
 
 #endif

@@ -3,7 +3,9 @@
  * prefixes (journal, syslog, dmesg -T, <N>), KASLR and module bases, and
  * input that is not a log at all. */
 #include "test.h"
+#include "kptrace/kptrace.h"
 #include "kptrace/report.h"
+#include "lib/json.h"
 
 static struct kp_reports parse(const char *text)
 {
@@ -200,6 +202,101 @@ static void culprit_rules(void **state)
 	kp_reports_free(&rs);
 }
 
+/* Rust panics: the message names the report that the panic's BUG() opens,
+ * the culprit is the first frame past the panic machinery, demangled; the
+ * frames keep the names the report printed, and are shown demangled. */
+static void rust_panics(void **state)
+{
+	struct kp_reports rs = parse(
+		/* Rust >= 1.73: the message on the line after, another task's
+		 * lines between */
+		"[ 1.0][ T298] rust_kernel: panicked at drivers/android/binder/node.rs:877:13:\n"
+		"[ 1.0][  T36] audit: type=1400 audit(1.3:67): avc:  denied  { mount }\n"
+		"[ 1.0][ T298] attempt to subtract with overflow\n"
+		"[ 1.0][  T36] audit: type=1400 audit(1.3:68): avc:  denied  { mount }\n"
+		"[ 1.0][ T298] ------------[ cut here ]------------\n"
+		"[ 1.0][  T36] audit: type=1400 audit(1.3:69): avc:  denied  { mount }\n"
+		"[ 1.0][ T298] kernel BUG at rust/helpers/bug.c:7!\n"
+		"[ 1.0][ T298] Oops: invalid opcode: 0000 [#1] PREEMPT SMP KASAN PTI\n"
+		"[ 1.0][ T298] RIP: 0010:rust_helper_BUG+0x8/0x10\n"
+		"[ 1.0][ T298] Call Trace:\n"
+		"[ 1.0][ T298]  <TASK>\n"
+		"[ 1.0][ T298]  _RNvCscSpY9Juk0HT_7___rustc17rust_begin_unwind+0x15b/0x160\n"
+		"[ 1.0][ T298]  ? __cfi__RNvCscSpY9Juk0HT_7___rustc17rust_begin_unwind+0x10/0x10\n"
+		"[ 1.0][ T298]  _RNvNtCs9jEwPDbx20M_4core9panicking9panic_fmt+0x84/0x90\n"
+		"[ 1.0][ T298]  _RNvNtNtCs9jEwPDbx20M_4core9panicking11panic_const24panic_const_sub_overflow+0xb2/0xc0\n"
+		"[ 1.0][ T298]  _RNvMs3_NtCshgDM7dBCdno_11rust_binder7processNtB5_7Process10update_ref+0x17e5/0x1860\n"
+		"[ 1.0][ T298]  _RNvMs2_NtCshgDM7dBCdno_11rust_binder6threadNtB5_6Thread10write_read+0x27cf/0x96a0\n"
+		"[ 1.0][ T298]  </TASK>\n"
+		"[ 1.0][ T298] ---[ end trace 0000000000000000 ]---\n"
+		/* before Rust 1.73: the message quoted on the same line; legacy
+		 * symbols and the handler under its own name */
+		"[ 2.0] rust_kernel: panicked at 'called `Option::unwrap()` on a `None` value', rust/kernel/lib.rs:12:5\n"
+		"[ 2.0] ------------[ cut here ]------------\n"
+		"[ 2.0] kernel BUG at rust/helpers.c:34!\n"
+		"[ 2.0] invalid opcode: 0000 [#1] PREEMPT SMP NOPTI\n"
+		"[ 2.0] RIP: 0010:rust_helper_BUG+0x5/0x10\n"
+		"[ 2.0] Call Trace:\n"
+		"[ 2.0]  rust_begin_unwind+0x5d/0x60\n"
+		"[ 2.0]  _ZN4core9panicking9panic_fmt17h7a1d3b0f6c2e4a58E+0x2a/0x30\n"
+		"[ 2.0]  _ZN4core6option13unwrap_failed17h0f1e2d3c4b5a6978E+0x1c/0x20\n"
+		"[ 2.0]  _ZN60_$LT$rust_minimal..RustMinimal$u20$as$u20$kernel..Module$GT$4init17h1122334455667788E+0x44/0x90\n"
+		"[ 2.0]  do_one_initcall+0x5e/0x320\n"
+		"[ 2.0] ---[ end trace 0000000000000000 ]---\n"
+		/* a BUG with no panic message: still past the machinery */
+		"[ 3.0] kernel BUG at rust/helpers/bug.c:7!\n"
+		"[ 3.0] RIP: 0010:rust_helper_BUG+0x8/0x10\n"
+		"[ 3.0] Call Trace:\n"
+		"[ 3.0]  _RNvCscSpY9Juk0HT_7___rustc17rust_begin_unwind+0x15b/0x160\n"
+		"[ 3.0]  _RNvNtCs9jEwPDbx20M_4core9panicking9panic_fmt+0x84/0x90\n"
+		"[ 3.0]  _RNvXs1_CscPPBqWtAqum_11ashmem_rustNtB5_6AshmemNtNtCs43vyB533jt3_6kernel10miscdevice10MiscDevice4mmap+0xe44/0xfb0\n"
+		"[ 3.0] ---[ end trace 0000000000000000 ]---\n");
+	const struct kp_report *r;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *o;
+	struct json j;
+
+	(void)state;
+	assert_int_equal(rs.n, 3);
+	r = &rs.v[0];
+	assert_string_equal(r->kind, "attempt to subtract with overflow");
+	assert_string_equal(r->culprit,
+			    "<rust_binder::process::Process>::update_ref");
+	assert_string_equal(r->title, "attempt to subtract with overflow in "
+			    "<rust_binder::process::Process>::update_ref");
+	/* the report's own names stay, for the symbol lookups */
+	assert_string_equal(r->frames[5].sym,
+			    "_RNvMs3_NtCshgDM7dBCdno_11rust_binder7processNtB5_7Process10update_ref");
+	assert_string_equal(rs.v[1].title,
+			    "called `Option::unwrap()` on a `None` value in "
+			    "<rust_minimal::RustMinimal as kernel::Module>::init");
+	assert_string_equal(rs.v[2].title, "kernel BUG in <ashmem_rust::Ashmem as "
+			    "kernel::miscdevice::MiscDevice>::mmap");
+
+	/* text: demangled, the __cfi_ prefix kept in front */
+	o = open_memstream(&text, &len);
+	kp_print_text(o, r, NULL);
+	fclose(o);
+	assert_non_null(strstr(text, "  - vmlinux`__rustc::rust_begin_unwind+0x15b\n"));
+	assert_non_null(strstr(text, "  ? vmlinux`__cfi___rustc::rust_begin_unwind+0x10\n"));
+	assert_non_null(strstr(text, "  - vmlinux`<rust_binder::process::Process>::update_ref+0x17e5\n"));
+	assert_non_null(strstr(text, "  - vmlinux`rust_helper_BUG+0x8\n"));
+	assert_null(strstr(text, "_RNv"));
+	free(text);
+	/* JSON: the symbol as printed, its demangled form beside it */
+	text = NULL;
+	o = open_memstream(&text, &len);
+	json_init(&j, o, false);
+	kp_print_json_report(&j, r, NULL);
+	fclose(o);
+	assert_non_null(strstr(text, "\"symbol\":\"_RNvMs3_NtCshgDM7dBCdno_11rust_binder7processNtB5_7Process10update_ref\""));
+	assert_non_null(strstr(text, "\"demangled\":\"<rust_binder::process::Process>::update_ref\""));
+	assert_non_null(strstr(text, "\"symbol\":\"rust_helper_BUG\",\"symbol_offset\":\"0x8\",\"symbol_size\":\"0x10\",\"function\":\"rust_helper_BUG\",\"demangled\":null"));
+	free(text);
+	kp_reports_free(&rs);
+}
+
 /* Lockdep reports named as syzkaller names each form: an inconsistent
  * lock state by its call trace (not the lock's "at:", nor the chain where
  * the state was registered), a circular dependency whose two locks are
@@ -308,6 +405,7 @@ int main(void)
 		cmocka_unit_test(old_x86_arm32_ppc_frames),
 		cmocka_unit_test(prefixes_and_kinds),
 		cmocka_unit_test(culprit_rules),
+		cmocka_unit_test(rust_panics),
 		cmocka_unit_test(lockdep_rules),
 		cmocka_unit_test(proc_modules_lines),
 		cmocka_unit_test(garbage_and_long_lines),
