@@ -11,7 +11,7 @@ libelf-dev libdw-dev zlib1g-dev
 libprotobuf-c-dev protobuf-c-compiler
 libcmocka-dev python3 python3-pytest scdoc
 elfutils linux-perf bpftrace strace util-linux procps time systemtap-sdt-dev
-golang-go libgoogle-perftools-dev
+golang-go libgoogle-perftools-dev rustc
 qemu-system-x86 busybox-static cpio xz-utils
 "
 

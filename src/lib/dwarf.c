@@ -366,15 +366,16 @@ static int physical_scopes(Dwarf_Die *cu, Dwarf_Addr pc,
 			break;
 	}
 done:
-	/* innermost first, the CU last */
-	sd_grow(&v, &cap, n + 1, sizeof(*v));
-	v[n++] = *cu;
+	/* innermost first, the CU (or the namespace searched) last: the
+	 * order a namespace's caller above takes it in */
 	for (size_t i = 0; i < n / 2; i++) {
 		Dwarf_Die t = v[i];
 
 		v[i] = v[n - 1 - i];
 		v[n - 1 - i] = t;
 	}
+	sd_grow(&v, &cap, n + 1, sizeof(*v));
+	v[n++] = *cu;
 	*out = v;
 	return (int)n;
 }

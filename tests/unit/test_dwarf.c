@@ -3,6 +3,7 @@
  * relocatable object (as kernel modules are), must give the same function
  * names, files and lines, level by level. */
 #include "test.h"
+#include "lib/demangle.h"
 #include "lib/dwarf.h"
 
 #include <errno.h>
@@ -173,6 +174,77 @@ static void address_outside(void **state)
 	dsym_close(d);
 }
 
+#ifdef SPIN_EXE
+struct find {
+	const char *want;
+	uint64_t addr, size;
+};
+
+static void find_readable(const char *name, uint64_t addr, uint64_t size,
+			  void *arg)
+{
+	struct find *f = arg;
+	char buf[256];
+
+	if (demangle_rust(name, buf, sizeof(buf)) > 0 &&
+	    !strcmp(buf, f->want)) {
+		f->addr = addr;
+		f->size = size;
+	}
+}
+#endif
+
+/* A Rust function, whose DIE is nested in a namespace and a struct, keeps
+ * its own level under the ones inlined into it (the walk into namespaces
+ * once returned its levels in the wrong order, dropping the function).
+ * Oracle: binutils' addr2line -i, which walks these (eu-addr2line gives no
+ * chain here); it names inlined levels by linkage name, so levels and lines
+ * compare, and the function is its symbol. */
+static void function_in_namespace(void **state)
+{
+#ifdef SPIN_EXE
+	struct find f = { "<spin::Spinner<u64>>::spin", 0, 0 };
+	struct dsym *d = dsym_open(SPIN_EXE, NULL);
+	int inl = 0;
+
+	(void)state;
+	assert_non_null(d);
+	dsym_symbols(d, find_readable, &f);
+	assert_true(f.size > 0);
+	for (uint64_t a = f.addr; a < f.addr + f.size; a++) {
+		struct dsym_loc got[8];
+		int want[8], nwant = 0, k = dsym_lookup(d, a, got, 8);
+		char cmd[512], line[1024], buf[256];
+		FILE *p;
+
+		snprintf(cmd, sizeof(cmd), "addr2line -i -e '%s' 0x%llx",
+			 SPIN_EXE, (unsigned long long)a);
+		p = popen(cmd, "r");
+		assert_non_null(p);
+		while (nwant < 8 && fgets(line, sizeof(line), p)) {
+			char *c = strrchr(line, ':');
+
+			assert_non_null(c);
+			want[nwant++] = atoi(c + 1);
+		}
+		assert_int_equal(pclose(p), 0);
+		assert_int_equal(k, nwant);
+		for (int j = 0; j < k; j++) {
+			assert_int_equal(got[j].line, want[j]);
+			assert_int_equal(got[j].inlined, j + 1 < k);
+		}
+		assert_true(demangle_rust(got[k - 1].func, buf, sizeof(buf)) > 0);
+		assert_string_equal(buf, f.want);
+		inl += k > 1;
+	}
+	assert_true(inl > 0);
+	dsym_close(d);
+#else
+	(void)state;
+	skip();
+#endif
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -180,6 +252,7 @@ int main(void)
 		cmocka_unit_test(relocatable_object_by_section),
 		cmocka_unit_test(bad_files),
 		cmocka_unit_test(address_outside),
+		cmocka_unit_test(function_in_namespace),
 	};
 	return RUN(tests);
 }
