@@ -1,8 +1,11 @@
 /* report — the output half of `sonde hot`: symbolize every frame (kernel
  * addresses through kallsyms, user (file, offset) pairs through ELF symbol
  * tables), aggregate leaves into rows by PC, function or module, and write
- * the table, folded stacks, JSON and flame-graph SVG. */
+ * the table, folded stacks, JSON and flame-graph SVG. Rows and stacks are
+ * keyed by the symbols' names; Rust ones are shown demangled (JSON keeps
+ * the symbol, with "demangled" beside it on rows). */
 #include "hot.h"
+#include "../lib/demangle.h"
 #include "../lib/elfsym.h"
 #include "../lib/flame.h"
 #include "../lib/json.h"
@@ -118,29 +121,36 @@ static struct frame resolve(struct resolver *r, uint64_t f)
 	return fr;
 }
 
-/* "func+0x1f" (PC), "func" (function), or the address in hex. */
-static void method(const struct frame *fr, bool with_off, struct sbuf *sb)
+/* "func+0x1f" (PC), "func" (function), or the address in hex; shown:
+ * the function as people read it (Rust demangled), else its symbol. */
+static void method(const struct frame *fr, bool with_off, bool shown,
+		   struct sbuf *sb)
 {
-	if (!fr->func)
+	char buf[1024];
+	const char *fn = shown ? demangle_display(fr->func, buf, sizeof(buf))
+			       : fr->func;
+
+	if (!fn)
 		sbuf_printf(sb, "0x%" PRIx64, fr->off);
 	else if (with_off)
-		sbuf_printf(sb, "%s+0x%" PRIx64, fr->func, fr->off);
+		sbuf_printf(sb, "%s+0x%" PRIx64, fn, fr->off);
 	else
-		sbuf_puts(sb, fr->func);
+		sbuf_puts(sb, fn);
 }
 
 /* A flame-graph frame: kernel functions bare, everything else
  * "module`function". */
-static void stack_frame(const struct frame *fr, struct sbuf *sb)
+static void stack_frame(const struct frame *fr, bool shown, struct sbuf *sb)
 {
 	if (fr->module != KSYM_KERNEL)
 		sbuf_printf(sb, "%s`", fr->module);
-	method(fr, false, sb);
+	method(fr, false, shown, sb);
 }
 
 struct row {
 	char *module;
-	char *method;		/* NULL for module rows */
+	char *method;		/* NULL for module rows; the symbol's name */
+	char *shown;		/* method demangled; NULL: as method */
 	uint64_t calls;
 };
 
@@ -175,8 +185,9 @@ static int row_cmp(const void *a, const void *b)
 struct report {
 	struct row **rows;
 	size_t nrows;
-	struct flame_stack *stacks;
-	size_t nstacks;
+	struct flame_stack *stacks;	/* symbols' names (JSON) */
+	struct flame_stack *shown;	/* demangled (folded, SVG) */
+	size_t nstacks, nshown;
 	void **allocs;		/* frame names and arrays the stacks use */
 	size_t nallocs, capallocs;
 	uint64_t total, unknown;
@@ -197,7 +208,7 @@ static void build(struct resolver *r, struct report *rep)
 	const struct hot_opts *o = r->o;
 	struct htab rows = { 0 };
 	struct sbuf sb;
-	size_t caprows = 0, capstacks = 0;
+	size_t caprows = 0, capstacks = 0, capshown = 0;
 
 	sbuf_init(&sb);
 	for (size_t i = 0; i < r->d->chains.cap; i++) {
@@ -216,7 +227,7 @@ static void build(struct resolver *r, struct report *rep)
 
 		sbuf_reset(&sb);
 		if (o->agg != HOT_AGG_MODULE)
-			method(&leaf, o->agg == HOT_AGG_PC, &sb);
+			method(&leaf, o->agg == HOT_AGG_PC, false, &sb);
 		key.module = leaf.module;
 		key.method = o->agg == HOT_AGG_MODULE ? NULL : sb.buf;
 		h = hash_bytes(key.module, strlen(key.module), 0);
@@ -227,6 +238,12 @@ static void build(struct resolver *r, struct report *rep)
 			row = sd_calloc(1, sizeof(*row));
 			row->module = sd_strdup(key.module);
 			row->method = key.method ? sd_strdup(key.method) : NULL;
+			if (row->method) {
+				sbuf_reset(&sb);
+				method(&leaf, o->agg == HOT_AGG_PC, true, &sb);
+				if (strcmp(sb.buf, row->method))
+					row->shown = sd_strdup(sb.buf);
+			}
 			htab_put(&rows, h, row);
 			sd_grow(&rep->rows, &caprows, rep->nrows + 1,
 				sizeof(*rep->rows));
@@ -234,24 +251,37 @@ static void build(struct resolver *r, struct report *rep)
 		}
 		row->calls += c->count;
 
-		/* The same chain, root first, for folded output. */
+		/* The same chain, root first, for folded output: by symbol
+		 * and as shown (equal when no frame is Rust). */
 		sd_grow(&rep->stacks, &capstacks, rep->nstacks + 1,
 			sizeof(*rep->stacks));
-		struct flame_stack *st = &rep->stacks[rep->nstacks++];
+		sd_grow(&rep->shown, &capshown, rep->nstacks + 1,
+			sizeof(*rep->shown));
+		struct flame_stack *st = &rep->stacks[rep->nstacks];
+		struct flame_stack *sh = &rep->shown[rep->nstacks++];
 
-		st->n = c->n;
-		st->count = c->count;
+		st->n = sh->n = c->n;
+		st->count = sh->count = c->count;
 		st->frames = keep(rep, sd_calloc(c->n, sizeof(*st->frames)));
+		sh->frames = keep(rep, sd_calloc(c->n, sizeof(*sh->frames)));
 		for (uint32_t k = 0; k < c->n; k++) {
 			struct frame fr = k ? resolve(r, c->f[k]) : leaf;
+			const char **raw = &st->frames[c->n - 1 - k];
 
 			sbuf_reset(&sb);
-			stack_frame(&fr, &sb);
-			st->frames[c->n - 1 - k] = keep(rep, sd_strdup(sb.buf));
+			stack_frame(&fr, false, &sb);
+			*raw = keep(rep, sd_strdup(sb.buf));
+			sbuf_reset(&sb);
+			stack_frame(&fr, true, &sb);
+			sh->frames[c->n - 1 - k] = strcmp(sb.buf, *raw) ?
+				keep(rep, sd_strdup(sb.buf)) : *raw;
 		}
 	}
 	if (rep->nrows)
 		qsort(rep->rows, rep->nrows, sizeof(*rep->rows), row_cmp);
+	/* Sorted apart: two symbols may read the same once demangled
+	 * (legacy Rust drops the hash), and their stacks then merge. */
+	rep->nshown = flame_sort(rep->shown, rep->nstacks);
 	rep->nstacks = flame_sort(rep->stacks, rep->nstacks);
 	htab_free(&rows);
 	sbuf_free(&sb);
@@ -262,10 +292,12 @@ static void report_free(struct report *rep)
 	for (size_t i = 0; i < rep->nrows; i++) {
 		free(rep->rows[i]->module);
 		free(rep->rows[i]->method);
+		free(rep->rows[i]->shown);
 		free(rep->rows[i]);
 	}
 	free(rep->rows);
 	free(rep->stacks);
+	free(rep->shown);
 	for (size_t i = 0; i < rep->nallocs; i++)
 		free(rep->allocs[i]);
 	free(rep->allocs);
@@ -331,7 +363,7 @@ static void write_table(const struct hot_opts *o, const struct hot_data *d,
 		snprintf(sh, sizeof(sh), "%8.4f %%", share(r->calls, rep->total));
 		cells[n++] = r->module;
 		if (!mod)
-			cells[n++] = r->method;
+			cells[n++] = r->shown ? r->shown : r->method;
 		cells[n++] = calls;
 		cells[n++] = sh;
 		table_add(&t, cells);
@@ -399,6 +431,10 @@ static void write_json(const struct hot_opts *o, const struct hot_data *d,
 		if (r->method) {
 			json_key(&j, "method");
 			json_str(&j, r->method);
+		}
+		if (r->shown) {
+			json_key(&j, "demangled");
+			json_str(&j, r->shown);
 		}
 		json_key(&j, "calls");
 		json_u64(&j, r->calls);
@@ -483,7 +519,7 @@ int hot_report(const struct hot_opts *o, struct hot_data *d,
 			write_table(o, d, &rep, f);
 			break;
 		case HOT_FMT_FOLDED:
-			flame_write_folded(f, rep.stacks, rep.nstacks);
+			flame_write_folded(f, rep.shown, rep.nshown);
 			break;
 		case HOT_FMT_JSON:
 			write_json(o, d, &rep, f);
@@ -506,7 +542,7 @@ int hot_report(const struct hot_opts *o, struct hot_data *d,
 		if (!svg)
 			ret = -EIO;
 		else {
-			flame_write_svg(svg, rep.stacks, rep.nstacks,
+			flame_write_svg(svg, rep.shown, rep.nshown,
 					"sonde hot", sub);
 			if (close_out(svg, o->svg_path))
 				ret = -EIO;

@@ -173,21 +173,7 @@ const char *kp_func_base(const char *name, char *buf, size_t len)
 
 const char *kp_display_name(const char *name, char *buf, size_t len)
 {
-	static const char *const pre[] = { "__cfi_", "__pfx_" };
-	size_t p = 0;
-
-	if (!name || len < 16)
-		return name;
-	for (size_t i = 0; i < sizeof(pre) / sizeof(pre[0]); i++)
-		if (!strncmp(name, pre[i], strlen(pre[i])) &&
-		    demangle_is_rust(name + strlen(pre[i])))
-			p = strlen(pre[i]);
-	if (!demangle_is_rust(name + p))
-		return name;
-	memcpy(buf, name, p);
-	if (demangle_rust(name + p, buf + p, len - p) < 0)
-		return name;
-	return buf;
+	return demangle_display(name, buf, len);
 }
 
 /* ---- reports and frames ---- */

@@ -992,3 +992,22 @@ int demangle_rust(const char *name, char *out, size_t len)
 		return demangle_v0(name + 2, out, len);
 	return demangle_legacy(name, out, len);
 }
+
+const char *demangle_display(const char *name, char *buf, size_t len)
+{
+	static const char *const pre[] = { "__cfi_", "__pfx_" };
+	size_t p = 0;
+
+	if (!name || !buf || len < 16)
+		return name;
+	for (size_t i = 0; i < sizeof(pre) / sizeof(pre[0]); i++)
+		if (!strncmp(name, pre[i], strlen(pre[i])) &&
+		    demangle_is_rust(name + strlen(pre[i])))
+			p = strlen(pre[i]);
+	if (!demangle_is_rust(name + p))
+		return name;
+	memcpy(buf, name, p);
+	if (demangle_rust(name + p, buf + p, len - p) < 0)
+		return name;
+	return buf;
+}

@@ -25,4 +25,10 @@ size_t demangle_rust_len(const char *name);
  * error. */
 int demangle_rust(const char *name, char *out, size_t len);
 
+/* name as a reader sees it: a Rust symbol (also behind the kernel's
+ * __cfi_/__pfx_ prefixes, which stay in front) demangled into buf; any
+ * other name, or one that does not demangle or fit in len bytes, is
+ * returned as it is. Lookups and matching keep using name. */
+const char *demangle_display(const char *name, char *buf, size_t len);
+
 #endif

@@ -1,9 +1,10 @@
 /* report — the text views of a pprof profile for `sonde prof`: folded
  * stacks (one line per distinct stack, root first, inlined frames expanded
  * as frames of their own) and a table of the hottest functions plus one
- * of the threads. Reads only the profile, so it works on any pprof CPU
+ * of the threads, Rust names demangled. Reads only the profile, so it works on any pprof CPU
  * profile, not just sonde's. */
 #include "prof.h"
+#include "../lib/demangle.h"
 #include "../lib/flame.h"
 #include "../lib/table.h"
 #include "../lib/util.h"
@@ -26,11 +27,23 @@ static size_t value_index(const struct pprof *p, bool *is_ns)
 	return 0;
 }
 
+/* A function's name as shown: sonde writes Rust names demangled, other
+ * profilers may not, so a name still mangled is demangled here (interned
+ * in p). */
+static const char *fn_name(struct pprof *p, const struct pprof_function *fn)
+{
+	const char *name = pprof_string(p, fn->name);
+	char buf[1024];
+	const char *d = demangle_display(name, buf, sizeof(buf));
+
+	return d == name ? name : pprof_string(p, pprof_str(p, d));
+}
+
 /* The name of one line of a location, or of a location without lines. */
-static const char *line_name(const struct pprof *p, const struct pprof_line *l)
+static const char *line_name(struct pprof *p, const struct pprof_line *l)
 {
 	if (l->function && l->function <= p->nfunctions)
-		return pprof_string(p, p->functions[l->function - 1].name);
+		return fn_name(p, &p->functions[l->function - 1]);
 	return "??";
 }
 
@@ -193,7 +206,7 @@ void prof_write_table(struct pprof *p, FILE *f, uint64_t top)
 		const char *file = pprof_string(p, p->functions[i].file);
 		const char *base = strrchr(file, '/');
 
-		rows[i].name = pprof_string(p, p->functions[i].name);
+		rows[i].name = fn_name(p, &p->functions[i]);
 		rows[i].file = base ? base + 1 : file;
 		rows[i].seen = SIZE_MAX;
 	}

@@ -11,6 +11,7 @@
  * Loaded by the runtime with dlopen only when it writes, so the profiled
  * program carries no elfutils, zlib or protobuf-c while it runs. */
 #include "dump.h"
+#include "../lib/demangle.h"
 #include "../lib/dwarf.h"
 #include "../lib/elfsym.h"
 #include "../lib/hash.h"
@@ -136,18 +137,22 @@ static const char *base_name(const char *path)
 	return b ? b + 1 : path;
 }
 
-/* A function named by its symbol: the name without the symbol version
- * (clock_gettime@@GLIBC_2.17 -> clock_gettime), which stays the system
- * name. */
+/* A function named by its symbol. The system name is the symbol as the
+ * table has it; the name is what a reader wants: without the symbol
+ * version (clock_gettime@@GLIBC_2.17 -> clock_gettime) and, for Rust,
+ * demangled (_ZN3std2io5stdio6_print17h...E -> std::io::stdio::_print). */
 static uint64_t named_function(struct sym *s, const char *sym, const char *file)
 {
 	const char *at = strchr(sym, '@');
-	char buf[512];
+	char buf[512], shown[1024];
 
-	if (!at || at == sym)
-		return pprof_function(s->p, sym, sym, file, 0);
-	snprintf(buf, sizeof(buf), "%.*s", (int)(at - sym), sym);
-	return pprof_function(s->p, buf, sym, file, 0);
+	if (at && at != sym) {
+		snprintf(buf, sizeof(buf), "%.*s", (int)(at - sym), sym);
+		return pprof_function(s->p, demangle_display(buf, shown,
+				      sizeof(shown)), sym, file, 0);
+	}
+	return pprof_function(s->p, demangle_display(sym, shown, sizeof(shown)),
+			      sym, file, 0);
 }
 
 /* The pprof location of a user-space address. */
@@ -229,13 +234,18 @@ static uint64_t kernel_location(struct sym *s, uint64_t addr)
 		s->kernel_map = pprof_add_mapping(s->p, &pm);
 	}
 	if (s->ksyms && !s->ksyms->hidden && ksym_lookup(s->ksyms, addr, &k)) {
-		char buf[256];
+		char buf[256], name[1024 + 64], shown[1024];
+		const char *d = demangle_display(k.name, shown, sizeof(shown));
 
-		if (k.module == KSYM_KERNEL)
+		/* Rust-for-Linux symbols are named demangled, as user ones */
+		if (k.module == KSYM_KERNEL) {
 			snprintf(buf, sizeof(buf), "%s", k.name);
-		else
+			snprintf(name, sizeof(name), "%s", d);
+		} else {
 			snprintf(buf, sizeof(buf), "%s [%s]", k.name, k.module);
-		line.function = pprof_function(s->p, buf, buf, "", 0);
+			snprintf(name, sizeof(name), "%s [%s]", d, k.module);
+		}
+		line.function = pprof_function(s->p, name, buf, "", 0);
 		return pprof_location(s->p, s->kernel_map, addr, &line, 1);
 	}
 	s->unresolved++;

@@ -572,6 +572,91 @@ def test_table_and_folded_to_stdout(bins, tmp_path):
     assert any(";work_a;spin" in l for l in stacks), stacks
 
 
+def rustc_or_skip():
+    """Debian's rustc (scripts/deps.sh) first: 1.63 mangles the legacy way
+    by default and takes -C symbol-mangling-version=v0."""
+    for rustc in ("/usr/bin/rustc", shutil.which("rustc")):
+        if rustc and os.access(rustc, os.X_OK):
+            return rustc
+    pytest.skip("rustc is not installed (scripts/deps.sh installs Debian's)")
+
+
+def rust_oracle(scheme, symbol):
+    """The readable name as an independent demangler prints it: LLVM's
+    llvm-cxxfilt for v0 (it leaves crate disambiguators out, as sonde
+    does), binutils' c++filt for legacy with its "::h<hash>" dropped."""
+    tool = "llvm-cxxfilt" if scheme == "v0" else "c++filt"
+    if not shutil.which(tool):
+        pytest.skip(f"{tool} is not installed")
+    out = run([tool], input=symbol + "\n").stdout.strip()
+    assert out and out != symbol, (tool, symbol, out)
+    return re.sub(r"::h[0-9a-f]{16}$", "", out) if scheme == "legacy" else out
+
+
+@pytest.mark.parametrize("scheme", ["legacy", "v0"])
+def test_rust_names_demangled(go_pprof, tmp_path, scheme):
+    """A Rust program built at test time (tests/e2e/prof/spin.rs) spending
+    its time in <spin::Spinner<u64>>::spin: in the pprof file the function's
+    name is readable as llvm-cxxfilt or c++filt print it and its
+    system_name is the symbol nm lists, read back by go tool pprof with its
+    own demangling off (-symbolize=none), so what is checked is what sonde
+    wrote; the table and folded views show the readable name too."""
+    rustc = rustc_or_skip()
+    exe = str(tmp_path / "spin")
+    args = [rustc, "-O", "-g", "-o", exe, os.path.join(FIXTURES, "spin.rs")]
+    if scheme == "v0":
+        args[1:1] = ["-C", "symbol-mangling-version=v0"]
+    p = run(args, timeout=300)
+    assert p.returncode == 0, p.stderr
+    syms = [l.split()[2] for l in run(["nm", exe]).stdout.splitlines()
+            if re.search(r"\b[tT] \S*Spinner\S*4spin", l)]
+    assert len(syms) == 1, syms
+    sym = syms[0]
+    assert sym.startswith("_R" if scheme == "v0" else "_ZN"), sym
+    want = rust_oracle(scheme, sym)
+    assert "Spinner<" in want and want.endswith("spin"), want
+
+    out = str(tmp_path / "r.pb.gz")
+    p = prof("-o", out, "--", exe, "2000000000")
+    assert p.returncode == 0, p.stderr
+    raw = pprof_run(go_pprof, "-raw", "-symbolize=none", out)
+    # "name file:line s=start(system_name)": the name differs from the
+    # system name, so go tool pprof prints the latter in parentheses.
+    assert re.search(r"\s" + re.escape(want) + r" \S*spin\.rs:\d+ s=\d+\(" +
+                     re.escape(sym) + r"\)", raw), raw
+    assert sym not in raw.replace("(" + sym + ")", ""), raw
+    rows, total = pprof_top(go_pprof, out)
+    assert rows[want][1] >= 0.9 * total, (want, rows)
+
+    table = prof("-i", out, "--format", "table")
+    assert table.returncode == 0, table.stderr
+    assert re.search(r"^" + re.escape(want) + r" +\| spin\.rs ",
+                     table.stdout, re.M), table.stdout
+    folded = prof("-i", out, "--format", "folded")
+    assert folded.returncode == 0, folded.stderr
+    hot = [l for l in folded.stdout.splitlines() if ";" + want + ";" in l]
+    assert sum(int(l.rsplit(" ", 1)[1]) for l in hot) >= 0.9 * sum(
+        int(l.rsplit(" ", 1)[1]) for l in folded.stdout.splitlines()), \
+        folded.stdout
+
+
+def pprof_top(go_pprof, path):
+    """top() with go tool pprof's own demangling off."""
+    out = pprof_run(go_pprof, "-top", "-nodecount=100000", "-symbolize=none",
+                    "-sample_index=cpu", path)
+    rows, total = {}, None
+    for line in out.splitlines():
+        m = re.search(r"Total samples = (\S+)", line)
+        if m:
+            total = value(m.group(1))
+        m = re.match(r"\s*(\S+)\s+\S+%\s+\S+%\s+(\S+)\s+\S+%\s+(.+?)"
+                     r"( \(inline\))?$", line)
+        if m and m.group(1)[0].isdigit():
+            rows[m.group(3)] = (value(m.group(1)), value(m.group(2)))
+    assert total is not None, out
+    return rows, total
+
+
 def test_reports_under_asan(bins, tmp_path):
     """The pprof reader and the reports, in the ASan/UBSan build."""
     asan = os.environ.get("SONDE_ASAN")

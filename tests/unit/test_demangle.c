@@ -95,6 +95,30 @@ static void known_pairs(void **state)
 	}
 }
 
+/* The name shown to people: Rust demangled, the kernel's __cfi_/__pfx_
+ * kept in front, anything else (or what does not fit) as it is. */
+static void display(void **state)
+{
+	const char *v0 = "_RNvMs3_NtCshgDM7dBCdno_11rust_binder7processNtB5_7Process10update_ref";
+	const char *c = "vfs_read", *cxx = "_ZN8outer_ns3box4workEi";
+	char pfx[128], buf[64];
+
+	(void)state;
+	assert_string_equal(demangle_display(v0, buf, sizeof(buf)),
+			    "<rust_binder::process::Process>::update_ref");
+	snprintf(pfx, sizeof(pfx), "__cfi_%s", v0);
+	assert_string_equal(demangle_display(pfx, buf, sizeof(buf)),
+			    "__cfi_<rust_binder::process::Process>::update_ref");
+	snprintf(pfx, sizeof(pfx), "__pfx_%s", v0);
+	assert_string_equal(demangle_display(pfx, buf, sizeof(buf)),
+			    "__pfx_<rust_binder::process::Process>::update_ref");
+	assert_ptr_equal(demangle_display(c, buf, sizeof(buf)), c);
+	assert_ptr_equal(demangle_display(cxx, buf, sizeof(buf)), cxx);
+	assert_ptr_equal(demangle_display(v0, buf, 40), v0);
+	assert_ptr_equal(demangle_display(v0, buf, 8), v0);
+	assert_null(demangle_display(NULL, buf, sizeof(buf)));
+}
+
 /* A vendor suffix is kept as written, as kptrace shows C names' .isra.0. */
 static void suffixes(void **state)
 {
@@ -386,6 +410,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(known_pairs),
 		cmocka_unit_test(suffixes),
+		cmocka_unit_test(display),
 		cmocka_unit_test(refuses),
 		cmocka_unit_test(punycode_raw),
 		cmocka_unit_test(truncations_and_small_buffers),

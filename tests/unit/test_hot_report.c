@@ -1,6 +1,7 @@
 /* Unit tests for sonde hot's report: aggregation by PC, function and
  * module, ordering, top-N, unknown addresses, folded stacks and the JSON
- * document, from synthetic samples and a synthetic kallsyms. */
+ * document, from synthetic samples and a synthetic kallsyms; Rust symbols
+ * shown demangled where people read them. */
 #include "test.h"
 #include "hot/hot.h"
 
@@ -250,6 +251,144 @@ static void unwritable_output(void **state)
 	fx->o.out_path = fx->path;
 }
 
+/* Rust-for-Linux symbols: v0 in the kernel and in a module, one behind the
+ * kernel's __cfi_ prefix, two legacy instances of one generic function
+ * (their hashes differ, their readable names do not) and a char constant
+ * ';' in generic arguments. Readable forms as llvm-cxxfilt prints them
+ * (test_demangle checks the demangler against it). */
+static const char rust_syms[] =
+	"ffffffff81000000 T _stext\n"
+	"ffffffff81003000 T entry_SYSCALL_64\n"
+	"ffffffff81004ff0 T __cfi__RNvMNtNtCs43vyB533jt3_6kernel5alloc9allocatorNtB2_11ReallocFunc4call\n"
+	"ffffffff81005000 T _RNvMNtNtCs43vyB533jt3_6kernel5alloc9allocatorNtB2_11ReallocFunc4call\n"
+	"ffffffff81006000 T _ZN4core3ptr13drop_in_place17h0123456789abcdefE\n"
+	"ffffffff81007000 T _ZN4core3ptr13drop_in_place17hfedcba9876543210E\n"
+	"ffffffff81008000 T _RINvCs1234_3foo3barKc3b_E\n"
+	"ffffffff81009000 T _etext\n"
+	"ffffffffc0000000 t _RNvXs1_CscPPBqWtAqum_11ashmem_rustNtB5_6AshmemNtNtCs43vyB533jt3_6kernel10miscdevice10MiscDevice4mmap\t[ashmem_rust]\n";
+
+#define K_CALL 0xffffffff81005000ull
+#define K_CFI 0xffffffff81004ff0ull
+#define K_DROP1 0xffffffff81006000ull
+#define K_DROP2 0xffffffff81007000ull
+#define K_SEMI 0xffffffff81008000ull
+#define K_ENTRY 0xffffffff81003000ull
+#define M_MMAP 0xffffffffc0000000ull
+
+static void load_rust(struct fixture *fx)
+{
+	ksym_free(fx->ks.tab);
+	fx->ks.tab = ksym_parse(rust_syms, strlen(rust_syms));
+	add(fx, 6, 3, K_CALL + 0x10, M_MMAP + 0x40 - 1, K_ENTRY + 0x40 - 1);
+	add(fx, 4, 2, K_DROP1 + 0x8, M_MMAP + 0x40 - 1);
+	add(fx, 3, 2, K_DROP2 + 0x8, M_MMAP + 0x40 - 1);
+	add(fx, 2, 1, K_SEMI + 0x4);
+	add(fx, 1, 1, K_CFI + 0x4);
+}
+
+/* The table shows readable names; rows stay apart by symbol, so the two
+ * drop_in_place instances are two rows. */
+static void rust_table_by_function(void **state)
+{
+	struct fixture *fx = *state;
+	char *out;
+
+	load_rust(fx);
+	fx->o.agg = HOT_AGG_FUNC;
+	out = run(fx);
+	assert_string_equal(out,
+		"Module | Method                                              | Calls |      Share\n"
+		"-------+-----------------------------------------------------+-------+-----------\n"
+		"kernel | <kernel::alloc::allocator::ReallocFunc>::call       |     6 |  37.5000 %\n"
+		"kernel | core::ptr::drop_in_place                            |     4 |  25.0000 %\n"
+		"kernel | core::ptr::drop_in_place                            |     3 |  18.7500 %\n"
+		"kernel | foo::bar::<';'>                                     |     2 |  12.5000 %\n"
+		"kernel | __cfi_<kernel::alloc::allocator::ReallocFunc>::call |     1 |   6.2500 %\n"
+		"\n"
+		"# 16 samples in 2.00 s on 2 CPUs (cpu-clock, 997 Hz); "
+		"lost 0, throttled 0, unknown 0\n");
+	free(out);
+}
+
+static void rust_table_by_pc(void **state)
+{
+	struct fixture *fx = *state;
+	char *out;
+
+	load_rust(fx);
+	fx->o.top = 1;
+	out = run(fx);
+	assert_non_null(strstr(out, "kernel | "
+		"<kernel::alloc::allocator::ReallocFunc>::call+0x10 |     6 |"));
+	free(out);
+}
+
+/* Folded stacks are read by people (and flamegraph.pl): readable names,
+ * stacks equal once demangled merged, and the ';' of a char constant
+ * turned into ':' so the line keeps its frames. Spaces inside a frame are
+ * fine: the count is the last field. */
+static void rust_folded(void **state)
+{
+	struct fixture *fx = *state;
+	char *out;
+
+	load_rust(fx);
+	fx->o.stacks = true;
+	fx->o.format = HOT_FMT_FOLDED;
+	out = run(fx);
+	assert_string_equal(out,
+		"__cfi_<kernel::alloc::allocator::ReallocFunc>::call 1\n"
+		"ashmem_rust`<ashmem_rust::Ashmem as kernel::miscdevice::MiscDevice>::mmap;core::ptr::drop_in_place 7\n"
+		"entry_SYSCALL_64;ashmem_rust`<ashmem_rust::Ashmem as kernel::miscdevice::MiscDevice>::mmap;"
+		"<kernel::alloc::allocator::ReallocFunc>::call 6\n"
+		"foo::bar::<':'> 2\n");
+	free(out);
+}
+
+/* JSON keeps the symbols (what lookups match) and adds the readable name
+ * to rows. */
+static void rust_json(void **state)
+{
+	struct fixture *fx = *state;
+	char *out;
+
+	load_rust(fx);
+	fx->o.agg = HOT_AGG_FUNC;
+	fx->o.top = 1;
+	fx->o.stacks = true;
+	fx->o.format = HOT_FMT_JSON;
+	out = run(fx);
+	assert_non_null(strstr(out,
+		"      \"method\": \"_RNvMNtNtCs43vyB533jt3_6kernel5alloc9allocatorNtB2_11ReallocFunc4call\",\n"
+		"      \"demangled\": \"<kernel::alloc::allocator::ReallocFunc>::call\",\n"
+		"      \"calls\": 6,\n"));
+	assert_null(strstr(out, "\"core::ptr::drop_in_place\""));
+	assert_non_null(strstr(out,
+		"        \"_ZN4core3ptr13drop_in_place17hfedcba9876543210E\"\n"));
+	free(out);
+}
+
+/* The flame graph shows the readable names, XML-escaped. */
+static void rust_svg(void **state)
+{
+	struct fixture *fx = *state;
+	char path[80], *out;
+
+	load_rust(fx);
+	snprintf(path, sizeof(path), "%s.svg", fx->path);
+	fx->o.svg_path = path;
+	fx->o.stacks = true;
+	free(run(fx));
+	out = slurp(path);
+	unlink(path);
+	assert_non_null(strstr(out, "<title>ashmem_rust`&lt;ashmem_rust::Ashmem "
+			       "as kernel::miscdevice::MiscDevice&gt;::mmap ("
+			       "7 samples"));
+	assert_non_null(strstr(out, "<title>core::ptr::drop_in_place (7 samples"));
+	assert_null(strstr(out, "_RNv"));
+	free(out);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int main(void)
@@ -262,6 +401,11 @@ int main(void)
 		T(json_document),
 		T(empty_profile),
 		T(unwritable_output),
+		T(rust_table_by_function),
+		T(rust_table_by_pc),
+		T(rust_folded),
+		T(rust_json),
+		T(rust_svg),
 	};
 	return RUN(tests);
 }

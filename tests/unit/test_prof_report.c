@@ -1,6 +1,6 @@
 /* Unit tests for prof/report: folded stacks and the table from a small
  * profile built by hand (inlined frames expanded, samples merged, self and
- * total per function, threads by their tid label). */
+ * total per function, threads by their tid label, Rust names readable). */
 #include "test.h"
 #include "prof/prof.h"
 
@@ -88,11 +88,47 @@ static void top_table(void **state)
 	pprof_free(&p);
 }
 
+/* Rust functions: one as sonde writes it (name demangled, system_name the
+ * symbol), one as a profiler that does not demangle writes it (both the
+ * symbol): the reports show both readable. */
+static void rust_names(void **state)
+{
+	struct pprof p;
+	struct pprof_line l;
+	uint64_t loc[2];
+	int64_t v[2] = { 2, 20000000 };
+	char *out;
+
+	(void)state;
+	pprof_init(&p);
+	pprof_add_type(&p, "samples", "count");
+	pprof_add_type(&p, "cpu", "nanoseconds");
+	l = (struct pprof_line){ pprof_function(&p, "<hot::Spinner<u64>>::spin",
+		"_RNvMCs7fattgR6AAa_3hotINtB2_7SpinneryE4spinB2_", "", 0), 0, 0 };
+	loc[0] = pprof_location(&p, 0, 0x100, &l, 1);
+	l = (struct pprof_line){ pprof_function(&p,
+		"_ZN3std2rt10lang_start28_$u7b$$u7b$closure$u7d$$u7d$17h0123456789abcdefE",
+		NULL, "", 0), 0, 0 };
+	loc[1] = pprof_location(&p, 0, 0x200, &l, 1);
+	pprof_add_sample(&p, loc, 2, v, NULL, 0);
+	out = capture(folded, &p);
+	assert_string_equal(out, "std::rt::lang_start::{{closure}};"
+			    "<hot::Spinner<u64>>::spin 2\n");
+	free(out);
+	out = capture(table, &p);
+	assert_non_null(strstr(out, "\n<hot::Spinner<u64>>::spin        |"));
+	assert_non_null(strstr(out, "\nstd::rt::lang_start::{{closure}} |"));
+	assert_null(strstr(out, "_ZN"));
+	free(out);
+	pprof_free(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(folded_stacks),
 		cmocka_unit_test(top_table),
+		cmocka_unit_test(rust_names),
 	};
 
 	return RUN(tests);
