@@ -167,18 +167,38 @@ static void color(const char *name, int *r, int *g, int *b)
 	*b = 0 + (int)(55 * v2);
 }
 
+/* The bytes of name's first n characters (UTF-8: continuation bytes
+ * belong to the character before them), and the count of all of them. */
+static size_t utf8_prefix(const char *name, size_t n, size_t *chars)
+{
+	size_t bytes = 0, c = 0;
+
+	for (const char *p = name; *p; p++) {
+		if (((unsigned char)*p & 0xc0) == 0x80)
+			continue;
+		if (c++ == n)
+			bytes = (size_t)(p - name);
+	}
+	*chars = c;
+	return c > n ? bytes : strlen(name);
+}
+
+/* The label: as much of the name as fits, in characters, cut between two
+ * characters (a demangled Rust name may hold any of them) so the SVG
+ * stays well-formed UTF-8. */
 static void frame_text(FILE *f, const char *name, double width)
 {
 	size_t fit = (size_t)((width - 3) / (FONT_SIZE * FONT_WIDTH));
-	size_t len = strlen(name);
+	size_t chars, cut;
 
 	if (fit < 3)
 		return;
-	if (len <= fit) {
+	cut = utf8_prefix(name, fit - 2, &chars);
+	if (chars <= fit) {
 		xml_escape(f, name);
 		return;
 	}
-	char *t = sd_strndup(name, fit - 2);
+	char *t = sd_strndup(name, cut);
 
 	xml_escape(f, t);
 	fputs("..", f);

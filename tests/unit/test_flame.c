@@ -84,12 +84,30 @@ static void svg_empty(void **state)
 	free(out);
 }
 
+/* A label cut to fit is cut between characters: "München" in a frame
+ * four characters wide reads "Mü..", never half of the ü's two bytes. */
+static void svg_label_utf8(void **state)
+{
+	static const char *wide[] = { "main" }, *narrow[] = { "München" };
+	struct flame_stack s[] = { { wide, 1, 97 }, { narrow, 1, 3 } };
+	struct args a = { s, 2 };
+	char *out;
+
+	(void)state;
+	a.n = flame_sort(s, 2);
+	out = capture(svg, &a);
+	assert_non_null(strstr(out, ">M\xc3\xbc..</text>"));
+	assert_non_null(strstr(out, "<title>M\xc3\xbcnchen (3 samples"));
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(sort_merge_and_fold),
 		cmocka_unit_test(svg_frames),
 		cmocka_unit_test(svg_empty),
+		cmocka_unit_test(svg_label_utf8),
 	};
 	return RUN(tests);
 }
