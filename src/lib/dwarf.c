@@ -210,6 +210,17 @@ static const char *die_name(Dwarf_Die *die)
 	return s;
 }
 
+/* A DIE's linkage name, following abstract_origin and specification. */
+static const char *die_linkage(Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+
+	if (dwarf_attr_integrate(die, DW_AT_linkage_name, &a) ||
+	    dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a))
+		return dwarf_formstring(&a);
+	return NULL;
+}
+
 /* The call site of an inlined_subroutine DIE: file and line. */
 static void call_site(Dwarf_Die *cu, Dwarf_Die *inl, const char **file,
 		      int *line, int *col)
@@ -545,6 +556,7 @@ int dsym_lookup(struct dsym *d, uint64_t addr, struct dsym_loc *locs, int max)
 		    tag != DW_TAG_subprogram)
 			continue;
 		locs[n].func = die_name(&scopes[i]);
+		locs[n].linkage = die_linkage(&scopes[i]);
 		if (tag == DW_TAG_subprogram) {
 			n++;
 			outermost = true;

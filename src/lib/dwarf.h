@@ -42,6 +42,9 @@ int dsym_symbols(struct dsym *d,
 /* One level of an address's location. */
 struct dsym_loc {
 	const char *func;	/* NULL when unknown */
+	const char *linkage;	/* the DIE's linkage name (a Rust or C++
+				 * symbol: std's inlined functions carry their
+				 * path only there); NULL when none */
 	uint64_t func_off;	/* from the ELF symbol; only in the outermost */
 	const char *file;	/* NULL when there is no line information */
 	int line, col;

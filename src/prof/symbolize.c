@@ -188,6 +188,12 @@ static uint64_t user_location(struct sym *s, uint64_t addr)
 	for (int i = 0; i < n; i++) {
 		const char *fn = locs[i].func ? locs[i].func : "??";
 
+		/* Rust's DW_AT_name is the last path element alone
+		 * (write_volatile<u64>); its linkage name has the path */
+		if (!demangle_is_rust(fn) && locs[i].linkage &&
+		    demangle_is_rust(locs[i].linkage))
+			fn = locs[i].linkage;
+
 		lines[i].function = named_function(s, fn,
 						   locs[i].file ? locs[i].file : "");
 		lines[i].line = locs[i].line;

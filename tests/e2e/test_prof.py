@@ -581,16 +581,24 @@ def rustc_or_skip():
     pytest.skip("rustc is not installed (scripts/deps.sh installs Debian's)")
 
 
-def rust_oracle(scheme, symbol):
-    """The readable name as an independent demangler prints it: LLVM's
+def rust_oracle(symbols):
+    """{symbol: readable name} as independent demanglers print them: LLVM's
     llvm-cxxfilt for v0 (it leaves crate disambiguators out, as sonde
     does), binutils' c++filt for legacy with its "::h<hash>" dropped."""
-    tool = "llvm-cxxfilt" if scheme == "v0" else "c++filt"
-    if not shutil.which(tool):
-        pytest.skip(f"{tool} is not installed")
-    out = run([tool], input=symbol + "\n").stdout.strip()
-    assert out and out != symbol, (tool, symbol, out)
-    return re.sub(r"::h[0-9a-f]{16}$", "", out) if scheme == "legacy" else out
+    out = {}
+    for tool, prefix in (("llvm-cxxfilt", "_R"), ("c++filt", "_ZN")):
+        mine = sorted(s for s in symbols if s.startswith(prefix))
+        if not mine:
+            continue
+        if not shutil.which(tool):
+            pytest.skip(f"{tool} is not installed")
+        names = run([tool], input="\n".join(mine) + "\n").stdout.splitlines()
+        assert len(names) == len(mine), (tool, mine, names)
+        for s, n in zip(mine, names):
+            assert n != s, (tool, s)
+            out[s] = re.sub(r"::h[0-9a-f]{16}$", "", n) if tool == "c++filt" \
+                else n
+    return out
 
 
 @pytest.mark.parametrize("scheme", ["legacy", "v0"])
@@ -600,7 +608,9 @@ def test_rust_names_demangled(go_pprof, tmp_path, scheme):
     name is readable as llvm-cxxfilt or c++filt print it and its
     system_name is the symbol nm lists, read back by go tool pprof with its
     own demangling off (-symbolize=none), so what is checked is what sonde
-    wrote; the table and folded views show the readable name too."""
+    wrote. Every other Rust function (std's, inlined ones named by their
+    DWARF linkage name) reads as the demanglers print its system_name. The
+    table and folded views show the readable names too."""
     rustc = rustc_or_skip()
     exe = str(tmp_path / "spin")
     args = [rustc, "-O", "-g", "-o", exe, os.path.join(FIXTURES, "spin.rs")]
@@ -613,7 +623,7 @@ def test_rust_names_demangled(go_pprof, tmp_path, scheme):
     assert len(syms) == 1, syms
     sym = syms[0]
     assert sym.startswith("_R" if scheme == "v0" else "_ZN"), sym
-    want = rust_oracle(scheme, sym)
+    want = rust_oracle([sym])[sym]
     assert "Spinner<" in want and want.endswith("spin"), want
 
     out = str(tmp_path / "r.pb.gz")
@@ -625,6 +635,19 @@ def test_rust_names_demangled(go_pprof, tmp_path, scheme):
     assert re.search(r"\s" + re.escape(want) + r" \S*spin\.rs:\d+ s=\d+\(" +
                      re.escape(sym) + r"\)", raw), raw
     assert sym not in raw.replace("(" + sym + ")", ""), raw
+    fns = set()
+    for line in raw.split("\nMappings")[0].splitlines():
+        m = re.match(r"^\s+(?:\d+: 0x[0-9a-f]+ M=\d+ )?(.+) \S*:\d+ s=\d+"
+                     r"\((_R\S+|_ZN\S+)\)$", line)
+        if m and "." not in m.group(2):
+            fns.add((m.group(1), m.group(2)))
+    # main, std's start-up, and the functions inlined into spin (std's
+    # are legacy-mangled even in a v0 build)
+    assert len(fns) >= 4, raw
+    names = rust_oracle([s for _, s in fns])
+    assert all(n == names[s] for n, s in fns), \
+        [(n, names[s]) for n, s in fns if n != names[s]]
+    assert any(n.startswith("core::ptr::") for n, _ in fns), fns
     rows, total = pprof_top(go_pprof, out)
     assert rows[want][1] >= 0.9 * total, (want, rows)
 

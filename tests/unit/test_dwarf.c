@@ -197,9 +197,10 @@ static void find_readable(const char *name, uint64_t addr, uint64_t size,
 /* A Rust function, whose DIE is nested in a namespace and a struct, keeps
  * its own level under the ones inlined into it (the walk into namespaces
  * once returned its levels in the wrong order, dropping the function).
- * Oracle: binutils' addr2line -i, which walks these (eu-addr2line gives no
- * chain here); it names inlined levels by linkage name, so levels and lines
- * compare, and the function is its symbol. */
+ * Every level carries its linkage name (std's inlined functions have their
+ * path only there). Oracle: binutils' addr2line -f -i, which walks these
+ * (eu-addr2line gives no chain here) and names each level by its linkage
+ * name; DW_AT_name is the last path element alone, so lines compare. */
 static void function_in_namespace(void **state)
 {
 #ifdef SPIN_EXE
@@ -214,17 +215,19 @@ static void function_in_namespace(void **state)
 	for (uint64_t a = f.addr; a < f.addr + f.size; a++) {
 		struct dsym_loc got[8];
 		int want[8], nwant = 0, k = dsym_lookup(d, a, got, 8);
-		char cmd[512], line[1024], buf[256];
+		char cmd[512], line[1024], buf[256], names[8][512];
 		FILE *p;
 
-		snprintf(cmd, sizeof(cmd), "addr2line -i -e '%s' 0x%llx",
+		snprintf(cmd, sizeof(cmd), "addr2line -f -i -e '%s' 0x%llx",
 			 SPIN_EXE, (unsigned long long)a);
 		p = popen(cmd, "r");
 		assert_non_null(p);
-		while (nwant < 8 && fgets(line, sizeof(line), p)) {
+		while (nwant < 8 && fgets(names[nwant], sizeof(names[0]), p) &&
+		       fgets(line, sizeof(line), p)) {
 			char *c = strrchr(line, ':');
 
 			assert_non_null(c);
+			names[nwant][strcspn(names[nwant], "\n")] = '\0';
 			want[nwant++] = atoi(c + 1);
 		}
 		assert_int_equal(pclose(p), 0);
@@ -232,6 +235,8 @@ static void function_in_namespace(void **state)
 		for (int j = 0; j < k; j++) {
 			assert_int_equal(got[j].line, want[j]);
 			assert_int_equal(got[j].inlined, j + 1 < k);
+			assert_non_null(got[j].linkage);
+			assert_string_equal(got[j].linkage, names[j]);
 		}
 		assert_true(demangle_rust(got[k - 1].func, buf, sizeof(buf)) > 0);
 		assert_string_equal(buf, f.want);
