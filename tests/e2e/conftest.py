@@ -1,5 +1,6 @@
 """Shared fixtures for sonde's end-to-end tests: the binary, root checks,
-a kernel-heavy load, and parsers for sonde's own output formats."""
+a kernel-heavy load, parsers for sonde's own output formats, and the Rust
+fixture built at test time with independent demanglers as the oracle."""
 import os
 import re
 import shutil
@@ -130,3 +131,54 @@ class Busy:
             pytest.skip(f"the machine was busy with other work (idle "
                         f"{100 * self.idle:.0f} %, need {100 * least:.0f} %): "
                         f"a profile comparison needs a steady load")
+
+
+def rustc_or_skip():
+    """Debian's rustc (scripts/deps.sh) first: 1.63 mangles the legacy way
+    by default and takes -C symbol-mangling-version=v0."""
+    for rustc in ("/usr/bin/rustc", shutil.which("rustc")):
+        if rustc and os.access(rustc, os.X_OK):
+            return rustc
+    pytest.skip("rustc is not installed (scripts/deps.sh installs Debian's)")
+
+
+def rust_build(tmp_path, scheme):
+    """tests/e2e/prof/spin.rs built with -O -g in the scheme ("legacy",
+    rustc 1.63's default, or "v0"): the executable, the symbol of
+    Spinner::spin as nm lists it and its name as rust_oracle reads it."""
+    rustc = rustc_or_skip()
+    exe = str(tmp_path / "spin")
+    args = [rustc, "-O", "-g", "-o", exe,
+            os.path.join(ROOT, "tests", "e2e", "prof", "spin.rs")]
+    if scheme == "v0":
+        args[1:1] = ["-C", "symbol-mangling-version=v0"]
+    p = run(args, timeout=300)
+    assert p.returncode == 0, p.stderr
+    syms = [l.split()[2] for l in run(["nm", exe]).stdout.splitlines()
+            if re.search(r"\b[tT] \S*Spinner\S*4spin", l)]
+    assert len(syms) == 1, syms
+    sym = syms[0]
+    assert sym.startswith("_R" if scheme == "v0" else "_ZN"), sym
+    want = rust_oracle([sym])[sym]
+    assert "Spinner<" in want and want.endswith("spin"), want
+    return exe, sym, want
+
+
+def rust_oracle(symbols):
+    """{symbol: readable name} as independent demanglers print them: LLVM's
+    llvm-cxxfilt for v0 (it leaves crate disambiguators out, as sonde
+    does), binutils' c++filt for legacy with its "::h<hash>" dropped."""
+    out = {}
+    for tool, prefix in (("llvm-cxxfilt", "_R"), ("c++filt", "_ZN")):
+        mine = sorted(s for s in symbols if s.startswith(prefix))
+        if not mine:
+            continue
+        if not shutil.which(tool):
+            pytest.skip(f"{tool} is not installed")
+        names = run([tool], input="\n".join(mine) + "\n").stdout.splitlines()
+        assert len(names) == len(mine), (tool, mine, names)
+        for s, n in zip(mine, names):
+            assert n != s, (tool, s)
+            out[s] = re.sub(r"::h[0-9a-f]{16}$", "", n) if tool == "c++filt" \
+                else n
+    return out

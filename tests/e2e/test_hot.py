@@ -12,7 +12,8 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from conftest import LOAD_COMM, Busy, last_cpu, parse_table, run, share
+from conftest import (LOAD_COMM, Busy, last_cpu, parse_table, run, rust_build,
+                      share)
 
 # Functions of the read/write syscall path that dd bs=1 spends its kernel
 # time in (entry, dispatch, VFS, the /dev/zero and /dev/null drivers).
@@ -278,6 +279,33 @@ def test_user_mode_and_pid(sonde, root, dd_load):
             "--format", "folded")
     joined = p.stdout
     assert re.search(r"libc\.so\.6`\w+;(\w+;)*entry_SYSCALL_64", joined), joined[:2000]
+
+
+@pytest.mark.parametrize("scheme", ["legacy", "v0"])
+def test_user_rust_names_demangled(sonde, root, tmp_path, scheme):
+    """A Rust program (tests/e2e/prof/spin.rs, built now) spinning in
+    <spin::Spinner<u64>>::spin: with --user its row's method is the symbol
+    nm lists and its demangled name the one llvm-cxxfilt or c++filt print;
+    folded stacks show the readable name."""
+    exe, sym, want = rust_build(tmp_path, scheme)
+    proc = subprocess.Popen([exe, "100000000000"], stdout=subprocess.DEVNULL)
+    try:
+        time.sleep(0.2)
+        p = hot(sonde, "-d", "1500ms", "--user", "-p", str(proc.pid), "-f",
+                "--format", "json")
+        rows = json.loads(p.stdout)["rows"]
+        mine = [r for r in rows if r["module"] == "spin"]
+        assert mine and mine[0]["method"] == sym, rows
+        assert mine[0]["demangled"] == want, rows
+        assert mine[0]["calls"] >= 0.8 * sum(r["calls"] for r in rows), rows
+        p = hot(sonde, "-d", "1s", "--user", "-p", str(proc.pid), "--stacks",
+                "--format", "folded")
+        assert re.search(r"(^|;)spin`" + re.escape(want) + r" \d+$",
+                         p.stdout, re.M), p.stdout
+        assert sym not in p.stdout
+    finally:
+        proc.kill()
+        proc.wait()
 
 
 def test_cpu_restriction(sonde, root):

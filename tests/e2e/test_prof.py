@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from conftest import SONDE, run
+from conftest import SONDE, run, rust_build, rust_oracle
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURES = os.path.join(HERE, "prof")
@@ -572,35 +572,6 @@ def test_table_and_folded_to_stdout(bins, tmp_path):
     assert any(";work_a;spin" in l for l in stacks), stacks
 
 
-def rustc_or_skip():
-    """Debian's rustc (scripts/deps.sh) first: 1.63 mangles the legacy way
-    by default and takes -C symbol-mangling-version=v0."""
-    for rustc in ("/usr/bin/rustc", shutil.which("rustc")):
-        if rustc and os.access(rustc, os.X_OK):
-            return rustc
-    pytest.skip("rustc is not installed (scripts/deps.sh installs Debian's)")
-
-
-def rust_oracle(symbols):
-    """{symbol: readable name} as independent demanglers print them: LLVM's
-    llvm-cxxfilt for v0 (it leaves crate disambiguators out, as sonde
-    does), binutils' c++filt for legacy with its "::h<hash>" dropped."""
-    out = {}
-    for tool, prefix in (("llvm-cxxfilt", "_R"), ("c++filt", "_ZN")):
-        mine = sorted(s for s in symbols if s.startswith(prefix))
-        if not mine:
-            continue
-        if not shutil.which(tool):
-            pytest.skip(f"{tool} is not installed")
-        names = run([tool], input="\n".join(mine) + "\n").stdout.splitlines()
-        assert len(names) == len(mine), (tool, mine, names)
-        for s, n in zip(mine, names):
-            assert n != s, (tool, s)
-            out[s] = re.sub(r"::h[0-9a-f]{16}$", "", n) if tool == "c++filt" \
-                else n
-    return out
-
-
 @pytest.mark.parametrize("scheme", ["legacy", "v0"])
 def test_rust_names_demangled(go_pprof, tmp_path, scheme):
     """A Rust program built at test time (tests/e2e/prof/spin.rs) spending
@@ -611,20 +582,7 @@ def test_rust_names_demangled(go_pprof, tmp_path, scheme):
     wrote. Every other Rust function (std's, inlined ones named by their
     DWARF linkage name) reads as the demanglers print its system_name. The
     table and folded views show the readable names too."""
-    rustc = rustc_or_skip()
-    exe = str(tmp_path / "spin")
-    args = [rustc, "-O", "-g", "-o", exe, os.path.join(FIXTURES, "spin.rs")]
-    if scheme == "v0":
-        args[1:1] = ["-C", "symbol-mangling-version=v0"]
-    p = run(args, timeout=300)
-    assert p.returncode == 0, p.stderr
-    syms = [l.split()[2] for l in run(["nm", exe]).stdout.splitlines()
-            if re.search(r"\b[tT] \S*Spinner\S*4spin", l)]
-    assert len(syms) == 1, syms
-    sym = syms[0]
-    assert sym.startswith("_R" if scheme == "v0" else "_ZN"), sym
-    want = rust_oracle([sym])[sym]
-    assert "Spinner<" in want and want.endswith("spin"), want
+    exe, sym, want = rust_build(tmp_path, scheme)
 
     out = str(tmp_path / "r.pb.gz")
     p = prof("-o", out, "--", exe, "2000000000")
