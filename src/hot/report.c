@@ -126,7 +126,7 @@ static struct frame resolve(struct resolver *r, uint64_t f)
 static void method(const struct frame *fr, bool with_off, bool shown,
 		   struct sbuf *sb)
 {
-	char buf[1024];
+	char buf[DEMANGLE_MAX];
 	const char *fn = shown ? demangle_display(fr->func, buf, sizeof(buf))
 			       : fr->func;
 

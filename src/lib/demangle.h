@@ -12,6 +12,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* Room for the readable names sonde shows: generic Rust code has names of
+ * thousands of bytes (a backreference may repeat a long type). */
+#define DEMANGLE_MAX 4096
+
 /* Whether name starts like a Rust symbol (v0 or legacy with its hash). */
 bool demangle_is_rust(const char *name);
 

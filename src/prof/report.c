@@ -33,7 +33,7 @@ static size_t value_index(const struct pprof *p, bool *is_ns)
 static const char *fn_name(struct pprof *p, const struct pprof_function *fn)
 {
 	const char *name = pprof_string(p, fn->name);
-	char buf[1024];
+	char buf[DEMANGLE_MAX];
 	const char *d = demangle_display(name, buf, sizeof(buf));
 
 	return d == name ? name : pprof_string(p, pprof_str(p, d));

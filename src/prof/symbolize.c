@@ -144,7 +144,7 @@ static const char *base_name(const char *path)
 static uint64_t named_function(struct sym *s, const char *sym, const char *file)
 {
 	const char *at = strchr(sym, '@');
-	char buf[512], shown[1024];
+	char buf[DEMANGLE_MAX], shown[DEMANGLE_MAX];
 
 	if (at && at != sym) {
 		snprintf(buf, sizeof(buf), "%.*s", (int)(at - sym), sym);
@@ -240,7 +240,9 @@ static uint64_t kernel_location(struct sym *s, uint64_t addr)
 		s->kernel_map = pprof_add_mapping(s->p, &pm);
 	}
 	if (s->ksyms && !s->ksyms->hidden && ksym_lookup(s->ksyms, addr, &k)) {
-		char buf[256], name[1024 + 64], shown[1024];
+		/* kallsyms names are under 512 bytes (KSYM_NAME_LEN) */
+		char buf[512 + 64], name[DEMANGLE_MAX + 64],
+		     shown[DEMANGLE_MAX];
 		const char *d = demangle_display(k.name, shown, sizeof(shown));
 
 		/* Rust-for-Linux symbols are named demangled, as user ones */

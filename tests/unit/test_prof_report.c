@@ -123,12 +123,45 @@ static void rust_names(void **state)
 	pprof_free(&p);
 }
 
+/* A readable name longer than a kilobyte (400 path elements) is shown
+ * whole, not left mangled. */
+static void rust_long_name(void **state)
+{
+	struct pprof p;
+	struct pprof_line l;
+	uint64_t loc;
+	int64_t v[2] = { 1, 10000000 };
+	char sym[2048], want[2048], *out;
+	size_t n = 0, w = 0;
+
+	(void)state;
+	n += (size_t)snprintf(sym, sizeof(sym), "_ZN");
+	for (int i = 0; i < 400; i++) {
+		n += (size_t)snprintf(sym + n, sizeof(sym) - n, "3foo");
+		w += (size_t)snprintf(want + w, sizeof(want) - w, "%sfoo",
+				      i ? "::" : "");
+	}
+	snprintf(sym + n, sizeof(sym) - n, "17h0123456789abcdefE");
+	pprof_init(&p);
+	pprof_add_type(&p, "samples", "count");
+	l = (struct pprof_line){ pprof_function(&p, sym, NULL, "", 0), 0, 0 };
+	loc = pprof_location(&p, 0, 0x100, &l, 1);
+	pprof_add_sample(&p, &loc, 1, v, NULL, 0);
+	out = capture(folded, &p);
+	assert_int_equal(strlen(want), 1998);
+	assert_true(strlen(out) == strlen(want) + 3);
+	assert_memory_equal(out, want, strlen(want));
+	free(out);
+	pprof_free(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(folded_stacks),
 		cmocka_unit_test(top_table),
 		cmocka_unit_test(rust_names),
+		cmocka_unit_test(rust_long_name),
 	};
 
 	return RUN(tests);
