@@ -150,6 +150,18 @@ def test_copyinto_bad_user_address_faults(sonde, root, fixture_bin):
     check_badopen_faults(p, action=2)
 
 
+def check_begin_faults(p, want):
+    """p's standard error: one invalid-address fault per (clause, action,
+    address) of want, in order, each in a BEGIN clause."""
+    errs = p.stderr.splitlines()
+    assert len(errs) == len(want), p.stderr
+    for line, (clause, action, addr) in zip(errs, want):
+        assert re.match(r"dtrace: error on enabled probe ID %d \(ID 1: "
+                        r"dtrace:::BEGIN\): invalid address \(0x%x\) in "
+                        r"action #%d at DIF offset \d+$"
+                        % (clause, addr, action), line), line
+
+
 def test_bcopy_outside_alloca_memory_faults(sonde, root):
     """bcopy() and copyinto() write only into the bytes alloca() handed
     out in the clause: past them, before them, through a pointer kept from
@@ -171,15 +183,8 @@ def test_bcopy_outside_alloca_memory_faults(sonde, root):
     out = p.stdout.split()
     assert out[1:] == ["abcdefgh", "end"], p.stdout
     base = int(out[0]) % (1 << 64)
-    errs = p.stderr.splitlines()
-    want = [(2, 1, base), (3, 2, base), (4, 2, base + 6), (5, 2, base - 8),
-            (6, 3, base)]
-    assert len(errs) == len(want), p.stderr
-    for line, (clause, action, addr) in zip(errs, want):
-        assert re.match(r"dtrace: error on enabled probe ID %d \(ID 1: "
-                        r"dtrace:::BEGIN\): invalid address \(0x%x\) in "
-                        r"action #%d at DIF offset \d+$"
-                        % (clause, addr, action), line), line
+    check_begin_faults(p, [(2, 1, base), (3, 2, base), (4, 2, base + 6),
+                           (5, 2, base - 8), (6, 3, base)])
 
 
 def test_store_outside_alloca_memory_faults(sonde, root):
@@ -203,15 +208,8 @@ def test_store_outside_alloca_memory_faults(sonde, root):
     out = p.stdout.split()
     assert out[1:] == ["9", "end"], p.stdout
     base = int(out[0]) % (1 << 64)
-    errs = p.stderr.splitlines()
-    want = [(2, 1, base), (3, 2, base + 8), (4, 3, base + 4),
-            (5, 2, base - 4)]
-    assert len(errs) == len(want), p.stderr
-    for line, (clause, action, addr) in zip(errs, want):
-        assert re.match(r"dtrace: error on enabled probe ID %d \(ID 1: "
-                        r"dtrace:::BEGIN\): invalid address \(0x%x\) in "
-                        r"action #%d at DIF offset \d+$"
-                        % (clause, addr, action), line), line
+    check_begin_faults(p, [(2, 1, base), (3, 2, base + 8), (4, 3, base + 4),
+                           (5, 2, base - 4)])
 
 
 def test_raise_signals_the_process_that_fired(sonde, root, fixture_bin):

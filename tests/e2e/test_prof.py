@@ -61,10 +61,10 @@ def value(cell):
     return float(m.group(1)) * UNITS[m.group(2)]
 
 
-def top(go_pprof, path, index="cpu"):
+def top(go_pprof, path, index="cpu", *extra):
     """go tool pprof -top: {function: (flat, cum)} and the total, in ns for
     cpu and in samples for samples."""
-    out = pprof_run(go_pprof, "-top", "-nodecount=100000",
+    out = pprof_run(go_pprof, "-top", "-nodecount=100000", *extra,
                     "-sample_index=" + index, path)
     rows, total = {}, None
     for line in out.splitlines():
@@ -623,19 +623,7 @@ def test_rust_names_demangled(go_pprof, tmp_path, scheme):
 
 def pprof_top(go_pprof, path):
     """top() with go tool pprof's own demangling off."""
-    out = pprof_run(go_pprof, "-top", "-nodecount=100000", "-symbolize=none",
-                    "-sample_index=cpu", path)
-    rows, total = {}, None
-    for line in out.splitlines():
-        m = re.search(r"Total samples = (\S+)", line)
-        if m:
-            total = value(m.group(1))
-        m = re.match(r"\s*(\S+)\s+\S+%\s+\S+%\s+(\S+)\s+\S+%\s+(.+?)"
-                     r"( \(inline\))?$", line)
-        if m and m.group(1)[0].isdigit():
-            rows[m.group(3)] = (value(m.group(1)), value(m.group(2)))
-    assert total is not None, out
-    return rows, total
+    return top(go_pprof, path, "cpu", "-symbolize=none")
 
 
 def test_reports_under_asan(bins, tmp_path):
