@@ -34,14 +34,16 @@ static char *rec_str(const uint8_t *data, size_t size)
 						      size));
 }
 
-/* A KEY_SYM value (an address and the pid) as its text. */
-static char *sym_str(struct dt_session *s, const uint8_t *data, int which)
+/* A KEY_SYM value (an address and the pid) as its text: readable for
+ * people, the symbols as they are for merge keys (stacks.c). */
+static char *sym_str(struct dt_session *s, const uint8_t *data, int which,
+		     bool readable)
 {
 	uint64_t addr, pid;
 
 	memcpy(&addr, data, 8);
 	memcpy(&pid, data + 8, 8);
-	return dt_sym_text(s, addr, (uint32_t)pid, which);
+	return dt_sym_text(s, addr, (uint32_t)pid, which, readable);
 }
 
 static void print_trace(struct dt_session *s, const struct dt_recval *v,
@@ -55,13 +57,13 @@ static void print_trace(struct dt_session *s, const struct dt_recval *v,
 		char *str;
 
 		memcpy(&key, rec + v->off, 8);
-		str = dt_stack_text(s, key, v->which, v->ssize);
+		str = dt_stack_text(s, key, v->which, v->ssize, true);
 		fprintf(f, "\n%s", str);
 		free(str);
 		return;
 	}
 	if (v->kind == KEY_SYM) {
-		char *str = sym_str(s, rec + v->off, v->which);
+		char *str = sym_str(s, rec + v->off, v->which, true);
 
 		fprintf(f, q ? "%s" : "  %-33s", str);
 		free(str);
@@ -100,13 +102,14 @@ static void fmt_vals(struct dt_session *s, const struct dt_action *a,
 			vals[i].sign = v->sign;
 		} else if (v->kind == KEY_SYM) {
 			vals[i].is_str = true;
-			vals[i].s = sym_str(s, rec + v->off, v->which);
+			vals[i].s = sym_str(s, rec + v->off, v->which, true);
 		} else if (v->kind == KEY_STACK) {
 			uint64_t key;
 
 			memcpy(&key, rec + v->off, 8);
 			vals[i].is_str = true;
-			vals[i].s = dt_stack_text(s, key, v->which, v->ssize);
+			vals[i].s = dt_stack_text(s, key, v->which, v->ssize,
+						  true);
 		} else {
 			vals[i].is_str = true;
 			vals[i].s = v->kind == KEY_STR ?
@@ -214,6 +217,7 @@ static struct aggent *add_entry(struct dt_session *s, struct aggtab *t,
 	sbuf_init(&sb);
 	for (int i = 0; i < v->nkeys; i++) {
 		const struct dt_key *k = &v->keys[i];
+		char *raw = NULL;
 		uint64_t x;
 
 		if (k->kind == KEY_INT) {
@@ -224,11 +228,15 @@ static struct aggent *add_entry(struct dt_session *s, struct aggtab *t,
 		}
 		e.keys[i].is_str = true;
 		if (k->kind == KEY_STACK) {
+			/* merged by the symbols, shown readable */
 			memcpy(&x, key + k->off, 8);
 			e.keys[i].is_stack = true;
-			e.keys[i].s = dt_stack_text(s, x, k->which, k->ssize);
+			raw = dt_stack_text(s, x, k->which, k->ssize, false);
+			e.keys[i].s = dt_stack_text(s, x, k->which, k->ssize,
+						    true);
 		} else if (k->kind == KEY_SYM) {
-			e.keys[i].s = sym_str(s, key + k->off, k->which);
+			raw = sym_str(s, key + k->off, k->which, false);
+			e.keys[i].s = sym_str(s, key + k->off, k->which, true);
 		} else if (k->kind == KEY_STR) {
 			e.keys[i].s = rec_str(key + k->off, k->ssize);
 		} else {
@@ -236,7 +244,10 @@ static struct aggent *add_entry(struct dt_session *s, struct aggtab *t,
 			e.keys[i].s = sd_strdup(probe_str((uint32_t)x,
 							  k->which));
 		}
-		sbuf_put(&sb, e.keys[i].s, strlen(e.keys[i].s) + 1);
+		const char *mk = raw ? raw : e.keys[i].s;
+
+		sbuf_put(&sb, mk, strlen(mk) + 1);
+		free(raw);
 	}
 	e.ser = sb.buf ? (uint8_t *)sb.buf : sd_calloc(1, 1);
 	e.serlen = sb.len;

@@ -76,14 +76,16 @@ int dt_consume(struct dt_session *s, int timeout_ms);
 /* Run BEGIN or END, then print what it wrote. */
 int dt_fire(struct dt_session *s, struct dt_unit *u);
 /* A stack() or ustack() key (stacks.c) as DTrace prints it: one frame a
- * line, indented (malloc'd); at most nframes (0: all). */
+ * line, indented (malloc'd); at most nframes (0: all). With readable, Rust
+ * functions demangled; without, the symbols as they are (merge keys). */
 char *dt_stack_text(struct dt_session *s, uint64_t key, bool user,
-		    int nframes);
+		    int nframes, bool readable);
 void dt_stacks_free(struct dt_session *s);
 /* sym(), mod(), %a (kernel) or usym(), umod(), uaddr(), %A (user, in pid)
- * of addr as DTrace prints them (enum dt_symkind; malloc'd). */
+ * of addr as DTrace prints them (enum dt_symkind; malloc'd); readable as
+ * for dt_stack_text. */
 char *dt_sym_text(struct dt_session *s, uint64_t addr, uint32_t pid,
-		  int which);
+		  int which, bool readable);
 /* At the end: the aggregations not printed yet, drop counts. */
 void dt_consume_finish(struct dt_session *s);
 void dt_print_drops(struct dt_session *s);

@@ -1,7 +1,9 @@
 /* fmt — printf-style format strings of D. See fmt.h. */
 #include "fmt.h"
+#include "../lib/demangle.h"
 #include "../lib/util.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -276,4 +278,25 @@ void dt_fmt_print(FILE *f, const struct dt_fmt *fmt,
 		}
 		}
 	}
+}
+
+void dt_fmt_symbol(struct sbuf *sb, const char *mod, const char *fn,
+		   uint64_t off, bool readable)
+{
+	size_t n = strcspn(fn, "@");
+	char *cut = NULL, *buf = NULL;
+
+	if (mod)
+		sbuf_printf(sb, "%s`", mod);
+	if (fn[n])
+		fn = cut = sd_strndup(fn, n);
+	if (readable) {
+		buf = sd_malloc(DEMANGLE_MAX);
+		fn = demangle_display(fn, buf, DEMANGLE_MAX);
+	}
+	sbuf_puts(sb, fn);
+	if (off)
+		sbuf_printf(sb, "+0x%" PRIx64, off);
+	free(buf);
+	free(cut);
 }

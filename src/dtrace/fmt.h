@@ -48,6 +48,15 @@ struct dt_fmt_val {
 	const void *ctx;
 };
 
+struct sbuf;
+
+/* A symbol as DTrace prints it, into sb: module`function, +0xoff when off
+ * is not 0, no module when mod is NULL. An ELF version ("@GLIBC_2.2.5") is
+ * cut off; with readable, a Rust function is shown demangled (lib/demangle's
+ * display rule), any other name as it is. */
+void dt_fmt_symbol(struct sbuf *sb, const char *mod, const char *fn,
+		   uint64_t off, bool readable);
+
 /* Print with vals (nvals of them, '*' ones included); the value of %@
  * comes from aggval (NULL outside printa). */
 void dt_fmt_print(FILE *f, const struct dt_fmt *fmt, const struct dt_fmt_val

@@ -3,9 +3,13 @@
  * 0xoffset, one per line, indented), kernel frames through lib/ksym
  * (/proc/kallsyms, loaded when a stack is first printed) and user frames
  * through lib/procmaps and lib/elfsym (the process's mappings, read while
- * it lives; the frames of a process that has exited stay addresses). */
+ * it lives; the frames of a process that has exited stay addresses).
+ * Rust functions are shown demangled (lib/demangle); the
+ * aggregation merge key asks for the symbols as they are (readable false),
+ * so two symbols that read alike stay two keys. */
 #include "dtrace.h"
 #include "cg.h"
+#include "fmt.h"
 #include "../lib/elfsym.h"
 #include "../lib/ksym.h"
 #include "../lib/procmaps.h"
@@ -73,7 +77,8 @@ static bool tracing_frame(struct stacks *st, uint64_t pc)
 	return false;
 }
 
-static void kframe(struct stacks *st, struct sbuf *sb, uint64_t pc)
+static void kframe(struct stacks *st, struct sbuf *sb, uint64_t pc,
+		   bool readable)
 {
 	struct ksym k;
 
@@ -83,17 +88,15 @@ static void kframe(struct stacks *st, struct sbuf *sb, uint64_t pc)
 	}
 	if (st->ksyms && ksym_lookup(st->ksyms, pc, &k)) {
 		/* as dtrace(1): no offset at the symbol's first byte */
-		sbuf_printf(sb, "%s`%s", k.module == KSYM_KERNEL ?
-			    "vmlinux" : k.module, k.name);
-		if (pc > k.addr)
-			sbuf_printf(sb, "+0x%" PRIx64, pc - k.addr);
+		dt_fmt_symbol(sb, k.module == KSYM_KERNEL ? "vmlinux" :
+			      k.module, k.name, pc - k.addr, readable);
 		return;
 	}
 	sbuf_printf(sb, "0x%" PRIx64, pc);
 }
 
 static void uframe(struct stacks *st, struct sbuf *sb, uint32_t pid,
-		   uint64_t pc)
+		   uint64_t pc, bool readable)
 {
 	uint32_t file;
 	uint64_t off, addr, delta;
@@ -109,16 +112,14 @@ static void uframe(struct stacks *st, struct sbuf *sb, uint32_t pid,
 	e = file_syms(st, path);
 	if (e && elfsym_off_to_addr(e, off, &addr) &&
 	    (fn = elfsym_lookup(e, addr, &delta))) {
-		sbuf_printf(sb, "%s`%.*s", base, (int)strcspn(fn, "@"), fn);
-		if (delta)
-			sbuf_printf(sb, "+0x%" PRIx64, delta);
+		dt_fmt_symbol(sb, base, fn, delta, readable);
 		return;
 	}
 	sbuf_printf(sb, "%s`0x%" PRIx64, base, pc);
 }
 
 char *dt_stack_text(struct dt_session *s, uint64_t key, bool user,
-		    int nframes)
+		    int nframes, bool readable)
 {
 	struct stacks *st = get(s);
 	uint64_t pcs[DT_STACK_FRAMES] = { 0 };
@@ -145,9 +146,9 @@ char *dt_stack_text(struct dt_session *s, uint64_t key, bool user,
 			break;
 		sbuf_printf(&sb, "%*s", STACKINDENT, "");
 		if (user)
-			uframe(st, &sb, pid, pcs[i]);
+			uframe(st, &sb, pid, pcs[i], readable);
 		else
-			kframe(st, &sb, pcs[i]);
+			kframe(st, &sb, pcs[i], readable);
 		sbuf_putc(&sb, '\n');
 	}
 	if (!sb.len)
@@ -156,7 +157,7 @@ char *dt_stack_text(struct dt_session *s, uint64_t key, bool user,
 }
 
 char *dt_sym_text(struct dt_session *s, uint64_t addr, uint32_t pid,
-		  int which)
+		  int which, bool readable)
 {
 	struct stacks *st = get(s);
 	struct sbuf sb;
@@ -176,11 +177,9 @@ char *dt_sym_text(struct dt_session *s, uint64_t addr, uint32_t pid,
 
 		if (which == DT_SYM_MOD)
 			sbuf_puts(&sb, m);
-		else if (which == DT_SYM_SYM || addr == k.addr)
-			sbuf_printf(&sb, "%s`%s", m, k.name);
 		else
-			sbuf_printf(&sb, "%s`%s+0x%" PRIx64, m, k.name,
-				    addr - k.addr);
+			dt_fmt_symbol(&sb, m, k.name, which == DT_SYM_SYM ? 0 :
+				      addr - k.addr, readable);
 		return sbuf_steal(&sb);
 	}
 	uint32_t file;
@@ -201,11 +200,9 @@ char *dt_sym_text(struct dt_session *s, uint64_t addr, uint32_t pid,
 		sbuf_puts(&sb, base);
 	else if (!fn)
 		sbuf_printf(&sb, "%s`0x%" PRIx64, base, addr);
-	else if (which == DT_SYM_USYM || !delta)
-		sbuf_printf(&sb, "%s`%.*s", base, (int)strcspn(fn, "@"), fn);
 	else
-		sbuf_printf(&sb, "%s`%.*s+0x%" PRIx64, base,
-			    (int)strcspn(fn, "@"), fn, delta);
+		dt_fmt_symbol(&sb, base, fn, which == DT_SYM_USYM ? 0 : delta,
+			      readable);
 	return sbuf_steal(&sb);
 }
 

@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from conftest import ROOT, run
+from conftest import ROOT, run, rust_build, rust_oracle, rustc_or_skip
 
 SUITE = os.path.join(ROOT, "tests", "dtrace")
 SCRIPTS = sorted(f[:-2] for f in os.listdir(SUITE) if f.endswith(".d"))
@@ -533,3 +533,76 @@ def test_interpreter_line(sonde, root, tmp_path):
     p = run([str(script), "word", "5"])
     assert p.returncode == 0, p.stderr
     assert p.stdout == "word 5\n\n"
+
+
+def sample_rust(sonde, exe, script, args=()):
+    """sonde dtrace -q -p on exe (spinning) for a second of script."""
+    proc = subprocess.Popen([exe] + list(args), stdout=subprocess.DEVNULL)
+    try:
+        time.sleep(0.2)
+        p = dtrace(sonde, "-q", "-p", str(proc.pid), "-n", script +
+                   " tick-1s { exit(0); }")
+    finally:
+        proc.kill()
+        proc.wait()
+    assert p.returncode == 0, p.stderr
+    return p.stdout
+
+
+@pytest.mark.parametrize("scheme", ["legacy", "v0"])
+def test_rust_names_demangled(sonde, root, tmp_path, scheme):
+    """A Rust program (tests/e2e/prof/spin.rs, built now) spinning in
+    Spinner::spin: usym(), %A and ustack() name it as llvm-cxxfilt (v0) or
+    c++filt (legacy, hash dropped) print the symbol nm lists, never by the
+    symbol itself."""
+    exe, sym, want = rust_build(tmp_path, scheme)
+    out = sample_rust(sonde, exe,
+                      "BEGIN { shown = 0; } "
+                      "profile-497 /pid == $target && arg1/ "
+                      "{ @u[usym(arg1)] = count(); @s[ustack()] = count(); } "
+                      "profile-497 /pid == $target && arg1 && !shown/ "
+                      "{ shown = 1; printf(\"A %A\\n\", arg1); }",
+                      ["100000000000"])
+    assert sym not in out, out
+    rows = {m.group(1): int(m.group(2)) for m in
+            re.finditer(r"^  (\S+)\s+(\d+)$", out, re.M)}
+    total = sum(rows.values())
+    assert rows.get("spin`" + want, 0) >= 0.8 * total > 0, out
+    shown = re.findall(r"^A (.*)$", out, re.M)
+    assert shown and all(re.fullmatch(r"spin`" + re.escape(want) +
+                                      r"\+0x[0-9a-f]+", a)
+                         for a in shown), out
+    assert re.search(r"^ {14}spin`" + re.escape(want) + r"\+0x[0-9a-f]+$",
+                     out, re.M), out
+
+
+def test_rust_keys_stay_apart_when_names_read_alike(sonde, root, tmp_path):
+    """Two legacy-mangled instances of one generic method (u64 and u32)
+    differ only in their hash: usym() shows both as the same readable name,
+    as c++filt does, in two aggregation rows (keyed by the symbol), never
+    one."""
+    rustc = rustc_or_skip()
+    src = tmp_path / "two.rs"
+    src.write_text(open(os.path.join(ROOT, "tests", "e2e", "prof",
+                                     "spin.rs")).read().split("fn main")[0] +
+                   "fn main() {\n"
+                   "    let (mut a, mut b) = (Spinner { v: 0u64 }, "
+                   "Spinner { v: 0u32 });\n"
+                   "    loop {\n"
+                   "        a.spin(3, 1 << 20);\n"
+                   "        b.spin(3, 1 << 20);\n"
+                   "    }\n"
+                   "}\n")
+    exe = str(tmp_path / "two")
+    p = run([rustc, "-O", "-o", exe, str(src)], timeout=300)
+    assert p.returncode == 0, p.stderr
+    syms = [l.split()[2] for l in run(["nm", exe]).stdout.splitlines()
+            if re.search(r"\b[tT] \S*Spinner\S*4spin", l)]
+    names = rust_oracle(syms)
+    assert len(syms) == 2 and len(set(names.values())) == 1, names
+    want = "two`" + names[syms[0]]
+    out = sample_rust(sonde, exe, "profile-497 /pid == $target && arg1/ "
+                      "{ @u[usym(arg1)] = count(); }")
+    rows = re.findall(r"^  (\S+)\s+(\d+)$", out, re.M)
+    assert [r[0] for r in rows].count(want) == 2, out
+    assert all(int(n) > 10 for name, n in rows if name == want), out

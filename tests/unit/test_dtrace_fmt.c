@@ -1,8 +1,10 @@
 /* Unit tests for D's printf formats: parsing (conversions, flags, '*',
  * length modifiers, errors) and printing with values of each size and
- * signedness, %@ for printa. */
+ * signedness, %@ for printa; symbols as stacks and usym() print them
+ * (module`function+0xoff, Rust names demangled only when asked). */
 #include "test.h"
 #include "dtrace/fmt.h"
+#include "lib/util.h"
 
 static char *print(const char *fmt, const struct dt_fmt_val *vals, int n,
 		   const struct dt_fmt_val *agg)
@@ -113,12 +115,56 @@ static void test_parse_counts_and_errors(void **state)
 	assert_int_equal(dt_fmt_wants('k'), FMT_STACK);
 }
 
+static void check_sym(const char *mod, const char *fn, uint64_t off,
+		      bool readable, const char *want)
+{
+	struct sbuf sb;
+
+	sbuf_init(&sb);
+	dt_fmt_symbol(&sb, mod, fn, off, readable);
+	assert_non_null(sb.buf);
+	assert_string_equal(sb.buf, want);
+	sbuf_free(&sb);
+}
+
+static void test_symbols(void **state)
+{
+	const char *v0 = "_RNvMs3_NtCshgDM7dBCdno_11rust_binder7processNtB5_"
+			 "7Process10update_ref";
+	const char *legacy = "_ZN4core9panicking5panic17h0123456789abcdefE";
+
+	(void)state;
+
+	/* v0 and legacy (hash dropped), with and without an offset */
+	check_sym("vmlinux", v0, 0x1c, true,
+		  "vmlinux`<rust_binder::process::Process>::update_ref+0x1c");
+	check_sym("spin", legacy, 0, true, "spin`core::panicking::panic");
+	/* the merge key: the symbol as it is */
+	check_sym("vmlinux", v0, 0x1c, false,
+		  "vmlinux`_RNvMs3_NtCshgDM7dBCdno_11rust_binder7processNtB5_"
+		  "7Process10update_ref+0x1c");
+	/* the kernel's CFI prefix stays in front; an ELF version is cut */
+	check_sym("vmlinux", "__cfi__ZN4core9panicking5panic17h0123456789"
+		  "abcdefE", 0, true, "vmlinux`__cfi_core::panicking::panic");
+	check_sym("libc.so.6", "memcpy@GLIBC_2.14", 0x10, true,
+		  "libc.so.6`memcpy+0x10");
+	check_sym("spin", "_ZN4core9panicking5panic17h0123456789abcdefE@V1",
+		  0, true, "spin`core::panicking::panic");
+	/* C and C++ names are left as they are; no module */
+	check_sym(NULL, "vfs_read", 0, true, "vfs_read");
+	check_sym("a.out", "_ZN8outer_ns3box4workEi", 4, true,
+		  "a.out`_ZN8outer_ns3box4workEi+0x4");
+	/* malformed Rust: the symbol itself */
+	check_sym("spin", "_RNvC", 0, true, "spin`_RNvC");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_conversions),
 		cmocka_unit_test(test_printa_value),
 		cmocka_unit_test(test_parse_counts_and_errors),
+		cmocka_unit_test(test_symbols),
 	};
 	return RUN(tests);
 }
