@@ -158,13 +158,10 @@ def renormalized(shares):
     return {k: 100.0 * v / total for k, v in rest.items()} if total else {}
 
 
-def test_agrees_with_perf(sonde, root, dd_load, tmp_path):
-    """The steady dd load profiled by perf record -a + perf report --sort
-    sym, then by sonde, both restricted to that dd process's own samples (the idle CPU's
-    share depends on which sampler's own work lands there)."""
-    if not perf_available():
-        pytest.skip("perf (Debian linux-perf) is not installed")
-    data = tmp_path / "perf.data"
+def perf_vs_sonde(sonde, dd_load, data):
+    """One side-by-side run: perf record -a and sonde hot -p on the dd load
+    at once. Returns (perf's shares, sonde's, the disagreements), or None
+    when the machine was busy with other work."""
     # 3997 Hz and 3331 Hz: ~5000-6000 samples of dd a side keep sampling
     # noise near 1 point. Two samplers at one frequency lock their timers at
     # a fixed phase, so one always samples just after the other's interrupt
@@ -176,7 +173,8 @@ def test_agrees_with_perf(sonde, root, dd_load, tmp_path):
         assert rec.returncode == 0, rec.stderr
         p = hot(sonde, "-d", "3s", "-F", "3331", "-f", "-p", str(dd_load.pid),
                 "--format", "json")
-    busy.skip_if_busy()
+    if busy.idle < 0.3:
+        return None
     rep = run(["perf", "report", "-i", str(data), "--stdio", "--sort", "sym",
                "--no-children", "--comms", LOAD_COMM, "--percentage", "relative",
                "--percent-limit", "0"])
@@ -191,13 +189,40 @@ def test_agrees_with_perf(sonde, root, dd_load, tmp_path):
     assert doc["samples"] > 2000
     theirs = renormalized(perf_shares)
     ours = renormalized({r["method"]: r["share"] for r in doc["rows"]})
-    compared = 0
+    compared, bad = 0, []
     for a, b in ((theirs, ours), (ours, theirs)):
         for fn, pct in sorted(a.items(), key=lambda kv: -kv[1])[:5]:
             if pct >= 3.0:
                 compared += 1
-                assert abs(b.get(fn, 0.0) - pct) <= 5.0, (fn, pct, b.get(fn), a, b)
+                if abs(b.get(fn, 0.0) - pct) > 5.0:
+                    bad.append((fn, pct, b.get(fn)))
     assert compared >= 6, (theirs, ours)
+    return theirs, ours, bad
+
+
+def test_agrees_with_perf(sonde, root, dd_load, tmp_path):
+    """The steady dd load profiled by perf record -a + perf report --sort
+    sym, then by sonde, both restricted to that dd process's own samples (the idle CPU's
+    share depends on which sampler's own work lands there): each side's
+    top functions within 5 points on the other. Two samplers on a VM: a
+    run that disagrees is measured once more, and the second must agree
+    (one full-suite run in about twenty saw a 8 % function on one side
+    only; the data of the first run is printed with a failure)."""
+    if not perf_available():
+        pytest.skip("perf (Debian linux-perf) is not installed")
+    runs = []
+    for attempt in range(2):
+        got = perf_vs_sonde(sonde, dd_load, tmp_path / f"perf{attempt}.data")
+        if got is None:
+            pytest.skip("the machine was busy with other work: a profile "
+                        "comparison needs a steady load")
+        runs.append(got)
+        if not got[2]:
+            return
+        top = lambda d: sorted(d.items(), key=lambda kv: -kv[1])[:12]
+        print(f"run {attempt + 1} disagrees on {got[2]}\n  perf: "
+              f"{top(got[0])}\n  sonde: {top(got[1])}")
+    assert not runs[-1][2], runs[-1][2]
 
 
 def check_json_schema(doc):
