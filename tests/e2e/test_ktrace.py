@@ -3,6 +3,7 @@ known behaviour (tests/e2e/ktrace/fixture.c) traced record by record for
 every trace point, attaching with -p, inheritance, -t subsets, the syscall
 sequence of `ls -la /` against strace -f, and kdump on truncated, foreign
 and random files."""
+import contextlib
 import json
 import os
 import re
@@ -974,6 +975,24 @@ def attach_and_go(target, points, out, pin=None):
     return tr
 
 
+@contextlib.contextmanager
+def py_target(tmp_path, name, text, *args, cpu=None):
+    """start_py() for the length of a with block, killed at its end."""
+    target = start_py(tmp_path, name, text, *args, cpu=cpu)
+    try:
+        yield target
+    finally:
+        target.kill()
+        target.wait()
+
+
+def interrupt(tr):
+    """Ctrl-C to a recorder: it must end cleanly."""
+    tr.send_signal(signal.SIGINT)
+    _, err = tr.communicate(timeout=10)
+    assert tr.returncode == 0, err
+
+
 def test_batched_records_collected(root, sonde, tmp_path):
     """A thread's latest records wait in its CPU's batch until it leaves
     the CPU: a thread that makes calls and then computes without one keeps
@@ -982,17 +1001,11 @@ def test_batched_records_collected(root, sonde, tmp_path):
     nothing makes it leave its CPU.)"""
     if os.cpu_count() < 2:
         pytest.skip("needs two CPUs")
-    target = start_py(tmp_path, "spin.py", SPIN, cpu=1)
     out = tmp_path / "spin.out"
-    try:
+    with py_target(tmp_path, "spin.py", SPIN, cpu=1) as target:
         tr = attach_and_go(target, "c", out, pin=0)
         time.sleep(0.5)
-        tr.send_signal(signal.SIGINT)
-        _, err = tr.communicate(timeout=10)
-        assert tr.returncode == 0, err
-    finally:
-        target.kill()
-        target.wait()
+        interrupt(tr)
     recs = kdump_json(out)
     assert len([r for r in recs if is_ret("getppid")(r)]) == 100
     subsequence(recs, [is_call("umask"), is_ret("umask", 0o22)])
@@ -1004,21 +1017,15 @@ def test_batched_records_reach_the_file(root, sonde, tmp_path):
     a context switch on each, which writes the batch there out."""
     if os.cpu_count() < 2:
         pytest.skip("needs two CPUs")
-    target = start_py(tmp_path, "spin.py", SPIN, cpu=1)
     out = tmp_path / "spin.out"
-    try:
+    with py_target(tmp_path, "spin.py", SPIN, cpu=1) as target:
         tr = attach_and_go(target, "c", out)
         for _ in range(30):
             time.sleep(0.1)
             text = kdump_text(out)
             if "RET   umask" in text:
                 break
-        tr.send_signal(signal.SIGINT)
-        _, err = tr.communicate(timeout=10)
-        assert tr.returncode == 0, err
-    finally:
-        target.kill()
-        target.wait()
+        interrupt(tr)
     assert "RET   umask 18" in text, text[-500:]
 
 
@@ -1040,9 +1047,8 @@ def test_signal_to_running_thread_in_order(root, sonde, tmp_path):
     sender writes the thread's batched records out before its PSIG record,
     so no return that came before the signal is written after it (but for
     the one the thread may finish while the sender writes)."""
-    target = start_py(tmp_path, "tight.py", TIGHT, "0.8")
     out = tmp_path / "tight.out"
-    try:
+    with py_target(tmp_path, "tight.py", TIGHT, "0.8") as target:
         tr = attach_and_go(target, "cs", out)
         time.sleep(0.1)
         for _ in range(20):
@@ -1051,9 +1057,6 @@ def test_signal_to_running_thread_in_order(root, sonde, tmp_path):
         assert target.wait(timeout=10) == 0
         _, err = tr.communicate(timeout=10)
         assert tr.returncode == 0, err
-    finally:
-        target.kill()
-        target.wait()
     recs = [r for r in kdump_json(out) if r["tid"] == target.pid]
     gens = [i for i, r in enumerate(recs) if r["type"] == "PSIG" and
             r["event"] == "generated" and r["name"] == "SIGUSR1"]
