@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # sonde — thin entry point. Everything real lives in meson.build and scripts/.
 BUILD ?= build
 ASAN ?= build-asan

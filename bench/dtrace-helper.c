@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* dtrace-helper — the measuring half of bench/dtrace.sh (built by it):
  *
  *   dtrace-helper run N CMD...     run CMD N times: median wall ms, and the

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # bench/dtrace.sh — sonde dtrace side by side with bpftrace (Debian's 0.17)
 # on the same kernel, in one run:
 #

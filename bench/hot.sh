@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # bench/hot.sh — sonde hot against perf record + perf report and against
 # bpftrace, all on the same kernel-heavy load (dd bs=1) in one run.
 #

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # bench/kptrace.sh — sonde kptrace against eu-addr2line (one process for
 # all addresses) and against the kernel's scripts/decode_stacktrace.sh (one
 # addr2line per frame), on Debian's 6.1 cloud vmlinux with DWARF, in one run.

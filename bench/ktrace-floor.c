@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* ktrace-floor — the floor under any syscall tracer built on tracepoints:
  * an empty BPF program (r0 = 0; exit) on the raw_syscalls sys_enter and
  * sys_exit raw tracepoints, the same ones sonde ktrace uses. Enabling them

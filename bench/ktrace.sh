@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # bench/ktrace.sh — sonde ktrace side by side with strace and perf trace on
 # the same kernel, in one run, for two workloads:
 #

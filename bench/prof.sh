@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # bench/prof.sh — sonde prof against gperftools (libprofiler, CPUPROFILE,
 # setitimer ITIMER_PROF), both measured here in the same run.
 #

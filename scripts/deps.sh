@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Installs every Debian package that sonde's build, tests and benchmarks need.
 # Idempotent: when everything is present it is a fast no-op, and it only runs
 # `apt-get update` when something is missing.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Generates sonde kdump's errno table from the kernel's UAPI headers
 # (asm-generic/errno-base.h and errno.h, shared by x86_64 and aarch64):
 # number, name and the message in the header's comment.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Generates a syscall name table for one architecture from the kernel's
 # UAPI headers, letting the C preprocessor resolve the numbers (arm64 takes
 # them from asm-generic/unistd.h through __NR3264_* indirections).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* commands — the entry point of every `sonde <command>`. Each receives its
  * own argv (argv[0] is the command name) and returns the exit status. */
 #ifndef SONDE_COMMANDS_H

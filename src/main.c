@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* main — `sonde <command>`: dispatches to the tools through a table. */
 #include "commands.h"
 #include "config.h"

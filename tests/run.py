@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only
 """Run every sonde test and print one summary line.
 
 The cmocka unit tests (every test() in the meson build, run with TAP

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* agg — aggregation values: layouts, buckets, merging, the value printa()
  * prints, and DTrace's histogram layout. See agg.h. The histogram rules
  * follow illumos' dtrace(1): the rows printed are the first and last

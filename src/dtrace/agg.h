@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* agg — what an aggregating function's value is, shared by the code
  * generator and the consumer: its per-CPU layout in words, the bucket a
  * value falls in for quantize(), lquantize() and llquantize() (the rules

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* ast — the D compiler's shared vocabulary: source positions and
  * diagnostics, tokens, types, the syntax tree, variables and the program
  * that the passes fill in one after another:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* cg — the code generator: a checked program becomes one BPF program per
  * unit (the probes that share a kernel event). Each program saves its
  * context, finds the per-CPU scratch area, leaves when exit() has been

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* cg — the code generator's interface for the parts that plug into it:
  * the functions and actions (funcs.c) and the providers (providers/).
  * Instructions go into a list with labels resolved at the end; values live

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* cg_agg — BPF code for the aggregating functions whose update is more
  * than one add: stddev() (count, sum and a 128-bit sum of squares) and
  * the histograms quantize(), lquantize() and llquantize(), which find the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* cg_str — D's string functions as BPF loops: strlen, strjoin, substr,
  * strchr, strrchr, toupper, tolower, lltostr, basename, dirname, strtok.
  * Strings are zero-padded buffers of a known size (types.c), so every loop

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* cg_str — BPF code for D's string functions (cg_str.c). Arguments are
  * registers holding string pointers (with their buffer sizes) or
  * integers; they stay allocated. Each builder returns the scratch offset

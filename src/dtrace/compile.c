@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* compile — one compilation from D sources to BPF programs: parse each
  * source, check the whole program, match every probe description against
  * the providers (lazily: only the providers a description names are

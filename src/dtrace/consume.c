@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* consume — the user side of a running D program: records from the BPF
  * ring buffer printed as DTrace prints them (the "CPU ID FUNCTION:NAME"
  * columns unless quiet, trace() and printf() data, printa()), faults

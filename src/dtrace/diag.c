@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* diag — the compiler's arena and its diagnostics: every pass allocates
  * from one arena freed at the end, and an error unwinds (longjmp) to the
  * caller of the pass with "file:line:col: message", the source line and a

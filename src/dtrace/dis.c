@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* dis — the generated BPF as text (-S), in the kernel verifier's notation,
  * with the D source line each run of instructions came from. */
 #include "dtrace.h"

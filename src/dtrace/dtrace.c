@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* dtrace — `sonde dtrace`: the command line of dtrace(1). Collects the
  * program from -n, -s, -P, -m and -f, the options (-x, -q), the macro
  * arguments, starts -c's command stopped before exec (so $target is its

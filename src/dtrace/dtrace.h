@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* dtrace — the tool's internal interface: a session compiles D sources
  * into units (compile.c), creates the maps and loads and attaches the
  * programs (load.c), and consumes what they write (consume.c); dtrace.c

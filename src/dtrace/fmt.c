@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* fmt — printf-style format strings of D. See fmt.h. */
 #include "fmt.h"
 #include "../lib/demangle.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* fmt — DTrace's printf() and printa() format strings: parsed once at
  * compile time (to check each conversion against its argument's type) and
  * applied by the consumer to the values in a record. Conversions: d i u o

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* funcs — D's functions and actions, each a row with its own type check
  * and code generator (as ply's built-ins supply their own hooks): adding
  * one touches this file only. Aggregating functions share the code in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* lex — the D lexer, written by hand: tokens with their line and column,
  * integer literals with C's bases and suffixes, character and string
  * literals with C's escapes, @aggregations, $macro variables, and at the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* load — from compiled units to running programs: the maps a program
  * needs (ring buffer, scratch, globals, frozen literals, one map per
  * thread-local, associative array and aggregation), each unit loaded with

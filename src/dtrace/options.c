@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* options — DTrace's run-time options, as -x NAME[=VALUE] or
  * #pragma D option NAME[=VALUE] set them: sizes with k/m/g suffixes,
  * rates in hz or as durations, and the boolean ones. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* parse — a recursive-descent parser for D: the outer level (probe
  * clauses, declarations, #pragma D option), predicates, statements, and
  * expressions with C's operators and precedence plus D's ^^, casts,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* regs — the register allocator of the code generator. Registers r0-r8
  * hold values (r9 is the scratch area, r10 the frame). When all are busy,
  * the one allocated longest ago is spilled to a stack slot and handed

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* stacks — stack() and ustack() keys as text: the frames the kernel kept
  * in the stack-trace map, named as DTrace prints them (module`function+
  * 0xoffset, one per line, indented), kernel frames through lib/ksym

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* types — the D type checker: resolves every name (built-in variables,
  * globals typed by declaration or first assignment, self-> and this->
  * variables, associative arrays, aggregations, macro-free identifiers),

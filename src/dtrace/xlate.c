@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* xlate — the translated structures of D's process providers: psinfo_t,
  * lwpsinfo_t and siginfo_t, whose members DTrace scripts read through
  * args[] and curpsinfo. The pointer a script holds is the kernel's own (a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* data — the store behind `sonde hot`: call chains interned by their frames
  * with a count each, and the table of user-space frames (file, offset) they
  * point into. Filled by the sampler, read by the report. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* hot — `sonde hot`: which kernel code is hot right now. Parses the command
  * line, loads kernel symbols in a thread while the sampler runs, then hands
  * the samples to the report. */

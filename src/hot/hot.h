@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* hot — `sonde hot`, the kernel sampling profiler: the options, the raw
  * samples the sampler collects (call chains with counts) and the report
  * that symbolizes and prints them. Private to src/hot. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* report — the output half of `sonde hot`: symbolize every frame (kernel
  * addresses through kallsyms, user (file, offset) pairs through ELF symbol
  * tables), aggregate leaves into rows by PC, function or module, and write

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* sample — the sampling half of `sonde hot`: one perf_event per CPU, their
  * mmap rings drained on wake-ups and timer ticks, samples reduced to call
  * chains and counted. User-space addresses are resolved to (file, offset)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* culprit — which function a crash report is about, for its title. A
  * report's first frames are usually the machinery that printed it
  * (dump_stack, panic, __warn, kasan_report, ...), the scheduler a hung

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* discover — where `sonde kptrace` looks for a report when given none, in
  * the order kptrace looks for the newest .panic: the pstore filesystem
  * (/sys/fs/pstore: what the last crash left in firmware or RAM), the

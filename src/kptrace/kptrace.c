@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* kptrace — `sonde kptrace`: from a kernel crash report to file:line for
  * every frame. Reads a log (a file, stdin, or the newest report it finds
  * in pstore, /var/crash or the kernel log), finds the reports in it,

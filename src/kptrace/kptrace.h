@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* kptrace — the pieces of `sonde kptrace` that kptrace.c strings
  * together: report discovery, symbolization and printing. The parsed form
  * itself is report.h. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* linux — finds the crash reports in a Linux kernel log (dmesg, serial
  * console, journal export, pstore) and parses each into a kp_report: its
  * kind from the headline (Oops, BUG, WARNING, KASAN, lockdep, hung task,

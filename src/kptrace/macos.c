@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* macos — parses macOS panic reports, as kptrace read them: the classic
  * text .panic (Intel "Backtrace (CPU n), Frame : Return Address" lines,
  * symbolicated or not; Apple silicon "lr: 0x... fp: 0x..." lines) and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* output — prints parsed and symbolized reports: the text form kptrace
  * users know (one block per report, `object`function+0xoff at file:line`
  * per frame, inlined callees below it) and the JSON form documented in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* report — what `sonde kptrace` knows about a kernel crash report once it
  * is parsed: the reports found in a log, each a kind, a culprit function,
  * the kernel release and KASLR offset it states, and its frames as the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* symbolize — turns a report's frames into function, file:line and
  * inline chains. The core kernel is looked up in a vmlinux with DWARF
  * (found by release under /usr/lib/debug/boot, /usr/lib/debug/lib/modules,

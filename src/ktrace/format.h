@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* format — the sonde trace file (docs/trace-format.md, version 1): the one
  * contract between the recorder (ktrace, whose BPF program writes records in
  * exactly this layout) and the decoder (kdump). A file is one header

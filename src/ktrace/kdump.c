@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* kdump — `sonde kdump`: prints a trace file recorded by sonde ktrace in
  * the style of BSD kdump(1) (or as JSON lines), decoding syscalls with the
  * xlat tables of the ABI the file was recorded on. Prints every complete

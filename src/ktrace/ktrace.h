@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* ktrace — the pieces of sonde ktrace and sonde kdump that more than one
  * file of the tool uses: the syscall hint table, trace-point strings and
  * the two commands' internals. Prefix ktrace_ (the file format's reader is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* reader — checked reading of trace files. */
 #include "reader.h"
 #include "../lib/syscalls.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* reader — reads sonde trace files (format.h): validates the header and
  * each record's framing on untrusted bytes, from a buffer (ktr_check_*) or
  * incrementally from a file descriptor (struct ktr_reader), keeping a

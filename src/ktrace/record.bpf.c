@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /* record.bpf — sonde ktrace's kernel side: BPF programs on the syscall,
  * scheduler and signal tracepoints (BTF raw tracepoints, the cheapest kind)
  * that write trace-file records (format.h) for the processes in the traced

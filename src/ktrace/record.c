@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* record — `sonde ktrace`: loads record.bpf.c, puts the processes to trace
  * in its traced map (started with `-- COMMAND`, or attached with -p / -g),
  * and streams the ring buffer into the trace file from a writer thread

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* record — what the recorder's BPF program (record.bpf.c) and its loader
  * (record.c) share beyond the file format: trace-point bits, the states of
  * the traced-process map and the per-syscall decoding hints user space

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* sysinfo — the trace-point letters, and which arguments of which syscalls are path names (NAMI records)
  * and which syscalls move data (GIO records), by name, so that one table
  * serves every ABI lib/syscalls knows. The recorder turns it into the BPF

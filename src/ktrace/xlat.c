@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* xlat — kdump's decoding tables and the printer that walks them. */
 #include "xlat.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* xlat — the tables kdump decodes with: syscall signatures (argument
  * kinds by syscall name), errno names and messages (generated from the
  * kernel headers), signal names, and flag sets (open, mmap, clone, at-,

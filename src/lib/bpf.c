@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* bpf — libbpf glue: message routing, error text, feature probes. */
 #include "bpf.h"
 #include "tracefs.h"

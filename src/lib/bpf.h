@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* bpf — the libbpf glue the eBPF tools share: libbpf's own messages routed
  * through sonde's diagnostics (and kept, so a verifier log can be shown),
  * error text that says what to do, and probes for the kernel features a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* demangle — Rust symbol demangling (see demangle.h). The v0 grammar is
  * the one of rustc's "symbol-mangling-version=v0" documentation:
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* demangle — Rust symbol names made readable: the v0 scheme (`_R...`,
  * RFC 2603) and the legacy scheme (`_ZN...17h<hash>E`, its `$LT$`-style
  * escapes decoded and the hash dropped). Crate disambiguators are left

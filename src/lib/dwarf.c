@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* dwarf — libdwfl-based symbolization of one file. See dwarf.h.
  *
  * Each dsym holds its own Dwfl session with the one file reported

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* dwarf — source locations through elfutils' libdwfl: for an address in
  * one ELF file (an executable, a shared library, vmlinux, or a relocatable
  * kernel module laid out offline), the function and offset from its ELF

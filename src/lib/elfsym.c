@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* elfsym — ELF function symbols through libelf (elfutils). See elfsym.h. */
 #include "elfsym.h"
 #include "util.h"

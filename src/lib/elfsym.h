@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* elfsym — function symbols of one ELF file (.symtab, else .dynsym; a
  * separate debug file found by build-id under /usr/lib/debug when the
  * binary is stripped), looked up by file offset or by address. Used to

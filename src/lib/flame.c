@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* flame — folded stacks and flame-graph SVG. See flame.h.
  *
  * The SVG follows flamegraph.pl's layout: the root at the bottom, one row

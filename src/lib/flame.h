@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* flame — call stacks as folded text (flamegraph.pl / speedscope input) and
  * as a self-contained interactive flame-graph SVG (click to zoom, search,
  * hover for details), rendered without Perl or a browser. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* hash — open addressing with linear probing, grown at 50% load. */
 #include "hash.h"
 #include "util.h"

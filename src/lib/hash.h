@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* hash — an open-addressing hash table of pointers keyed by a 64-bit hash
  * plus a caller-supplied equality test, and hash functions for integers and
  * byte strings. The table owns only its slot array. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* json — streaming JSON writer. See json.h. */
 #include "json.h"
 

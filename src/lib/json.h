@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* json — a small streaming JSON writer: objects, arrays, strings with full
  * escaping (invalid UTF-8 is replaced, never passed through), integers and
  * doubles. Commas and nesting are tracked for the caller. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* ksym — /proc/kallsyms and System.map parsing and address lookup.
  *
  * The file streams through a small buffer; each code symbol (types t, T,

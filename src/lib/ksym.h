@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* ksym — kernel symbols from /proc/kallsyms or a System.map: parsed once into
  * a sorted, compact array of code symbols, looked up by address with a
  * binary search. kallsyms carries no sizes, so a symbol runs up to the next

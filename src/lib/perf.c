@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* perf — perf_event_open wrapper and mmap ring buffer reader. See perf.h. */
 #include "perf.h"
 #include "util.h"

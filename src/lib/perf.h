@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* perf — perf_event_open and the mmap ring buffer reader, plus a parser for
  * PERF_RECORD_SAMPLE bodies and the error text for failed opens. Tools pick
  * their events and sample types; this module knows nothing of what they

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* pprof — profile.proto builder, writer and reader. See pprof.h.
  *
  * The interning tables store index + 1 as their (never NULL) values; the

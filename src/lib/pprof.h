@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* pprof — profiles in pprof's profile.proto format (profile.proto here,
  * encoded with protobuf-c): a builder that interns strings, functions,
  * locations and identical samples, writes the profile gzipped (as pprof

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* procmaps — time-versioned user-space mappings per process. See
  * procmaps.h. */
 #include "procmaps.h"

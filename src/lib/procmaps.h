@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* procmaps — which file backs a user-space code address in which process,
  * at which time. Mappings come from /proc/PID/maps (for processes that
  * existed before tracing) and from perf's MMAP2/COMM/FORK side-band records

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* ringbuf — batched consumer of a BPF ring buffer. The layout is the
  * kernel's (kernel/bpf/ringbuf.c, as libbpf maps it): a page holding the
  * consumer position (ours to write), then a page holding the producer

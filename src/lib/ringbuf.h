@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* ringbuf — a consumer of one BPF ring buffer (BPF_MAP_TYPE_RINGBUF) for
  * high record rates, where libbpf's ring_buffer__poll() costs too much:
  * libbpf publishes its position after every record (the producers, which

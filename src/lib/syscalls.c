@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* syscalls — lookups over the generated tables. See syscalls.h. */
 #include "syscalls.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* syscalls — system call names and numbers for the ABIs sonde decodes
  * (x86_64 and aarch64), generated at build time from the kernel's UAPI
  * headers by scripts/gen-syscalls.sh. Names only: argument signatures and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* table — padded text tables in the seed tools' layout. See table.h. */
 #include "table.h"
 #include "util.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* table — the seed tools' text table: columns padded to their widest cell,
  * separated by " | ", a dashed rule under the header joined with "-+-".
  *

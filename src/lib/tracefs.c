@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* tracefs — locate or mount tracefs and read tracepoint ids. */
 #include "tracefs.h"
 #include "util.h"

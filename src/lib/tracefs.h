@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* tracefs — where the kernel's tracing filesystem is (mounting it at
  * /sys/kernel/tracing when it is absent) and what its events are: the
  * numeric id of a tracepoint, whether one exists. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* util — diagnostics, allocation, parsing of durations and CPU lists,
  * string buffers. See util.h. */
 #include "util.h"

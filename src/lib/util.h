@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* util — small helpers every tool shares: diagnostics, allocation that never
  * returns NULL, duration / size / CPU-list parsing, a growable string buffer
  * and time. Knows nothing about any tool. */

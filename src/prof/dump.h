@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* dump — what libsonde-prof.so hands its writer at exit (and at exec): the
  * one contract between the sampling runtime, which runs inside the profiled
  * program and depends on libc alone, and the writer (symbolize.c, in

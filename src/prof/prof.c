@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* prof — `sonde prof`: run a command under libsonde-prof.so and write its
  * CPU profile as pprof, folded stacks or a table; or (-i) show a profile
  * already written. The command's exit status, stdout and stderr pass

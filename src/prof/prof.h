@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* prof — `sonde prof`, the CPU profiler launcher: runs a command with
  * libsonde-prof.so preloaded and turns the profile it writes into the
  * requested format. Private to src/prof. */

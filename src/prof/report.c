@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* report — the text views of a pprof profile for `sonde prof`: folded
  * stacks (one line per distinct stack, root first, inlined frames expanded
  * as frames of their own) and a table of the hottest functions plus one

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* runtime — libsonde-prof.so: the CPU profiler that runs inside the
  * profiled program (LD_PRELOAD, SONDE_PROF=FILE).
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* symbolize — libsonde-prof-write.so: turns the runtime's sample log
  * (dump.h) into a pprof profile while the process still exists. Code
  * addresses are resolved against /proc/self/maps to (file, offset), then

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* unwind — DWARF CFI and frame-pointer stack walking, async-signal-safe.
  * See unwind.h.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* unwind — an async-signal-safe stack walker for libsonde-prof.so. It runs
  * inside a SIGPROF handler of an arbitrary program: no malloc, no locks, no
  * stdio. Each frame is unwound with the DWARF call-frame information of the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* A target for the D conformance suite: known system calls from known
  * threads.
  *   fixture getppid N       N getppid() calls

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* A target for the pid and usdt providers: functions with known
  * arguments, called a known number of times.
  *   ufixture calls N      N rounds of: uf_add(i, 2 * i) (returns 3i),

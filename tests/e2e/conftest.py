@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Shared fixtures for sonde's end-to-end tests: the binary, root checks,
 a kernel-heavy load, parsers for sonde's own output formats, and the Rust
 fixture built at test time with independent demanglers as the oracle."""

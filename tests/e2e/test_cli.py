@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The `sonde` command line: help, version, usage errors and exit codes."""
 import re
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """`sonde dtrace` against the real kernel: the D conformance suite in
 tests/dtrace (scripts with expected outputs written from DTrace's documented
 behaviour), and the behaviours that need an outside oracle: syscall counts

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """sonde dtrace's fbt provider on a kernel that has kprobes: the Debian 6.1
 cloud kernel under qemu (tests/kernel). One boot runs sonde and, at the
 same time, the guest's own kprobe_events tracer on the same function, so

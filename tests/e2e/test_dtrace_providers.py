@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """`sonde dtrace`'s process providers against the real kernel: pid probes
 (uprobes) on tests/dtrace/ufixture.c, whose functions and call counts are
 known, checked against readelf (the symbols), /proc/PID/maps (the modules) and

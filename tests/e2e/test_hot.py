@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """`sonde hot` against the real kernel: a kernel-heavy load must show its
 syscall path, agree with perf on the same load, and every output format and
 error path must hold."""

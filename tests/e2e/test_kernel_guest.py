@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The qemu kernel tier's own material (tests/kernel), checked against
 independent sources before other tests trust it: the ground truth the guest
 printed agrees with the symbol files from the Debian packages, with the

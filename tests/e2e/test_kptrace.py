@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """sonde kptrace end to end: crash reports written around small fixtures
 with DWARF — a relocatable object standing in for a kernel module
 (tests/unit/fixtures/kpmod.c: .text with inlining, .text.unlikely,

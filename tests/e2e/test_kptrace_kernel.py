@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """sonde kptrace on real crash reports of a Debian 6.1 kernel booted under
 qemu (tests/kernel): every frame it prints is checked against the guest's
 ground truth (/proc/kallsyms, /proc/modules, /sys/module/*/sections) and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """sonde ktrace and sonde kdump against the real kernel: a program with
 known behaviour (tests/e2e/ktrace/fixture.c) traced record by record for
 every trace point, attaching with -p, inheritance, -t subsets, the syscall

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """`sonde prof` against real threads: per-function shares against each
 thread's own CLOCK_THREAD_CPUTIME_ID, totals against getrusage, the pprof
 file read by `go tool pprof` (the oracle for the format and its content),

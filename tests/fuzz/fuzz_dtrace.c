@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* libFuzzer target: any bytes as D source through the whole compiler
  * (parse, check, probe matching, code generation, nothing loaded). Built
  * when the compiler is clang:

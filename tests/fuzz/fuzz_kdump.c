@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* libFuzzer target: any bytes as a trace file through sonde kdump — the
  * header and record checks of the reader and every printer (text and JSON,
  * symbolic and raw, with and without data), as `sonde kdump -f` runs them.

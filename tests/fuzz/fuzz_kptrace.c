@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* libFuzzer target: any bytes as a kernel log through the Linux report
  * parser and its culprit rules, as a macOS panic through its parser, and
  * as a Rust symbol through lib/demangle (into a roomy and a tiny buffer).

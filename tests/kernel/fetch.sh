@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Fetches a Debian bookworm cloud kernel for the qemu test tier (tests/kernel):
 # the kernel image, its -dbg package (the DWARF vmlinux) and the headers an
 # out-of-tree module builds against. Packages are downloaded with

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only
 """Real kernel crash reports for sonde's tests: a Debian cloud kernel booted
 under qemu (-accel tcg) with a busybox initramfs and the kptest module.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Independent answers for the kernel tier's crash reports: the frames a
 console log names (parsed here with a few regular expressions, not with
 sonde's parser), ELF symbol tables (eu-readelf) and source locations with

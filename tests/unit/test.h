@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* test.h — what every cmocka unit test includes: cmocka itself and a few
  * helpers for capturing output. */
 #ifndef SONDE_TEST_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Unit tests for lib/tracefs and lib/bpf: tracepoint ids and kernel
  * feature probes, checked against what the filesystem says directly.
  * Skipped without root (tracefs and bpf() need it). */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Unit tests for lib/demangle: Rust v0 and legacy symbols against what an
  * independent demangler makes of them — LLVM's llvm-cxxfilt for v0 (it
  * leaves crate disambiguators out, as we do) and binutils' c++filt for the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Unit tests for the D code generator: programs are compiled to BPF and
  * run on a small BPF interpreter here (maps, helpers and the ring buffer
  * emulated), so that what the instructions compute is checked against C,

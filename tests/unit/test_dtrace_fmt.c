@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Unit tests for D's printf formats: parsing (conversions, flags, '*',
  * length modifiers, errors) and printing with values of each size and
  * signedness, %@ for printa; symbols as stacks and usym() print them

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Unit tests for the D lexer: tokens and their positions, literals,
  * operators by longest match, probe descriptions, and errors. */
 #include "test.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Unit tests for the D parser: precedence and associativity (as
  * S-expressions of the tree), statements, clauses, probe descriptions,
  * declarations, pragmas, macros, and syntax errors with their position. */

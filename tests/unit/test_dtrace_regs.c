@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Unit tests for the register allocator: which registers it hands out,
  * spilling the oldest value when all are busy and filling it back when
  * the newer one is freed, and setting caller-saved registers aside around

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Unit tests for the D type checker: the type of each expression (C's
  * promotions and conversions, D's built-ins), variables typed by
  * declaration or first use, tuple key and record layouts, and type errors

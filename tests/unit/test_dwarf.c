@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Unit tests for lib/dwarf, with eu-addr2line as the oracle: every address
  * of a function with two levels of inlining, in an executable and in a
  * relocatable object (as kernel modules are), must give the same function

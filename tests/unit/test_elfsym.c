@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Unit tests for lib/elfsym: this test binary's own functions found by
  * file offset, the vDSO, and files that are not ELF. */
 #include "test.h"

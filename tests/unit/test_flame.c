@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Unit tests for lib/flame: sorting and merging stacks, folded output and
  * the flame-graph SVG's frames. */
 #include "test.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Unit tests for sonde hot's report: aggregation by PC, function and
  * module, ordering, top-N, unknown addresses, folded stacks and the JSON
  * document, from synthetic samples and a synthetic kallsyms; Rust symbols

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Unit tests for lib/json: nesting, commas, escaping, invalid UTF-8. */
 #include "test.h"
 #include "lib/json.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* The Linux report parser over real crash reports from other projects
  * (../shared/corpus/linux-reports): syzkaller's parser test data, whose
  * files state the expected TITLE (kind "in" function) and FRAME, and

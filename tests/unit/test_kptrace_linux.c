@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Unit tests for the Linux report parser (src/kptrace/linux.c) and its
  * culprit rules on crafted reports: each architecture's frame forms, line
  * prefixes (journal, syslog, dmesg -T, <N>), KASLR and module bases, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Unit tests for lib/ksym: kallsyms and System.map parsing, aliases,
  * modules, non-code symbols, chunked input, lookups at the edges. */
 #include "test.h"

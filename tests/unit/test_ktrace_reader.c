@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Unit tests for ktrace's trace-file reader on crafted bytes: headers that
  * are not sonde's, of other versions, cut short; records whose framing
  * lies; and a file read record by record, whole and truncated. */

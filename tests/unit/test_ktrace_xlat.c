@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Unit tests for ktrace's xlat tables: errno and signal names against
  * glibc's own tables, flag values against the system headers, and the
  * CALL / RET lines kdump prints. */

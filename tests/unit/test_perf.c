@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Unit tests for lib/perf: sample parsing on crafted records, the ring
  * reader across the wrap-around point, error texts. */
 #include "test.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Unit tests for lib/pprof: the wire format of a minimal profile, a full
  * profile written gzipped and read back, interning, merging, and bad
  * input. */

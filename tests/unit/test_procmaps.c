@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Unit tests for lib/procmaps: maps lines, time-versioned mappings across
  * mmap, exec and fork, and /proc of this very process. */
 #include "test.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Unit tests for prof/report: folded stacks and the table from a small
  * profile built by hand (inlined frames expanded, samples merged, self and
  * total per function, threads by their tid label, Rust names readable). */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Unit tests for lib/ringbuf against a real BPF ring buffer: a tiny
  * socket-filter program run with BPF_PROG_TEST_RUN writes 16-byte records
  * (the packet's length past its Ethernet header, then a marker), so the test knows every record

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Unit tests for lib/syscalls: the generated tables against numbers every
  * reader of the ABIs knows, and against this machine's own syscall(2). */
 #include "test.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Unit tests for lib/table: the seed tool's exact layout. */
 #include "test.h"
 #include "lib/table.h"

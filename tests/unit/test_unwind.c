@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Unit tests for prof/unwind: LEB128 decoding against the DWARF standard's
  * examples, a walk of this process's own stack from a getcontext() deep in
  * a known call chain (named with lib/elfsym), and walks that must end

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Unit tests for lib/util: durations, integers, CPU lists, string buffers,
  * regions. */
 #include "test.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* dtrace provider — BEGIN, END and ERROR. They fire in sonde's own
  * process: their programs are raw-tracepoint programs that are never
  * attached, run by hand with BPF_PROG_TEST_RUN (BEGIN before tracing

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* fbt provider — fbt:MODULE:FUNCTION:entry and :return, one kprobe or
  * kretprobe per probe. The functions are those ftrace can patch, read
  * once from tracefs's available_filter_functions when a description

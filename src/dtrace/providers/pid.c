@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* pid provider — pidPID:MODULE:FUNCTION:NAME, one uprobe per probe in one
  * process's code. MODULE is an executable or library the process maps
  * (its basename, its path, or a.out for the executable), FUNCTION an ELF

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* proc provider — process and thread life cycle, from the scheduler's,
  * the signal code's and the system-call tracepoints (raw tracepoint
  * programs, one per tracepoint some enabled probe needs):

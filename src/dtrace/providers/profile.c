@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* profile provider — profile-N fires on every CPU and tick-N on one, N
  * times a second or every N units (ns us ms s m h d, or hz: the default).
  * Each probe is a software cpu-clock perf event per CPU running a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* provider — what a provider is to the compiler: a table of probes (found
  * by glob, lazily: nothing is listed or resolved that a script does not
  * name), the BPF program type its probes run as, how its probes group into

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* providers — the table of providers, and probe lookup across them. */
 #include "provider.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* sched provider — the scheduler's tracepoints as DTrace's sched probes
  * (raw tracepoint programs):
  *

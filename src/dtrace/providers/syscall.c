@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* syscall provider — syscall::NAME:entry and :return for every system
  * call of the native ABI (names and numbers from lib/syscalls). All entry
  * probes share one program on the raw_syscalls:sys_enter raw tracepoint,

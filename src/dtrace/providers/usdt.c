@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* usdt provider — the statically defined probes of user programs and
  * libraries: the ELF notes (.note.stapsdt) that <sys/sdt.h>'s
  * STAP_PROBE / DTRACE_PROBE macros leave in a binary, as PROVIDERPID:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* fixture — a program with known behaviour for sonde ktrace's end-to-end
  * tests (tests/e2e/test_ktrace.py), built by meson as ktrace-fixture.
  *

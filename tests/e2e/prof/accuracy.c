@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* The accuracy fixture of sonde prof's tests: threads that burn CPU in
  * distinct functions in a known ratio, plus a mostly sleeping thread, each
  * measuring its own CLOCK_THREAD_CPUTIME_ID around its work; the process's

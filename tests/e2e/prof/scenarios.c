@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Scenarios for sonde prof's tests, one per argv[1]; each burns CPU in
  * functions named after what it tests and writes its truth (thread CPU
  * times in nanoseconds, "name ns" lines) to the file argv[2].

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // A fixture for sonde's Rust tests (tests/e2e/test_prof.py, and
 // tests/unit/test_dwarf.c): a generic method kept out of line, whose
 // symbol holds a path, an impl and generic arguments, so its readable

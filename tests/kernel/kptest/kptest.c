@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * kptest: a module that crashes on request, for sonde's qemu test tier
  * (tests/kernel). Writing a word to /proc/kptest triggers one crash:
