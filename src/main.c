@@ -2,6 +2,7 @@
 /* main — `sonde <command>`: dispatches to the tools through a table. */
 #include "commands.h"
 #include "config.h"
+#include "lib/cli.h"
 #include "lib/util.h"
 
 #include <stdio.h>
@@ -40,6 +41,33 @@ static const struct command *find(const char *name)
 	return NULL;
 }
 
+/* The tools people know, and the sonde command that answers their
+ * question. */
+static const char *const heritage[][2] = {
+	{ "strace", "ktrace" }, { "truss", "ktrace" }, { "perf", "hot" },
+	{ "hotkernel", "hot" }, { "pprof", "prof" },
+	{ "decode_stacktrace", "kptrace" },
+};
+
+/* One line: the unknown word, the nearest command if one is near. */
+static int unknown(const char *name)
+{
+	const char *names[ARRAY_SIZE(commands)];
+	const char *near = NULL;
+
+	for (size_t i = 0; i < ARRAY_SIZE(heritage); i++)
+		if (!strcmp(name, heritage[i][0]))
+			near = heritage[i][1];
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+		names[i] = commands[i].name;
+	if (!near)
+		near = sd_nearest(name, names, ARRAY_SIZE(commands));
+	if (near)
+		return sd_usage_error("unknown command '%s'; did you mean "
+				      "'%s'?", name, near);
+	return sd_usage_error("unknown command '%s'", name);
+}
+
 int main(int argc, char **argv)
 {
 	const struct command *c;
@@ -61,19 +89,13 @@ int main(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		}
-		if (!(c = find(argv[2]))) {
-			fprintf(stderr, "sonde: unknown command '%s'\n", argv[2]);
-			usage(stderr);
-			return SD_EXIT_USAGE;
-		}
+		if (!(c = find(argv[2])))
+			return unknown(argv[2]);
 		char *hargv[] = { (char *)c->name, "--help", NULL };
 
 		return c->run(2, hargv);
 	}
-	if (!(c = find(argv[1]))) {
-		fprintf(stderr, "sonde: unknown command '%s'\n", argv[1]);
-		usage(stderr);
-		return SD_EXIT_USAGE;
-	}
+	if (!(c = find(argv[1])))
+		return unknown(argv[1]);
 	return c->run(argc - 1, argv + 1);
 }

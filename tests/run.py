@@ -136,9 +136,15 @@ def run_e2e(build, counts, extra, asan=None):
     env.update(SANITIZE_ENV)
     if asan:
         env["SONDE_ASAN"] = os.path.join(os.path.abspath(asan), "sonde")
-    cmd = ["/usr/bin/python3", "-m", "pytest", os.path.join(ROOT, "tests/e2e"),
-           "-q", "-rfEs", "-p", "no:cacheprovider", f"--junitxml={xml_path}"]
-    cmd += extra
+    # Test files or node ids among the arguments narrow the run to them;
+    # otherwise every e2e test runs.
+    named = [a for a in extra if not a.startswith("-") and
+             os.path.exists(a.split("::")[0])]
+    cmd = ["/usr/bin/python3", "-m", "pytest"]
+    if not named:
+        cmd.append(os.path.join(ROOT, "tests/e2e"))
+    cmd += ["-q", "-rfEs", "-p", "no:cacheprovider", f"--junitxml={xml_path}"]
+    cmd += [os.path.abspath(a) if a in named else a for a in extra]
     subprocess.run(cmd, cwd=ROOT, env=env)
     if not os.path.exists(xml_path):
         counts["failed"] += 1

@@ -4,6 +4,7 @@
  * the samples to the report. */
 #include "hot.h"
 #include "../commands.h"
+#include "../lib/cli.h"
 #include "../lib/util.h"
 
 #include <errno.h>
@@ -65,17 +66,6 @@ static const struct option long_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-static int usage_error(const char *fmt, const char *arg)
-{
-	if (fmt) {
-		fprintf(stderr, "%s: ", sd_prog());
-		fprintf(stderr, fmt, arg);
-		fputc('\n', stderr);
-	}
-	fputs(usage_text, stderr);
-	return SD_EXIT_USAGE;
-}
-
 static uint64_t max_sample_rate(void)
 {
 	char *s = sd_read_file("/proc/sys/kernel/perf_event_max_sample_rate",
@@ -120,37 +110,37 @@ static int parse_args(int argc, char **argv, struct hot_opts *o)
 		case 'd':
 			if (sd_parse_duration(optarg, &o->duration_ns) ||
 			    o->duration_ns == 0)
-				return usage_error("bad duration '%s' (use e.g. "
+				return sd_usage_error("bad duration '%s' (use e.g. "
 						   "500ms, 10s, 1m)", optarg);
 			break;
 		case 'F':
 			if (sd_parse_u64(optarg, 1, max_sample_rate(), &o->freq))
-				return usage_error("bad frequency '%s' (1 up to "
+				return sd_usage_error("bad frequency '%s' (1 up to "
 						   "kernel.perf_event_max_sample_rate)",
 						   optarg);
 			break;
 		case 'e':
 			if (!hot_event_known(optarg))
-				return usage_error("unknown event '%s'", optarg);
+				return sd_usage_error("unknown event '%s'", optarg);
 			o->event = optarg;
 			break;
 		case 'f':
 		case 'm':
 			if (o->agg != HOT_AGG_PC)
-				return usage_error("-f and -m exclude each "
-						   "other%s", "");
+				return sd_usage_error("-f and -m exclude each "
+						   "other");
 			o->agg = c == 'f' ? HOT_AGG_FUNC : HOT_AGG_MODULE;
 			break;
 		case 'n':
 			if (sd_parse_u64(optarg, 1, UINT64_MAX, &o->top))
-				return usage_error("bad row count '%s'", optarg);
+				return sd_usage_error("bad row count '%s'", optarg);
 			break;
 		case 'C':
 			cpus = optarg;
 			break;
 		case 'p':
 			if (sd_parse_u64(optarg, 1, 0x7fffffff, &v))
-				return usage_error("bad pid '%s'", optarg);
+				return sd_usage_error("bad pid '%s'", optarg);
 			o->pid = (pid_t)v;
 			break;
 		case OPT_USER:
@@ -170,7 +160,7 @@ static int parse_args(int argc, char **argv, struct hot_opts *o)
 			else if (!strcmp(optarg, "json"))
 				o->format = HOT_FMT_JSON;
 			else
-				return usage_error("unknown format '%s' (table, "
+				return sd_usage_error("unknown format '%s' (table, "
 						   "folded or json)", optarg);
 			break;
 		case 'o':
@@ -186,16 +176,12 @@ static int parse_args(int argc, char **argv, struct hot_opts *o)
 		case 'h':
 			fputs(usage_text, stdout);
 			return 0;
-		case ':':
-			return usage_error("option '%s' needs a value",
-					   argv[optind - 1]);
 		default:
-			return usage_error("unknown option '%s'",
-					   argv[optind - 1]);
+			return sd_getopt_error(c, argv, long_opts);
 		}
 	}
 	if (optind < argc)
-		return usage_error("unexpected argument '%s'", argv[optind]);
+		return sd_usage_error("unexpected argument '%s'", argv[optind]);
 
 	o->ncpus = possible_cpus();
 	o->cpus = sd_calloc(o->ncpus, sizeof(bool));
@@ -209,7 +195,7 @@ static int parse_args(int argc, char **argv, struct hot_opts *o)
 
 		if (err) {
 			free(online);
-			return usage_error(err == -ERANGE ?
+			return sd_usage_error(err == -ERANGE ?
 					   "CPU list '%s' names a CPU this "
 					   "machine does not have" :
 					   "bad CPU list '%s' (e.g. 0,2-3)", cpus);

@@ -7,6 +7,7 @@
 #include "../commands.h"
 #include "kptrace.h"
 #include "../lib/json.h"
+#include "../lib/cli.h"
 #include "../lib/util.h"
 
 #include <errno.h>
@@ -82,6 +83,7 @@ int cmd_kptrace(int argc, char **argv)
 
 	sd_set_prog("sonde kptrace");
 	optind = 1;
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":k:M:r:S:ah", opts, NULL)) != -1) {
 		switch (c) {
 		case 'k':
@@ -103,10 +105,10 @@ int cmd_kptrace(int argc, char **argv)
 			errno = 0;
 			so.kaslr = strtoull(optarg, &end, 16);
 			if (!*optarg || *end || errno || *optarg == '-') {
-				sd_err("--kaslr: '%s' is not auto or a hex "
-				       "offset (e.g. 0x1e000000)", optarg);
 				free(so.modules);
-				return SD_EXIT_USAGE;
+				return sd_usage_error("--kaslr: '%s' is not auto "
+						      "or a hex offset (e.g. "
+						      "0x1e000000)", optarg);
 			}
 			so.kaslr_set = true;
 			break;
@@ -121,10 +123,9 @@ int cmd_kptrace(int argc, char **argv)
 			if (!strcmp(optarg, "json")) {
 				json = true;
 			} else if (strcmp(optarg, "text")) {
-				sd_err("--format: '%s' is not text or json",
-				       optarg);
 				free(so.modules);
-				return SD_EXIT_USAGE;
+				return sd_usage_error("--format: '%s' is not "
+						      "text or json", optarg);
 			}
 			break;
 		case 'a':
@@ -134,21 +135,15 @@ int cmd_kptrace(int argc, char **argv)
 			usage(stdout);
 			free(so.modules);
 			return 0;
-		case ':':
-			sd_err("option '%s' needs an argument", argv[optind - 1]);
-			free(so.modules);
-			return SD_EXIT_USAGE;
 		default:
-			sd_err("unknown option '%s' (see --help)",
-			       argv[optind - 1]);
 			free(so.modules);
-			return SD_EXIT_USAGE;
+			return sd_getopt_error(c, argv, opts);
 		}
 	}
 	if (optind + 1 < argc) {
-		sd_err("one report at a time ('%s' is extra)", argv[optind + 1]);
 		free(so.modules);
-		return SD_EXIT_USAGE;
+		return sd_usage_error("one report at a time ('%s' is extra)",
+				      argv[optind + 1]);
 	}
 	if (optind < argc)
 		input = argv[optind];

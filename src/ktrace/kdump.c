@@ -10,6 +10,7 @@
 #include "xlat.h"
 #include "../commands.h"
 #include "../lib/json.h"
+#include "../lib/cli.h"
 #include "../lib/util.h"
 
 #include <errno.h>
@@ -26,24 +27,37 @@ static const char usage_text[] =
 "\n"
 "Print a trace file recorded by sonde ktrace.\n"
 "\n"
-"  -f FILE     the trace file (default ktrace.out); - reads stdin\n"
-"  -d          numbers in decimal\n"
-"  -n          no symbolic decoding (flags, AT_FDCWD, signals, errno text)\n"
-"  -E          elapsed time since the first record\n"
-"  -R          time since the previous record\n"
-"  -T          absolute time (seconds since the epoch)\n"
-"  -H          print thread ids too\n"
-"  -l          keep reading a file that is still being written\n"
-"  -m MAXDATA  print at most MAXDATA bytes of each I/O\n"
-"  -s          do not print I/O data\n"
-"  -p PID      only records of this process or thread\n"
-"  -t TRSTR    only these trace points (c n i s w p, as ktrace -t)\n"
-"  --format F  text (default) or json (one object per line)\n"
-"  -h          this help\n";
+"  -f, --file FILE        the trace file (default ktrace.out); - reads stdin\n"
+"  -d, --decimal          numbers in decimal\n"
+"  -n, --raw              no symbolic decoding (flags, AT_FDCWD, signals,\n"
+"                         errno text)\n"
+"  -E, --elapsed          elapsed time since the first record\n"
+"  -R, --relative         time since the previous record\n"
+"  -T, --absolute         absolute time (seconds since the epoch)\n"
+"  -H, --threads          print thread ids too\n"
+"  -l, --follow           keep reading a file that is still being written\n"
+"  -m, --max-data MAXDATA print at most MAXDATA bytes of each I/O\n"
+"  -s, --no-data          do not print I/O data\n"
+"  -p, --pid PID          only records of this process or thread\n"
+"  -t, --trace TRSTR      only these trace points (c n i s w p, as ktrace -t)\n"
+"      --format F         text (default) or json (one object per line)\n"
+"  -h, --help             this help\n";
 
 enum { OPT_FORMAT = 0x100 };
 
 static const struct option long_opts[] = {
+	{ "file", required_argument, NULL, 'f' },
+	{ "decimal", no_argument, NULL, 'd' },
+	{ "raw", no_argument, NULL, 'n' },
+	{ "elapsed", no_argument, NULL, 'E' },
+	{ "relative", no_argument, NULL, 'R' },
+	{ "absolute", no_argument, NULL, 'T' },
+	{ "threads", no_argument, NULL, 'H' },
+	{ "follow", no_argument, NULL, 'l' },
+	{ "max-data", required_argument, NULL, 'm' },
+	{ "no-data", no_argument, NULL, 's' },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "trace", required_argument, NULL, 't' },
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -67,17 +81,6 @@ struct kstate {
 	struct sbuf line;
 	FILE *out;
 };
-
-static int usage_error(const char *fmt, const char *arg)
-{
-	if (fmt) {
-		fprintf(stderr, "%s: ", sd_prog());
-		fprintf(stderr, fmt, arg);
-		fputc('\n', stderr);
-	}
-	fputs(usage_text, stderr);
-	return SD_EXIT_USAGE;
-}
 
 static const char *const type_names[KTR_NTYPES] = {
 	[KTR_CALL] = "CALL", [KTR_RET] = "RET", [KTR_NAMI] = "NAMI",
@@ -641,6 +644,7 @@ static int parse_args(int argc, char **argv, struct kopts *o)
 
 	*o = (struct kopts){ .file = "ktrace.out", .maxdata = -1, .pid = -1,
 			     .points = ~0u };
+	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":f:dnERTHlm:sp:t:h", long_opts,
 				NULL)) != -1) {
@@ -650,7 +654,7 @@ static int parse_args(int argc, char **argv, struct kopts *o)
 		case 'n': o->x.raw = true; break;
 		case 'E': case 'R': case 'T':
 			if (o->timefmt && o->timefmt != c)
-				return usage_error("%s", "-E, -R and -T exclude "
+				return sd_usage_error("%s", "-E, -R and -T exclude "
 						   "each other");
 			o->timefmt = c;
 			break;
@@ -659,39 +663,35 @@ static int parse_args(int argc, char **argv, struct kopts *o)
 		case 's': o->nodata = true; break;
 		case 'm':
 			if (sd_parse_u64(optarg, 0, 1 << 30, &v))
-				return usage_error("bad data size '%s'", optarg);
+				return sd_usage_error("bad data size '%s'", optarg);
 			o->maxdata = v;
 			break;
 		case 'p':
 			if (sd_parse_u64(optarg, 1, INT32_MAX, &v))
-				return usage_error("bad pid '%s'", optarg);
+				return sd_usage_error("bad pid '%s'", optarg);
 			o->pid = v;
 			break;
 		case 't':
 			if (ktrace_parse_points(optarg, &o->points))
-				return usage_error("bad trace points '%s' (letters "
+				return sd_usage_error("bad trace points '%s' (letters "
 						   "c n i s w p)", optarg);
 			break;
 		case OPT_FORMAT:
 			if (!strcmp(optarg, "json"))
 				o->json = true;
 			else if (strcmp(optarg, "text"))
-				return usage_error("unknown format '%s' (text, "
+				return sd_usage_error("unknown format '%s' (text, "
 						   "json)", optarg);
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			return -1;
-		case ':':
-			return usage_error("option '%s' needs a value",
-					   argv[optind - 1]);
 		default:
-			return usage_error("unknown option '%s'",
-					   argv[optind - 1]);
+			return sd_getopt_error(c, argv, long_opts);
 		}
 	}
 	if (optind < argc)
-		return usage_error("unexpected argument '%s'", argv[optind]);
+		return sd_usage_error("unexpected argument '%s'", argv[optind]);
 	return 0;
 }
 

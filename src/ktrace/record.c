@@ -11,6 +11,7 @@
 #include "../lib/bpf.h"
 #include "../lib/ringbuf.h"
 #include "../lib/syscalls.h"
+#include "../lib/cli.h"
 #include "../lib/util.h"
 
 #include <bpf/bpf.h>
@@ -38,21 +39,25 @@ static const char usage_text[] =
 "Record what processes do into a trace file, in the kernel, with eBPF;\n"
 "sonde kdump prints it.\n"
 "\n"
-"  -f FILE     the trace file (default ktrace.out), created mode 0600\n"
-"  -a          append to FILE instead of truncating it\n"
-"  -t TRSTR    trace points (default cnisp):\n"
-"                c syscalls (call and return)  n path names (namei)\n"
-"                i data read and written (genio)  s signals\n"
-"                w context switches  p process life (fork, exec, exit)\n"
-"  -m MAXDATA  data bytes recorded per I/O call (default 4096, at most 16k)\n"
-"  -b BUFSIZE  ring buffer size (default 8M; a power of two)\n"
-"  -p PID,...  attach to running processes (all their threads)\n"
-"  -g PGID     attach to every process of a process group\n"
-"  -i          trace children forked later too (default with -- COMMAND)\n"
-"  -d          also trace descendants that already exist (-p, -g)\n"
-"  -- COMMAND  run COMMAND, traced from its execve on; exit with its status\n"
-"  -v          libbpf's messages on stderr\n"
-"  -h          this help\n"
+"  -f, --file FILE          the trace file (default ktrace.out), mode 0600\n"
+"  -a, --append             append to FILE instead of truncating it\n"
+"  -t, --trace TRSTR        trace points (default cnisp):\n"
+"                             c syscalls (call and return)  n path names\n"
+"                             i data read and written (genio)  s signals\n"
+"                             w context switches  p process life (fork,\n"
+"                             exec, exit)\n"
+"  -m, --max-data MAXDATA   data bytes recorded per I/O call (default 4096,\n"
+"                           at most 16k)\n"
+"  -b, --buffer-size SIZE   ring buffer size (default 8M; a power of two)\n"
+"  -p, --pid PID,...        attach to running processes (all their threads)\n"
+"  -g, --pgid PGID          attach to every process of a process group\n"
+"  -i, --inherit            trace children forked later too (default with\n"
+"                           -- COMMAND)\n"
+"  -d, --descendants        also trace descendants that already exist (-p, -g)\n"
+"  -- COMMAND               run COMMAND, traced from its execve on; exit\n"
+"                           with its status\n"
+"  -v, --verbose            libbpf's messages on stderr\n"
+"  -h, --help               this help\n"
 "\n"
 "Ctrl-C or SIGTERM end it; every record is flushed. Needs root (or CAP_BPF\n"
 "and CAP_PERFMON).\n";
@@ -73,43 +78,6 @@ static volatile sig_atomic_t stop_sig;
 static void on_signal(int sig)
 {
 	stop_sig = sig;
-}
-
-static int usage_error(const char *fmt, const char *arg)
-{
-	if (fmt) {
-		fprintf(stderr, "%s: ", sd_prog());
-		fprintf(stderr, fmt, arg);
-		fputc('\n', stderr);
-	}
-	fputs(usage_text, stderr);
-	return SD_EXIT_USAGE;
-}
-
-/* "4k", "8M", "1G" or a plain byte count. */
-static int parse_size(const char *s, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-	uint64_t mul = 1;
-
-	errno = 0;
-	if (*s < '0' || *s > '9')
-		return -EINVAL;
-	v = strtoull(s, &end, 10);
-	if (errno)
-		return -EINVAL;
-	switch (*end) {
-	case '\0': break;
-	case 'k': case 'K': mul = 1ull << 10; end++; break;
-	case 'm': case 'M': mul = 1ull << 20; end++; break;
-	case 'g': case 'G': mul = 1ull << 30; end++; break;
-	default: return -EINVAL;
-	}
-	if (*end || v > UINT64_MAX / mul)
-		return -EINVAL;
-	*out = v * mul;
-	return 0;
 }
 
 static int add_pid(struct opts *o, pid_t pid)
@@ -204,6 +172,21 @@ static void add_descendants(struct opts *o)
 	free(v);
 }
 
+static const struct option long_opts[] = {
+	{ "append", no_argument, NULL, 'a' },
+	{ "inherit", no_argument, NULL, 'i' },
+	{ "descendants", no_argument, NULL, 'd' },
+	{ "file", required_argument, NULL, 'f' },
+	{ "trace", required_argument, NULL, 't' },
+	{ "max-data", required_argument, NULL, 'm' },
+	{ "buffer-size", required_argument, NULL, 'b' },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "pgid", required_argument, NULL, 'g' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
 static int parse_args(int argc, char **argv, struct opts *o)
 {
 	int c;
@@ -211,8 +194,10 @@ static int parse_args(int argc, char **argv, struct opts *o)
 
 	*o = (struct opts){ .file = "ktrace.out", .points = KTR_PT_DEFAULT,
 			    .maxdata = 4096, .bufsize = 8 << 20, .pgid = -1 };
+	optind = 1;
 	opterr = 0;
-	while ((c = getopt(argc, argv, "+:aidf:t:m:b:p:g:vh")) != -1) {
+	while ((c = getopt_long(argc, argv, "+:aidf:t:m:b:p:g:vh", long_opts,
+				NULL)) != -1) {
 		switch (c) {
 		case 'a':
 			o->append = true;
@@ -224,24 +209,29 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			o->descend = true;
 			break;
 		case 'f':
+			/* strace's "follow forks" would name the file "f". */
+			if (!strcmp(argv[optind - 1], "-ff"))
+				return sd_usage_error("-ff is strace's; sonde ktrace "
+						      "follows forks by default (-i), "
+						      "and -f names the trace file");
 			o->file = optarg;
 			break;
 		case 't':
 			if (ktrace_parse_points(optarg, &o->points))
-				return usage_error("bad trace points '%s' (letters "
+				return sd_usage_error("bad trace points '%s' (letters "
 						   "c n i s w p, or +)", optarg);
 			break;
 		case 'm':
-			if (parse_size(optarg, &o->maxdata) ||
+			if (sd_parse_size(optarg, &o->maxdata) ||
 			    o->maxdata > KTR_GIO_MAX)
-				return usage_error("bad data size '%s' (0 up to "
+				return sd_usage_error("bad data size '%s' (0 up to "
 						   "16k)", optarg);
 			break;
 		case 'b':
-			if (parse_size(optarg, &o->bufsize) ||
+			if (sd_parse_size(optarg, &o->bufsize) ||
 			    o->bufsize < 64 * 1024 || o->bufsize > (1ull << 30) ||
 			    (o->bufsize & (o->bufsize - 1)))
-				return usage_error("bad buffer size '%s' (a power "
+				return sd_usage_error("bad buffer size '%s' (a power "
 						   "of two from 64k to 1G)", optarg);
 			break;
 		case 'p': {
@@ -254,7 +244,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 				v = strtol(s, &end, 10);
 				if (errno || end == s || v <= 0 || v > INT32_MAX ||
 				    (*end && *end != ','))
-					return usage_error("bad pid list '%s'",
+					return sd_usage_error("bad pid list '%s'",
 							   optarg);
 				add_pid(o, v);
 				if (!*end)
@@ -267,7 +257,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			uint64_t v;
 
 			if (sd_parse_u64(optarg, 1, INT32_MAX, &v))
-				return usage_error("bad process group '%s'",
+				return sd_usage_error("bad process group '%s'",
 						   optarg);
 			o->pgid = v;
 			break;
@@ -278,25 +268,21 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		case 'h':
 			fputs(usage_text, stdout);
 			return -1;
-		case ':':
-			return usage_error("option '%s' needs a value",
-					   argv[optind - 1]);
 		default:
-			return usage_error("unknown option '%s'",
-					   argv[optind - 1]);
+			return sd_getopt_error(c, argv, long_opts);
 		}
 	}
 	if (optind < argc)
 		o->cmd = argv + optind;
 	if (!!o->cmd + !!o->npids + (o->pgid > 0) != 1)
-		return usage_error("%s", o->cmd || o->npids || o->pgid > 0 ?
+		return sd_usage_error("%s", o->cmd || o->npids || o->pgid > 0 ?
 				   "-p, -g and -- COMMAND exclude each other" :
 				   "nothing to trace: give -p PID, -g PGID or "
 				   "-- COMMAND");
 	if (o->cmd && !inherit_set)
 		o->inherit = true;
 	if (o->cmd && o->descend)
-		return usage_error("%s", "-d needs -p or -g");
+		return sd_usage_error("%s", "-d needs -p or -g");
 	return 0;
 }
 

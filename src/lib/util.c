@@ -192,6 +192,34 @@ int sd_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 	return 0;
 }
 
+int sd_parse_size(const char *s, uint64_t *out)
+{
+	unsigned long long v;
+	unsigned shift = 0;
+	char *end;
+
+	if (!s || !isdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno == ERANGE)
+		return -ERANGE;
+	if (errno || end == s)
+		return -EINVAL;
+	switch (*end) {
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
+	case 't': case 'T': shift = 40; end++; break;
+	}
+	if (*end)
+		return -EINVAL;
+	if (shift && v > (UINT64_MAX >> shift))
+		return -ERANGE;
+	*out = (uint64_t)v << shift;
+	return 0;
+}
+
 static int parse_cpu(const char **p, long *out)
 {
 	char *end;

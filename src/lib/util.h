@@ -36,6 +36,10 @@ void sd_grow(void *arr, size_t *cap, size_t need, size_t elem);
 int sd_parse_duration(const char *s, uint64_t *ns);
 /* Format nanoseconds as "5.00 s", "512 ms", "12.3 us" into buf. */
 char *sd_fmt_duration(uint64_t ns, char *buf, size_t len);
+/* A size: a decimal (or 0x hex) count with an optional binary-multiple
+ * suffix k, m, g or t (either case): "4k" is 4096. Returns 0, or -EINVAL for
+ * bad syntax and -ERANGE when the value does not fit in 64 bits. */
+int sd_parse_size(const char *s, uint64_t *out);
 /* Unsigned decimal (or 0x hex) integer with range check; 0 or -EINVAL. */
 int sd_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 

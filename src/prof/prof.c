@@ -8,6 +8,7 @@
 #include "dump.h"
 #include "../commands.h"
 #include "../lib/perf.h"
+#include "../lib/cli.h"
 #include "../lib/util.h"
 #include "config.h"
 
@@ -77,17 +78,6 @@ static const struct option long_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-static int usage_error(const char *fmt, const char *arg)
-{
-	if (fmt) {
-		fprintf(stderr, "%s: ", sd_prog());
-		fprintf(stderr, fmt, arg);
-		fputc('\n', stderr);
-	}
-	fputs(usage_text, stderr);
-	return SD_EXIT_USAGE;
-}
-
 static int parse_args(int argc, char **argv, struct opts *o)
 {
 	int c;
@@ -100,7 +90,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		switch (c) {
 		case 'F':
 			if (sd_parse_u64(optarg, 1, 10000, &o->hz))
-				return usage_error("bad frequency '%s' (1 to "
+				return sd_usage_error("bad frequency '%s' (1 to "
 						   "10000 Hz)", optarg);
 			break;
 		case 'o':
@@ -111,7 +101,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case 'n':
 			if (sd_parse_u64(optarg, 0, UINT64_MAX, &o->top))
-				return usage_error("bad row count '%s'", optarg);
+				return sd_usage_error("bad row count '%s'", optarg);
 			break;
 		case OPT_FORMAT:
 			if (!strcmp(optarg, "pprof"))
@@ -121,7 +111,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			else if (!strcmp(optarg, "table"))
 				o->format = FMT_TABLE;
 			else
-				return usage_error("unknown format '%s' (pprof, "
+				return sd_usage_error("unknown format '%s' (pprof, "
 						   "folded or table)", optarg);
 			o->format_set = true;
 			break;
@@ -134,27 +124,23 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		case 'h':
 			fputs(usage_text, stdout);
 			return 0;
-		case ':':
-			return usage_error("option '%s' needs a value",
-					   argv[optind - 1]);
 		default:
-			return usage_error("unknown option '%s'",
-					   argv[optind - 1]);
+			return sd_getopt_error(c, argv, long_opts);
 		}
 	}
 	if (o->input) {
 		if (optind < argc)
-			return usage_error("-i takes no command ('%s')",
+			return sd_usage_error("-i takes no command ('%s')",
 					   argv[optind]);
 		if (!o->format_set)
 			o->format = FMT_TABLE;
 		if (o->format == FMT_PPROF && (!o->out || !strcmp(o->out, "-")))
-			return usage_error("-i with --format pprof writes to a "
-					   "file: give -o%s", "");
+			return sd_usage_error("-i with --format pprof writes to a "
+					      "file: give -o");
 		return -1;
 	}
 	if (optind >= argc)
-		return usage_error("no command to profile%s", "");
+		return sd_usage_error("no command to profile");
 	o->cmd = argv + optind;
 	return -1;
 }

@@ -31,8 +31,21 @@ def test_no_command_is_usage_error(sonde):
 def test_unknown_command(sonde):
     p = run([sonde, "frobnicate"])
     assert p.returncode == 2
-    assert p.stderr.startswith("sonde: unknown command 'frobnicate'\n")
+    assert p.stderr == "sonde: unknown command 'frobnicate' (see sonde --help)\n"
     assert run([sonde, "help", "frobnicate"]).returncode == 2
+
+
+@pytest.mark.parametrize("word,near", [
+    ("kdumb", "kdump"), ("dtarce", "dtrace"), ("porf", "prof"),
+    ("strace", "ktrace"), ("perf", "hot"),
+])
+def test_unknown_command_suggests(sonde, word, near):
+    for args in ([word], ["help", word]):
+        p = run([sonde] + args)
+        assert p.returncode == 2
+        assert p.stdout == ""
+        assert p.stderr == (f"sonde: unknown command '{word}'; did you mean "
+                            f"'{near}'? (see sonde --help)\n")
 
 
 def test_command_help(sonde):
@@ -66,5 +79,64 @@ def test_hot_usage_errors(sonde, args, message):
     first = p.stderr.split("\n")[0]
     assert first == f"sonde hot: {message}" or first.startswith(
         f"sonde hot: {message}"), first
-    assert "usage: sonde hot" in p.stderr
+    # One line, naming the token, pointing at the help (issue 13: the
+    # whole usage used to follow and scroll the one useful line away).
+    assert p.stderr.endswith(" (see sonde hot --help)\n"), p.stderr
+    assert p.stderr.count("\n") == 1, p.stderr
     assert p.stdout == ""
+
+
+# dtrace's front door is tested in test_dtrace.py.
+COMMANDS = ["hot", "prof", "kptrace", "ktrace", "kdump"]
+
+
+@pytest.mark.parametrize("cmd", COMMANDS)
+def test_every_command_help(sonde, cmd):
+    for args in (["help", cmd], [cmd, "--help"], [cmd, "-h"]):
+        p = run([sonde] + args)
+        assert p.returncode == 0, (args, p.stderr)
+        assert p.stdout.startswith(f"usage: sonde {cmd} "), args
+        assert p.stderr == "", args
+
+
+@pytest.mark.parametrize("cmd", COMMANDS)
+@pytest.mark.parametrize("bad,message", [
+    ("--bogus", "unknown option '--bogus'"),
+    ("--bogus=1", "unknown option '--bogus'"),
+    ("--help=1", "option '--help' takes no value"),
+    ("-Q", "unknown option '-Q'"),
+])
+def test_every_command_bad_flag(sonde, cmd, bad, message):
+    p = run([sonde, cmd, bad])
+    assert p.returncode == 2, p.stderr
+    assert p.stdout == ""
+    assert p.stderr == f"sonde {cmd}: {message} (see sonde {cmd} --help)\n"
+
+
+@pytest.mark.parametrize("cmd,opt", [
+    ("hot", "-d"), ("hot", "--duration"), ("prof", "-o"), ("kptrace", "-k"),
+    ("ktrace", "-f"), ("ktrace", "--buffer-size"), ("kdump", "-m"),
+])
+def test_missing_value_names_the_option(sonde, cmd, opt):
+    p = run([sonde, cmd, opt])
+    assert p.returncode == 2
+    assert p.stderr == (f"sonde {cmd}: option '{opt}' needs a value "
+                        f"(see sonde {cmd} --help)\n")
+
+
+def test_ktrace_ff_is_refused(sonde, tmp_path):
+    """strace's -ff used to become '-f f': a trace file named f."""
+    p = run([sonde, "ktrace", "-ff", "--", "true"], cwd=tmp_path)
+    assert p.returncode == 2
+    assert p.stderr.count("\n") == 1
+    assert "-ff is strace's" in p.stderr
+    assert p.stderr.endswith("(see sonde ktrace --help)\n")
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("size", ["99999999999999999999k", "16777216t",
+                                  "4kb", "-4k"])
+def test_sizes_overflow_is_a_usage_error(sonde, size):
+    p = run([sonde, "ktrace", "-b", size, "--", "true"])
+    assert p.returncode == 2
+    assert p.stderr.startswith(f"sonde ktrace: bad buffer size '{size}'")

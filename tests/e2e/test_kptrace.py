@@ -336,7 +336,8 @@ def test_bad_input(any_sonde, tmp_path):
     one_error_line(run([s, "kptrace", str(garbage)]), 1,
                    r"sonde kptrace: .*garbage: binary data, not a kernel log$")
     one_error_line(run([s, "kptrace", "--format", "xml", str(empty)]), 2,
-                   r"sonde kptrace: --format: 'xml' is not text or json$")
+                   r"sonde kptrace: --format: 'xml' is not text or json "
+                   r"\(see sonde kptrace --help\)$")
     one_error_line(run([s, "kptrace", "--kaslr", "0xzz", str(empty)]), 2,
                    r"sonde kptrace: --kaslr: '0xzz' is not auto or a hex offset")
     one_error_line(run([s, "kptrace", "a", "b"]), 2,

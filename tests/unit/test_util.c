@@ -2,7 +2,12 @@
 /* Unit tests for lib/util: durations, integers, CPU lists, string buffers,
  * regions. */
 #include "test.h"
+#include "lib/cli.h"
 #include "lib/util.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 
 #include <errno.h>
 
@@ -73,6 +78,137 @@ static void u64_parse(void **state)
 	assert_int_equal(sd_parse_u64("", 0, 1000, &v), -EINVAL);
 	assert_int_equal(sd_parse_u64("99999999999999999999999", 0,
 				      UINT64_MAX, &v), -EINVAL);
+}
+
+static void size_parse(void **state)
+{
+	static const struct {
+		const char *in;
+		uint64_t v;
+	} ok[] = {
+		{ "0", 0 }, { "4096", 4096 }, { "4k", 4096 }, { "4K", 4096 },
+		{ "8m", 8 << 20 }, { "1G", 1ull << 30 }, { "2t", 2ull << 40 },
+		{ "0x10", 16 }, { "0x10k", 16 << 10 },
+		{ "16777215t", 16777215ull << 40 },
+		{ "18446744073709551615", UINT64_MAX },
+	};
+	static const struct {
+		const char *in;
+		int err;
+	} bad[] = {
+		{ "", -EINVAL }, { "k", -EINVAL }, { "-1", -EINVAL },
+		{ " 4k", -EINVAL }, { "4kb", -EINVAL }, { "4x", -EINVAL },
+		{ "1.5k", -EINVAL }, { "+4", -EINVAL },
+		{ "16777216t", -ERANGE }, { "17179869184g", -ERANGE },
+		{ "18446744073709551616", -ERANGE },
+	};
+	uint64_t v;
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(ok); i++) {
+		v = 1;
+		assert_int_equal(sd_parse_size(ok[i].in, &v), 0);
+		assert_true(v == ok[i].v);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		v = 42;
+		assert_int_equal(sd_parse_size(bad[i].in, &v), bad[i].err);
+		assert_int_equal(v, 42);
+	}
+	assert_int_equal(sd_parse_size(NULL, &v), -EINVAL);
+}
+
+/* Runs sd_getopt_error() on what getopt_long makes of argv and returns the
+ * line it printed on stderr. */
+static char *getopt_line(char **argv, int argc, char *buf, size_t len)
+{
+	static const struct option lo[] = {
+		{ "duration", required_argument, NULL, 'd' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "svg", required_argument, NULL, 0x100 },
+		{ NULL, 0, NULL, 0 },
+	};
+	FILE *f = tmpfile();
+	int saved = dup(2), c, rc = -1;
+
+	assert_non_null(f);
+	fflush(stderr);
+	dup2(fileno(f), 2);
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:d:vh", lo, NULL)) != -1)
+		if (c == '?' || c == ':') {
+			rc = sd_getopt_error(c, argv, lo);
+			break;
+		}
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	assert_int_equal(rc, SD_EXIT_USAGE);
+	rewind(f);
+	if (!fgets(buf, (int)len, f))
+		buf[0] = '\0';
+	/* Exactly one line. */
+	assert_int_equal(fgetc(f), EOF);
+	fclose(f);
+	return buf;
+}
+
+static void getopt_errors(void **state)
+{
+	static const struct {
+		const char *args[3];
+		const char *line;
+	} cases[] = {
+		{ { "-q" }, "unknown option '-q'" },
+		{ { "-vq" }, "unknown option '-q'" },
+		{ { "--bogus" }, "unknown option '--bogus'" },
+		{ { "--bogus=3" }, "unknown option '--bogus'" },
+		{ { "--verbose=3" }, "option '--verbose' takes no value" },
+		{ { "-d" }, "option '-d' needs a value" },
+		{ { "-vd" }, "option '-d' needs a value" },
+		{ { "--duration" }, "option '--duration' needs a value" },
+		{ { "--svg" }, "option '--svg' needs a value" },
+		{ { "-v", "--" , "-x" }, NULL },
+	};
+	char buf[512], want[600];
+
+	(void)state;
+	sd_set_prog("sonde test");
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		char *argv[5] = { "sonde-test" };
+		int argc = 1;
+
+		for (int j = 0; j < 3 && cases[i].args[j]; j++)
+			argv[argc++] = (char *)cases[i].args[j];
+		if (!cases[i].line)
+			continue;
+		snprintf(want, sizeof(want),
+			 "sonde test: %s (see sonde test --help)\n",
+			 cases[i].line);
+		assert_string_equal(getopt_line(argv, argc, buf, sizeof(buf)),
+				    want);
+	}
+}
+
+static void nearest_word(void **state)
+{
+	static const char *const cmds[] = { "hot", "prof", "dtrace", "kptrace",
+					    "ktrace", "kdump", "agent" };
+	const size_t n = ARRAY_SIZE(cmds);
+
+	(void)state;
+	assert_string_equal(sd_nearest("kdumb", cmds, n), "kdump");
+	assert_string_equal(sd_nearest("dtarce", cmds, n), "dtrace");
+	assert_string_equal(sd_nearest("htop", cmds, n), "hot");
+	assert_string_equal(sd_nearest("porf", cmds, n), "prof");
+	assert_string_equal(sd_nearest("ktrac", cmds, n), "ktrace");
+	assert_string_equal(sd_nearest("kd", cmds, n), "kdump");
+	assert_null(sd_nearest("x", cmds, n));
+	assert_null(sd_nearest("frobnicate", cmds, n));
+	assert_int_equal(sd_edit_distance("kitten", "sitting", 5), 3);
+	assert_int_equal(sd_edit_distance("ab", "ba", 5), 1);
+	assert_int_equal(sd_edit_distance("", "abc", 1), 2);
 }
 
 static void cpulist(void **state)
@@ -159,6 +295,9 @@ int main(void)
 		cmocka_unit_test(duration_rejects),
 		cmocka_unit_test(duration_format),
 		cmocka_unit_test(u64_parse),
+		cmocka_unit_test(size_parse),
+		cmocka_unit_test(getopt_errors),
+		cmocka_unit_test(nearest_word),
 		cmocka_unit_test(cpulist),
 		cmocka_unit_test(sbuf_ops),
 		cmocka_unit_test(region_grows),
