@@ -218,4 +218,23 @@ struct ktr_drop {
 	uint64_t count;
 };
 
+/* The sizes docs/trace-format.md gives: a change here is a format change. */
+#define KTR_SIZE(type, n) \
+	_Static_assert(sizeof(struct type) == (n), #type " is " #n " bytes")
+KTR_SIZE(ktr_file_header, 168);
+KTR_SIZE(ktr_rec, 48);
+KTR_SIZE(ktr_call, 104);
+KTR_SIZE(ktr_ret, 64);
+KTR_SIZE(ktr_nami, 48);
+KTR_SIZE(ktr_gio, 72);
+KTR_SIZE(ktr_retgio, 72);
+KTR_SIZE(ktr_callret, 128);
+KTR_SIZE(ktr_psig, 80);
+KTR_SIZE(ktr_csw, 56);
+KTR_SIZE(ktr_fork, 64);
+KTR_SIZE(ktr_exec, 64);
+KTR_SIZE(ktr_exit, 56);
+KTR_SIZE(ktr_drop, 56);
+#undef KTR_SIZE
+
 #endif

@@ -940,7 +940,7 @@ static __always_inline bool emit_named(struct slot *v, struct pt_regs *regs,
 		n++;
 	}
 	for (int i = 0; i < KTR_MAX_ARGS; i++) {
-		if (info & (1u << i)) {
+		if (KTR_SI_PATHMASK(info) & (1u << i)) {
 			off = nami_at(off, sc_arg(regs, i), now);
 			n++;
 		}
@@ -1019,7 +1019,7 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 		if (infop)
 			info = *infop;
 	}
-	paths = (points & KTR_PT_NAMEI) && (info & KTR_SI_PATHS) &&
+	paths = (points & KTR_PT_NAMEI) && KTR_SI_PATHMASK(info) &&
 		!(ret == 0 && (nr == nr_execve || nr == nr_execveat));
 	/* The entry goes out on its own when something comes between (data
 	 * that does not fit, a drop record; a rename wrote it already). */
@@ -1034,7 +1034,7 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 	 * one ring-buffer record. */
 	if (paths) {
 		bool gio = (points & KTR_PT_GENIO) && ret > 0 &&
-			   ((info >> KTR_SI_IO_SHIFT) & 7);
+			   KTR_SI_IO(info);
 
 		if (emit_named(v, regs, info, ret, nr,
 			       !gio && (points & KTR_PT_SYSCALL)))
@@ -1044,10 +1044,10 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 	/* Data at return, with the real byte count: for writes the buffer
 	 * is the one the call has just written from. */
 	if ((points & KTR_PT_GENIO) && ret > 0 &&
-	    ((info >> KTR_SI_IO_SHIFT) & 7)) {
-		int buf_arg = (info >> KTR_SI_BUF_SHIFT) & 7;
-		__u64 fd = (__u32)sc_arg(regs, (info >> KTR_SI_FD_SHIFT) & 7);
-		__u32 kind = (info >> KTR_SI_IO_SHIFT) & 7;
+	    KTR_SI_IO(info)) {
+		int buf_arg = KTR_SI_BUF(info);
+		__u64 fd = (__u32)sc_arg(regs, KTR_SI_FD(info));
+		__u32 kind = KTR_SI_IO(info);
 
 		if ((points & KTR_PT_SYSCALL) &&
 		    (ret < maxdata ? ret : maxdata) <= KTR_GIO_SMALL &&
@@ -1065,7 +1065,7 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 			v = NULL;
 		}
 		emit_gio(sc_arg(regs, buf_arg), sc_arg(regs, buf_arg + 1), ret,
-			 (__u64)((info >> KTR_SI_IO_SHIFT) & 7) << 32 | fd, nr);
+			 (__u64)kind << 32 | fd, nr);
 	}
 	if (!(points & KTR_PT_SYSCALL))
 		return 0;

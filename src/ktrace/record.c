@@ -6,6 +6,7 @@
 #include "ktrace.h"
 #include "format.h"
 #include "record.h"
+#include "systab.h"
 #include "src/ktrace/record.skel.h"
 #include "../commands.h"
 #include "../lib/bpf.h"
@@ -506,16 +507,14 @@ static void fill_sysinfo(struct record *skel)
 {
 	int fd = bpf_map__fd(skel->maps.sysinfo);
 	size_t n;
-	const struct ktrace_sysinfo *tab = ktrace_sysinfo_table(&n);
+	const struct ktrace_syscall *tab = ktrace_syscall_table(&n);
 
 	for (size_t i = 0; i < n; i++) {
 		long nr = sc_number(sc_native(), tab[i].name);
-		uint32_t key = nr, cur = 0, v;
+		uint32_t key = nr, v = ktrace_syscall_hints(&tab[i]);
 
-		if (nr < 0 || nr >= KTR_NR_MAX)
+		if (nr < 0 || nr >= KTR_NR_MAX || !v)
 			continue;
-		bpf_map_lookup_elem(fd, &key, &cur);
-		v = cur | tab[i].info;
 		bpf_map_update_elem(fd, &key, &v, BPF_ANY);
 	}
 }

@@ -24,14 +24,24 @@
 /* The syscall table size the program knows hints for. */
 #define KTR_NR_MAX 1024
 
-/* Hints per syscall number (the sysinfo map's u32 values):
+/* Hints per syscall number (the sysinfo map's u32 values), derived from
+ * the syscall table (systab.h) by ktrace_syscall_hints:
  * bits 0-5: which arguments are path names (NAMI);
- * bits 8-10: data kind (GIO), bits 12-14: the fd argument, bits 16-18:
- * the buffer (or iovec, or msghdr) argument. */
+ * bits 8-10: data kind (GIO, KTR_IO_*), bits 12-14: the fd argument,
+ * bits 16-18: the buffer (or iovec, or msghdr) argument. */
 #define KTR_SI_PATHS 0x3f
 #define KTR_SI_IO_SHIFT 8
 #define KTR_SI_FD_SHIFT 12
 #define KTR_SI_BUF_SHIFT 16
+#define KTR_SI_MAKE(paths, io, fd, buf) \
+	(((paths) & KTR_SI_PATHS) | ((unsigned)(io) << KTR_SI_IO_SHIFT) | \
+	 ((unsigned)(fd) << KTR_SI_FD_SHIFT) | \
+	 ((unsigned)(buf) << KTR_SI_BUF_SHIFT))
+/* The fields of a hint word. */
+#define KTR_SI_PATHMASK(info) ((info) & KTR_SI_PATHS)
+#define KTR_SI_IO(info) (((info) >> KTR_SI_IO_SHIFT) & 7)
+#define KTR_SI_FD(info) (((info) >> KTR_SI_FD_SHIFT) & 7)
+#define KTR_SI_BUF(info) (((info) >> KTR_SI_BUF_SHIFT) & 7)
 enum {
 	KTR_IO_NONE,
 	KTR_IO_READ,		/* data in a buffer, read: the return value says how much */

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* xlat — the tables kdump decodes with: syscall signatures (argument
- * kinds by syscall name), errno names and messages (generated from the
- * kernel headers), signal names, and flag sets (open, mmap, clone, at-,
- * access...), per syscall ABI where the values differ. The printer walks
- * the tables; no syscall has code of its own. Prefix xlat_. */
+/* xlat — the tables kdump decodes with: errno names and messages, signal
+ * names, and constant and flag sets (open, mmap, clone, at-, fcntl...),
+ * generated from the kernel headers, per syscall ABI where the values
+ * differ; and the printer that walks them over the syscall table's
+ * argument kinds (systab.h): no syscall has code of its own. Prefix
+ * xlat_. */
 #ifndef SONDE_KTRACE_XLAT_H
 #define SONDE_KTRACE_XLAT_H
 
@@ -35,20 +36,33 @@ struct xlat_flag {
 	const char *name;
 };
 
-enum xlat_set {
-	XLAT_OPEN, XLAT_PROT, XLAT_MMAP, XLAT_CLONE, XLAT_AT, XLAT_ACCESS,
-	XLAT_NSETS
-};
-/* Append "A|B|0x40" for the bits of v; "0" when v is 0 (O_RDONLY for
- * open flags, whose access mode is a value, not a bit). */
-void xlat_flags(struct sbuf *sb, enum sc_abi abi, enum xlat_set set, uint64_t v);
+/* The sets (enum xlat_set: XLAT_OPEN, XLAT_FCNTL, ...) are generated from
+ * the kernel's UAPI headers by scripts/gen-xlat.sh, one line of xlat.sets
+ * each, with a table per architecture. */
+#include "src/ktrace/xlat_sets.h"
 
-/* How the arguments of the syscall are printed: one character per
- * argument (see xlat.c); NULL when it has no signature (all six are then
- * printed in hex). */
-const char *xlat_signature(const char *name);
-/* The name of the i-th signature, or NULL past the last (for tests). */
-const char *xlat_signature_at(unsigned i);
+enum xlat_kind {
+	XLAT_FLAGS,		/* bits: A|B|0x40 */
+	XLAT_VALUES,		/* one name per value */
+};
+
+struct xlat_set_def {
+	enum xlat_kind kind;
+	uint64_t mask;		/* flags: bits that are a value field (open's
+				 * access mode), named by the rows inside it */
+	const struct xlat_flag *rows;	/* ends with a NULL name; flags with
+					 * several bits come first */
+};
+/* Generated (xlat_ARCH.c). */
+extern const struct xlat_set_def xlat_sets_x86_64[XLAT_NSETS];
+extern const struct xlat_set_def xlat_sets_aarch64[XLAT_NSETS];
+
+/* Append "A|B|0x40" for the bits of v; the name of the value 0 (PROT_NONE,
+ * F_OK) or "0" when v is 0; a value field first (O_RDONLY). */
+void xlat_flags(struct sbuf *sb, enum sc_abi abi, enum xlat_set set, uint64_t v);
+/* The name of value v in a set of values (F_DUPFD_CLOEXEC, AT_FDCWD for
+ * (uint64_t)-100), or NULL. */
+const char *xlat_value(enum sc_abi abi, enum xlat_set set, uint64_t v);
 
 struct xlat_opts {
 	bool decimal;		/* -d: numbers in decimal */

@@ -5,6 +5,7 @@
 #include "test.h"
 #include "ktrace/ktrace.h"
 #include "ktrace/record.h"
+#include "ktrace/systab.h"
 #include "ktrace/xlat.h"
 
 #include <errno.h>
@@ -13,6 +14,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sched.h>
+#include <unistd.h>
 
 static char *flags(enum sc_abi abi, enum xlat_set set, uint64_t v)
 {
@@ -196,8 +198,7 @@ static void call_lines(void **state)
 static void tables_name_real_syscalls(void **state)
 {
 	size_t n;
-	const struct ktrace_sysinfo *t = ktrace_sysinfo_table(&n);
-	const char *name;
+	const struct ktrace_syscall *t = ktrace_syscall_table(&n);
 
 	(void)state;
 	for (size_t i = 0; i < n; i++) {
@@ -210,16 +211,148 @@ static void tables_name_real_syscalls(void **state)
 			fail_msg("sysinfo row '%s' is no syscall", t[i].name);
 		assert_true(sc_number(SC_X86_64, t[i].name) < KTR_NR_MAX);
 	}
-	for (unsigned i = 0; (name = xlat_signature_at(i)); i++) {
-		const char *sig = xlat_signature(name);
+	/* Argument kinds are known ones, the last followed by KA_END only. */
+	for (size_t i = 0; i < n; i++) {
+		int k = ktrace_syscall_nargs(&t[i]);
 
-		if (sc_number(SC_X86_64, name) < 0 &&
-		    sc_number(SC_AARCH64, name) < 0)
-			fail_msg("signature '%s' is no syscall", name);
-		assert_true(strlen(sig) <= 6);
-		assert_string_equal(xlat_signature(name), sig);
+		assert_true(k <= 6);
+		for (int a = 0; a < KTRACE_ARGS_MAX; a++) {
+			assert_true(KA_KIND(t[i].args[a]) < KA_NKINDS);
+			if (KA_KIND(t[i].args[a]) == KA_SETVAL)
+				assert_true(KA_SET_OF(t[i].args[a]) < XLAT_NSETS);
+			if (a >= k)
+				assert_int_equal(t[i].args[a], KA_END);
+		}
 	}
 	assert_true(n > 60);
+}
+
+/* The generated sets name what the C library's headers define. */
+static void generated_sets_match_headers(void **state)
+{
+	enum sc_abi abi = sc_native();
+	char b[32];
+
+	(void)state;
+	assert_string_equal(xlat_value(abi, XLAT_FCNTL, F_DUPFD_CLOEXEC),
+			    "F_DUPFD_CLOEXEC");
+	assert_string_equal(xlat_value(abi, XLAT_FCNTL, F_SETPIPE_SZ),
+			    "F_SETPIPE_SZ");
+	assert_string_equal(xlat_value(abi, XLAT_FCNTL, F_GETFL), "F_GETFL");
+	assert_string_equal(xlat_value(abi, XLAT_DIRFD, (uint64_t)AT_FDCWD),
+			    "AT_FDCWD");
+	assert_null(xlat_value(abi, XLAT_DIRFD, 3));
+	assert_string_equal(xlat_value(abi, XLAT_SEEK, SEEK_HOLE), "SEEK_HOLE");
+	assert_string_equal(xlat_value(abi, XLAT_SIGHOW, SIG_SETMASK),
+			    "SIG_SETMASK");
+	assert_string_equal(xlat_signal_name(abi, SIGCHLD, b, sizeof(b)),
+			    "SIGCHLD");
+	assert_string_equal(flags(abi, XLAT_OPEN, O_WRONLY | O_CREAT |
+				  (O_TMPFILE & ~O_DIRECTORY)),
+			    "O_WRONLY|O_CREAT|__O_TMPFILE");
+	assert_string_equal(flags(abi, XLAT_OPEN, O_RDONLY | O_NONBLOCK |
+				  O_ASYNC | O_PATH),
+			    "O_RDONLY|O_NONBLOCK|O_ASYNC|O_PATH");
+	assert_string_equal(flags(abi, XLAT_MMAP, MAP_SHARED | MAP_POPULATE |
+				  MAP_FIXED_NOREPLACE),
+			    "MAP_SHARED|MAP_POPULATE|MAP_FIXED_NOREPLACE");
+	assert_string_equal(flags(abi, XLAT_MMAP, MAP_ANONYMOUS),
+			    "MAP_ANONYMOUS");
+	assert_string_equal(flags(abi, XLAT_CLONE, CLONE_THREAD | CLONE_SETTLS |
+				  0x100000000ull /* CLONE_CLEAR_SIGHAND: not in glibc 2.36 */),
+			    "CLONE_THREAD|CLONE_SETTLS|CLONE_CLEAR_SIGHAND");
+	assert_string_equal(flags(abi, XLAT_AT, AT_EMPTY_PATH | AT_RECURSIVE |
+				  0x10000000),
+			    "AT_EMPTY_PATH|AT_RECURSIVE|0x10000000");
+	assert_string_equal(flags(abi, XLAT_AT, 0), "0");
+	assert_string_equal(flags(abi, XLAT_PROT, PROT_EXEC | 0x100),
+			    "PROT_EXEC|0x100");
+	/* arm64's own values, from its additions to the generic headers. */
+	assert_string_equal(flags(SC_AARCH64, XLAT_PROT, 0x10 | PROT_READ),
+			    "PROT_READ|PROT_BTI");
+	assert_string_equal(flags(SC_AARCH64, XLAT_OPEN, 0200000 | 0400000),
+			    "O_RDONLY|O_DIRECT|O_LARGEFILE");
+	assert_string_equal(flags(SC_X86_64, XLAT_MMAP, 0x40), "MAP_32BIT");
+	assert_string_equal(flags(SC_AARCH64, XLAT_MMAP, 0x40), "0x40");
+}
+
+/* Named constants in whole lines. */
+static void call_lines_constants(void **state)
+{
+	struct xlat_opts def = { 0 };
+
+	(void)state;
+	assert_string_equal(call(SC_X86_64, "fcntl", 3, F_DUPFD_CLOEXEC, 10, 0,
+				 &def), "fcntl(0x3,F_DUPFD_CLOEXEC,0xa)");
+	assert_string_equal(call(SC_X86_64, "fcntl", 3, 0x7777, 0, 0, &def),
+			    "fcntl(0x3,0x7777,0)");
+	assert_string_equal(call(SC_X86_64, "openat", (uint32_t)AT_FDCWD, 0x10,
+				 020000101, 0600, &def),
+			    "openat(AT_FDCWD,0x10,0x400041<O_WRONLY|O_CREAT|"
+			    "__O_TMPFILE>,0600)");
+	assert_string_equal(call(SC_X86_64, "lseek", 3, 0, SEEK_END, 0, &def),
+			    "lseek(0x3,0,SEEK_END)");
+	assert_string_equal(call(SC_X86_64, "rt_sigprocmask", SIG_UNBLOCK, 0x10,
+				 0, 8, &def),
+			    "rt_sigprocmask(SIG_UNBLOCK,0x10,0,0x8)");
+	assert_string_equal(call(SC_AARCH64, "unlinkat", (uint64_t)AT_FDCWD,
+				 0x10, AT_REMOVEDIR, 0, &def),
+			    "unlinkat(AT_FDCWD,0x10,0x200<AT_REMOVEDIR>)");
+}
+
+/* The recorder's hints come from the table's argument kinds: the same
+ * words the hand-written hint table had. */
+static void hints_from_the_table(void **state)
+{
+	static const struct {
+		const char *name;
+		uint32_t info;
+	} want[] = {
+		{ "read", KTR_SI_MAKE(0, KTR_IO_READ, 0, 1) },
+		{ "pwrite64", KTR_SI_MAKE(0, KTR_IO_WRITE, 0, 1) },
+		{ "writev", KTR_SI_MAKE(0, KTR_IO_WRITEV, 0, 1) },
+		{ "recvmsg", KTR_SI_MAKE(0, KTR_IO_RECVMSG, 0, 1) },
+		{ "sendto", KTR_SI_MAKE(0, KTR_IO_WRITE, 0, 1) },
+		{ "openat", KTR_SI_MAKE(1 << 1, 0, 0, 0) },
+		{ "renameat2", KTR_SI_MAKE(1 << 1 | 1 << 3, 0, 0, 0) },
+		{ "symlinkat", KTR_SI_MAKE(1 << 0 | 1 << 2, 0, 0, 0) },
+		{ "mount", KTR_SI_MAKE(1 << 0 | 1 << 1, 0, 0, 0) },
+		{ "fanotify_mark", KTR_SI_MAKE(1 << 4, 0, 0, 0) },
+		{ "getxattr", KTR_SI_MAKE(1 << 0, 0, 0, 0) },
+		{ "execve", KTR_SI_MAKE(1 << 0, 0, 0, 0) },
+		{ "close", 0 }, { "mmap", 0 }, { "getpid", 0 },
+	};
+	size_t n, io = 0;
+	const struct ktrace_syscall *t = ktrace_syscall_table(&n);
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(want); i++) {
+		const struct ktrace_syscall *sc = ktrace_syscall_find(want[i].name);
+
+		assert_non_null(sc);
+		assert_int_equal(ktrace_syscall_hints(sc), want[i].info);
+	}
+	assert_int_equal(KTR_SI_IO(ktrace_syscall_hints(
+		ktrace_syscall_find("readv"))), KTR_IO_READV);
+	assert_int_equal(KTR_SI_BUF(ktrace_syscall_hints(
+		ktrace_syscall_find("sendmsg"))), 1);
+	/* Every row that moves data says where: an fd and a buffer. */
+	for (size_t i = 0; i < n; i++) {
+		if (t[i].io == KTR_IO_NONE)
+			continue;
+		io++;
+		if (!KTR_SI_IO(ktrace_syscall_hints(&t[i])))
+			fail_msg("'%s' moves data but has no fd or buffer",
+				 t[i].name);
+	}
+	assert_int_equal(io, 14);
+	/* The index by number agrees with the names. */
+	assert_ptr_equal(ktrace_syscall_nr(SC_X86_64, 257),
+			 ktrace_syscall_find("openat"));
+	assert_ptr_equal(ktrace_syscall_nr(SC_AARCH64, 56),
+			 ktrace_syscall_find("openat"));
+	assert_null(ktrace_syscall_nr(SC_X86_64, 100000));
+	assert_null(ktrace_syscall_nr(SC_X86_64, -1));
 }
 
 static void trace_points(void **state)
@@ -249,6 +382,9 @@ int main(void)
 		cmocka_unit_test(mmap_and_clone),
 		cmocka_unit_test(call_lines),
 		cmocka_unit_test(tables_name_real_syscalls),
+		cmocka_unit_test(generated_sets_match_headers),
+		cmocka_unit_test(call_lines_constants),
+		cmocka_unit_test(hints_from_the_table),
 		cmocka_unit_test(trace_points),
 	};
 

@@ -1,0 +1,310 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* systab — the one syscall table (systab.h): argument kinds, path names
+ * and data per syscall, and the lookups and recorder hints built from it. */
+#include "systab.h"
+#include "record.h"
+
+#include "../lib/util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const struct ktrace_syscall table[] = {
+	{ "read", { KA_FD, KA_BUF, KA_NUM }, KTR_IO_READ },
+	{ "write", { KA_FD, KA_BUF, KA_NUM }, KTR_IO_WRITE },
+	{ "open", { KA_PATH, KA_SET(XLAT_OPEN), KA_CREATE_MODE } },
+	{ "close", { KA_FD } },
+	{ "stat", { KA_PATH, KA_PTR } },
+	{ "fstat", { KA_FD, KA_PTR } },
+	{ "lstat", { KA_PATH, KA_PTR } },
+	{ "poll", { KA_PTR, KA_NUM, KA_NUM } },
+	{ "lseek", { KA_FD, KA_NUM, KA_SET(XLAT_SEEK) } },
+	{ "mmap", { KA_PTR, KA_NUM, KA_SET(XLAT_PROT), KA_SET(XLAT_MMAP),
+		    KA_FD, KA_NUM } },
+	{ "mprotect", { KA_PTR, KA_NUM, KA_SET(XLAT_PROT) } },
+	{ "munmap", { KA_PTR, KA_NUM } },
+	{ "brk", { KA_PTR } },
+	{ "rt_sigaction", { KA_SIGNAL, KA_PTR, KA_PTR, KA_NUM } },
+	{ "rt_sigprocmask", { KA_SET(XLAT_SIGHOW), KA_PTR, KA_PTR, KA_NUM } },
+	{ "rt_sigreturn" },
+	{ "ioctl", { KA_FD, KA_NUM, KA_PTR } },
+	{ "pread64", { KA_FD, KA_BUF, KA_NUM, KA_NUM }, KTR_IO_READ },
+	{ "pwrite64", { KA_FD, KA_BUF, KA_NUM, KA_NUM }, KTR_IO_WRITE },
+	{ "readv", { KA_FD, KA_IOV, KA_NUM }, KTR_IO_READV },
+	{ "writev", { KA_FD, KA_IOV, KA_NUM }, KTR_IO_WRITEV },
+	{ "access", { KA_PATH, KA_SET(XLAT_ACCESS) } },
+	{ "pipe", { KA_PTR } },
+	{ "select", { KA_NUM, KA_PTR, KA_PTR, KA_PTR, KA_PTR } },
+	{ "sched_yield" },
+	{ "mremap", { KA_PTR, KA_NUM, KA_NUM, KA_NUM, KA_PTR } },
+	{ "msync", { KA_PTR, KA_NUM, KA_NUM } },
+	{ "madvise", { KA_PTR, KA_NUM, KA_NUM } },
+	{ "dup", { KA_FD } },
+	{ "dup2", { KA_FD, KA_FD } },
+	{ "dup3", { KA_FD, KA_FD, KA_NUM } },
+	{ "pause" },
+	{ "nanosleep", { KA_PTR, KA_PTR } },
+	{ "getitimer", { KA_NUM, KA_PTR } },
+	{ "alarm", { KA_NUM } },
+	{ "setitimer", { KA_NUM, KA_PTR, KA_PTR } },
+	{ "getpid" },
+	{ "sendfile", { KA_FD, KA_FD, KA_PTR, KA_NUM } },
+	{ "socket", { KA_NUM, KA_NUM, KA_NUM } },
+	{ "connect", { KA_FD, KA_PTR, KA_NUM } },
+	{ "accept", { KA_FD, KA_PTR, KA_PTR } },
+	{ "accept4", { KA_FD, KA_PTR, KA_PTR, KA_NUM } },
+	{ "sendto", { KA_FD, KA_BUF, KA_NUM,
+		     KA_NUM, KA_PTR, KA_NUM }, KTR_IO_WRITE },
+	{ "recvfrom", { KA_FD, KA_BUF, KA_NUM,
+		       KA_NUM, KA_PTR, KA_PTR }, KTR_IO_READ },
+	{ "sendmsg", { KA_FD, KA_MSGHDR, KA_NUM }, KTR_IO_SENDMSG },
+	{ "recvmsg", { KA_FD, KA_MSGHDR, KA_NUM }, KTR_IO_RECVMSG },
+	{ "shutdown", { KA_FD, KA_NUM } },
+	{ "bind", { KA_FD, KA_PTR, KA_NUM } },
+	{ "listen", { KA_FD, KA_NUM } },
+	{ "getsockname", { KA_FD, KA_PTR, KA_PTR } },
+	{ "getpeername", { KA_FD, KA_PTR, KA_PTR } },
+	{ "socketpair", { KA_NUM, KA_NUM, KA_NUM, KA_PTR } },
+	{ "setsockopt", { KA_FD, KA_NUM, KA_NUM, KA_PTR, KA_NUM } },
+	{ "getsockopt", { KA_FD, KA_NUM, KA_NUM, KA_PTR, KA_PTR } },
+	{ "clone", { KA_CLONE_FLAGS, KA_PTR, KA_PTR, KA_PTR, KA_PTR } },
+	{ "clone3", { KA_PTR, KA_NUM } },
+	{ "fork" },
+	{ "vfork" },
+	{ "execve", { KA_PATH, KA_PTR, KA_PTR } },
+	{ "execveat", { KA_DIRFD, KA_PATH, KA_PTR, KA_PTR, KA_SET(XLAT_AT) } },
+	{ "exit", { KA_NUM } },
+	{ "exit_group", { KA_NUM } },
+	{ "wait4", { KA_NUM, KA_PTR, KA_PTR, KA_PTR } },
+	{ "waitid", { KA_NUM, KA_NUM, KA_PTR, KA_NUM, KA_PTR } },
+	{ "kill", { KA_NUM, KA_SIGNAL } },
+	{ "tkill", { KA_NUM, KA_SIGNAL } },
+	{ "tgkill", { KA_NUM, KA_NUM, KA_SIGNAL } },
+	{ "uname", { KA_PTR } },
+	{ "fcntl", { KA_FD, KA_SET(XLAT_FCNTL), KA_NUM } },
+	{ "flock", { KA_FD, KA_NUM } },
+	{ "fsync", { KA_FD } },
+	{ "fdatasync", { KA_FD } },
+	{ "truncate", { KA_PATH, KA_NUM } },
+	{ "ftruncate", { KA_FD, KA_NUM } },
+	{ "getdents", { KA_FD, KA_PTR, KA_NUM } },
+	{ "getdents64", { KA_FD, KA_PTR, KA_NUM } },
+	{ "getcwd", { KA_PTR, KA_NUM } },
+	{ "chdir", { KA_PATH } },
+	{ "fchdir", { KA_FD } },
+	{ "rename", { KA_PATH, KA_PATH } },
+	{ "mkdir", { KA_PATH, KA_MODE } },
+	{ "rmdir", { KA_PATH } },
+	{ "creat", { KA_PATH, KA_MODE } },
+	{ "link", { KA_PATH, KA_PATH } },
+	{ "unlink", { KA_PATH } },
+	{ "symlink", { KA_PATH, KA_PATH } },
+	{ "readlink", { KA_PATH, KA_PTR, KA_NUM } },
+	{ "chmod", { KA_PATH, KA_MODE } },
+	{ "fchmod", { KA_FD, KA_MODE } },
+	{ "chown", { KA_PATH, KA_NUM, KA_NUM } },
+	{ "fchown", { KA_FD, KA_NUM, KA_NUM } },
+	{ "lchown", { KA_PATH, KA_NUM, KA_NUM } },
+	{ "umask", { KA_MODE } },
+	{ "gettimeofday", { KA_PTR, KA_PTR } },
+	{ "getrlimit", { KA_NUM, KA_PTR } },
+	{ "setrlimit", { KA_NUM, KA_PTR } },
+	{ "prlimit64", { KA_NUM, KA_NUM, KA_PTR, KA_PTR } },
+	{ "getrusage", { KA_NUM, KA_PTR } },
+	{ "sysinfo", { KA_PTR } },
+	{ "times", { KA_PTR } },
+	{ "getuid" },
+	{ "getgid" },
+	{ "geteuid" },
+	{ "getegid" },
+	{ "setuid", { KA_NUM } },
+	{ "setgid", { KA_NUM } },
+	{ "setpgid", { KA_NUM, KA_NUM } },
+	{ "getppid" },
+	{ "getpgrp" },
+	{ "getpgid", { KA_NUM } },
+	{ "setsid" },
+	{ "getsid", { KA_NUM } },
+	{ "setresuid", { KA_NUM, KA_NUM, KA_NUM } },
+	{ "setresgid", { KA_NUM, KA_NUM, KA_NUM } },
+	{ "getresuid", { KA_PTR, KA_PTR, KA_PTR } },
+	{ "getresgid", { KA_PTR, KA_PTR, KA_PTR } },
+	{ "sigaltstack", { KA_PTR, KA_PTR } },
+	{ "statfs", { KA_PATH, KA_PTR } },
+	{ "fstatfs", { KA_FD, KA_PTR } },
+	{ "prctl", { KA_NUM, KA_NUM, KA_NUM, KA_NUM, KA_NUM } },
+	{ "arch_prctl", { KA_NUM, KA_PTR } },
+	{ "gettid" },
+	{ "futex", { KA_PTR, KA_NUM, KA_NUM, KA_PTR, KA_PTR, KA_NUM } },
+	{ "sched_getaffinity", { KA_NUM, KA_NUM, KA_PTR } },
+	{ "sched_setaffinity", { KA_NUM, KA_NUM, KA_PTR } },
+	{ "set_tid_address", { KA_PTR } },
+	{ "clock_gettime", { KA_NUM, KA_PTR } },
+	{ "clock_getres", { KA_NUM, KA_PTR } },
+	{ "clock_nanosleep", { KA_NUM, KA_NUM, KA_PTR, KA_PTR } },
+	{ "openat", { KA_DIRFD, KA_PATH, KA_SET(XLAT_OPEN), KA_CREATE_MODE } },
+	{ "openat2", { KA_DIRFD, KA_PATH, KA_PTR, KA_NUM } },
+	{ "mkdirat", { KA_DIRFD, KA_PATH, KA_MODE } },
+	{ "mknodat", { KA_DIRFD, KA_PATH, KA_MODE, KA_NUM } },
+	{ "newfstatat", { KA_DIRFD, KA_PATH, KA_PTR, KA_SET(XLAT_AT) } },
+	{ "unlinkat", { KA_DIRFD, KA_PATH, KA_SET(XLAT_AT) } },
+	{ "renameat", { KA_DIRFD, KA_PATH, KA_DIRFD, KA_PATH } },
+	{ "renameat2", { KA_DIRFD, KA_PATH, KA_DIRFD, KA_PATH, KA_NUM } },
+	{ "linkat", { KA_DIRFD, KA_PATH, KA_DIRFD, KA_PATH, KA_SET(XLAT_AT) } },
+	{ "symlinkat", { KA_PATH, KA_DIRFD, KA_PATH } },
+	{ "readlinkat", { KA_DIRFD, KA_PATH, KA_PTR, KA_NUM } },
+	{ "fchmodat", { KA_DIRFD, KA_PATH, KA_MODE } },
+	{ "fchownat", { KA_DIRFD, KA_PATH, KA_NUM, KA_NUM, KA_SET(XLAT_AT) } },
+	{ "faccessat", { KA_DIRFD, KA_PATH, KA_SET(XLAT_ACCESS) } },
+	{ "faccessat2", { KA_DIRFD, KA_PATH, KA_SET(XLAT_ACCESS),
+			  KA_SET(XLAT_AT) } },
+	{ "utimensat", { KA_DIRFD, KA_PATH, KA_PTR, KA_SET(XLAT_AT) } },
+	{ "statx", { KA_DIRFD, KA_PATH, KA_SET(XLAT_AT), KA_NUM, KA_PTR } },
+	{ "pselect6", { KA_NUM, KA_PTR, KA_PTR, KA_PTR, KA_PTR, KA_PTR } },
+	{ "ppoll", { KA_PTR, KA_NUM, KA_PTR, KA_PTR, KA_NUM } },
+	{ "set_robust_list", { KA_PTR, KA_NUM } },
+	{ "get_robust_list", { KA_NUM, KA_PTR, KA_PTR } },
+	{ "epoll_create1", { KA_NUM } },
+	{ "epoll_ctl", { KA_FD, KA_NUM, KA_FD, KA_PTR } },
+	{ "epoll_wait", { KA_FD, KA_PTR, KA_NUM, KA_NUM } },
+	{ "epoll_pwait", { KA_FD, KA_PTR, KA_NUM, KA_NUM, KA_PTR, KA_NUM } },
+	{ "eventfd2", { KA_NUM, KA_NUM } },
+	{ "pipe2", { KA_PTR, KA_NUM } },
+	{ "getrandom", { KA_PTR, KA_NUM, KA_NUM } },
+	{ "memfd_create", { KA_PTR, KA_NUM } },
+	{ "close_range", { KA_NUM, KA_NUM, KA_NUM } },
+	{ "rseq", { KA_PTR, KA_NUM, KA_NUM, KA_NUM } },
+	{ "rt_sigtimedwait", { KA_PTR, KA_PTR, KA_PTR, KA_NUM } },
+	{ "rt_sigqueueinfo", { KA_NUM, KA_SIGNAL, KA_PTR } },
+	{ "rt_sigsuspend", { KA_PTR, KA_NUM } },
+	{ "inotify_init1", { KA_NUM } },
+	{ "inotify_add_watch", { KA_FD, KA_PATH, KA_NUM } },
+	{ "fadvise64", { KA_FD, KA_NUM, KA_NUM, KA_NUM } },
+	{ "sync" },
+	{ "syncfs", { KA_FD } },
+	{ "mlock", { KA_PTR, KA_NUM } },
+	{ "munlock", { KA_PTR, KA_NUM } },
+	{ "pidfd_open", { KA_NUM, KA_NUM } },
+	{ "capget", { KA_PTR, KA_PTR } },
+	{ "capset", { KA_PTR, KA_PTR } },
+	{ "chroot", { KA_PATH } },
+	{ "mount", { KA_PATH, KA_PATH, KA_PTR, KA_NUM, KA_PTR } },
+	{ "umount2", { KA_PATH, KA_NUM } },
+	{ "sethostname", { KA_PTR, KA_NUM } },
+	{ "timer_create", { KA_NUM, KA_PTR, KA_PTR } },
+	{ "timer_settime", { KA_NUM, KA_NUM, KA_PTR, KA_PTR } },
+	{ "timerfd_create", { KA_NUM, KA_NUM } },
+	{ "timerfd_settime", { KA_FD, KA_NUM, KA_PTR, KA_PTR } },
+	{ "sched_getparam", { KA_NUM, KA_PTR } },
+	{ "sched_setscheduler", { KA_NUM, KA_NUM, KA_PTR } },
+	{ "sched_getscheduler", { KA_NUM } },
+	{ "membarrier", { KA_NUM, KA_NUM, KA_NUM } },
+	{ "copy_file_range", { KA_FD, KA_PTR, KA_FD, KA_PTR, KA_NUM, KA_NUM } },
+	{ "splice", { KA_FD, KA_PTR, KA_FD, KA_PTR, KA_NUM, KA_NUM } },
+	{ "preadv", { KA_FD, KA_IOV, KA_NUM, KA_NUM, KA_NUM }, KTR_IO_READV },
+	{ "pwritev", { KA_FD, KA_IOV, KA_NUM, KA_NUM, KA_NUM }, KTR_IO_WRITEV },
+	{ "preadv2", { KA_FD, KA_IOV, KA_NUM,
+		      KA_NUM, KA_NUM, KA_NUM }, KTR_IO_READV },
+	{ "pwritev2", { KA_FD, KA_IOV, KA_NUM,
+		       KA_NUM, KA_NUM, KA_NUM }, KTR_IO_WRITEV },
+	{ "fallocate", { KA_FD, KA_NUM, KA_NUM, KA_NUM } },
+	{ "io_uring_setup", { KA_NUM, KA_PTR } },
+	{ "io_uring_enter", { KA_FD, KA_NUM, KA_NUM, KA_NUM, KA_PTR, KA_NUM } },
+	{ "getxattr", { KA_PATH, KA_PTR, KA_PTR, KA_NUM } },
+	{ "lgetxattr", { KA_PATH, KA_PTR, KA_PTR, KA_NUM } },
+	{ "listxattr", { KA_PATH, KA_PTR, KA_NUM } },
+	{ "llistxattr", { KA_PATH, KA_PTR, KA_NUM } },
+	{ "setxattr", { KA_PATH, KA_PTR, KA_PTR, KA_NUM, KA_NUM } },
+	{ "lsetxattr", { KA_PATH, KA_PTR, KA_PTR, KA_NUM, KA_NUM } },
+	{ "fgetxattr", { KA_FD, KA_PTR, KA_PTR, KA_NUM } },
+	{ "flistxattr", { KA_FD, KA_PTR, KA_NUM } },
+	{ "fchmodat2", { KA_DIRFD, KA_PATH, KA_MODE, KA_SET(XLAT_AT) } },
+	{ "utime", { KA_PATH, KA_PTR } },
+	{ "utimes", { KA_PATH, KA_PTR } },
+	{ "futimesat", { KA_DIRFD, KA_PATH, KA_PTR } },
+	{ "mknod", { KA_PATH, KA_MODE, KA_NUM } },
+	{ "swapon", { KA_PATH, KA_NUM } },
+	{ "swapoff", { KA_PATH } },
+	{ "acct", { KA_PATH } },
+	{ "pivot_root", { KA_PATH, KA_PATH } },
+	{ "removexattr", { KA_PATH, KA_PTR } },
+	{ "lremovexattr", { KA_PATH, KA_PTR } },
+	{ "name_to_handle_at", { KA_DIRFD, KA_PATH, KA_PTR,
+				KA_PTR, KA_SET(XLAT_AT) } },
+	{ "fanotify_mark", { KA_FD, KA_NUM, KA_NUM, KA_DIRFD, KA_PATH } },
+	{ "open_tree", { KA_DIRFD, KA_PATH, KA_NUM } },
+	{ "move_mount", { KA_DIRFD, KA_PATH, KA_DIRFD, KA_PATH, KA_NUM } },
+	{ "mount_setattr", { KA_DIRFD, KA_PATH, KA_NUM, KA_PTR, KA_NUM } },
+	{ "uselib", { KA_PATH } },
+};
+
+const struct ktrace_syscall *ktrace_syscall_table(size_t *n)
+{
+	*n = ARRAY_SIZE(table);
+	return table;
+}
+
+const struct ktrace_syscall *ktrace_syscall_find(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(table); i++)
+		if (!strcmp(table[i].name, name))
+			return &table[i];
+	return NULL;
+}
+
+/* Per ABI: the row of each number, found once. */
+static const struct ktrace_syscall **by_nr[SC_NABIS];
+
+const struct ktrace_syscall *ktrace_syscall_nr(enum sc_abi abi, long nr)
+{
+	long n = sc_limit(abi);
+
+	if (abi >= SC_NABIS || nr < 0 || nr >= n)
+		return NULL;
+	if (!by_nr[abi]) {
+		const struct ktrace_syscall **v = sd_calloc(n, sizeof(*v));
+
+		for (size_t i = 0; i < ARRAY_SIZE(table); i++) {
+			long k = sc_number(abi, table[i].name);
+
+			if (k >= 0 && k < n)
+				v[k] = &table[i];
+		}
+		by_nr[abi] = v;
+	}
+	return by_nr[abi][nr];
+}
+
+int ktrace_syscall_nargs(const struct ktrace_syscall *sc)
+{
+	int n = 0;
+
+	while (n < KTRACE_ARGS_MAX && sc->args[n] != KA_END)
+		n++;
+	return n;
+}
+
+uint32_t ktrace_syscall_hints(const struct ktrace_syscall *sc)
+{
+	uint32_t paths = 0;
+	int fd = -1, buf = -1, n = ktrace_syscall_nargs(sc);
+
+	for (int i = 0; i < n; i++) {
+		switch (KA_KIND(sc->args[i])) {
+		case KA_PATH:
+			paths |= 1u << i;
+			break;
+		case KA_FD:
+			if (fd < 0)
+				fd = i;
+			break;
+		case KA_BUF: case KA_IOV: case KA_MSGHDR:
+			if (buf < 0)
+				buf = i;
+			break;
+		}
+	}
+	if (sc->io == KTR_IO_NONE || fd < 0 || buf < 0)
+		return KTR_SI_MAKE(paths, KTR_IO_NONE, 0, 0);
+	return KTR_SI_MAKE(paths, sc->io, fd, buf);
+}

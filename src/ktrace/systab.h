@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* systab — ktrace's one syscall table: a row per syscall, by name, saying
+ * what kind each argument is, which arguments are path names and which
+ * carry data. The recorder derives its BPF hints from it (which arguments
+ * to read as NAMI records, which buffer to copy as GIO data:
+ * ktrace_syscall_hints), and kdump decodes with it (how to print each
+ * argument). Rows are by name, so one table serves every ABI lib/syscalls
+ * knows; numbers come from there. Prefix ktrace_syscall (the argument
+ * kinds: KA_).
+ *
+ * The data of a row that moves some (io) is in its first KA_BUF, KA_IOV or
+ * KA_MSGHDR argument, from or to the file descriptor of its first KA_FD
+ * argument. */
+#ifndef SONDE_KTRACE_SYSTAB_H
+#define SONDE_KTRACE_SYSTAB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../lib/syscalls.h"
+
+/* What an argument is: how kdump prints it, and what the recorder reads
+ * through it. A row's argument is a kind, or KA_SET(XLAT_X): a value of
+ * one of the generated constant or flag sets (xlat.sets), printed by
+ * name. */
+enum ktrace_arg {
+	KA_END,			/* no more arguments */
+	KA_NUM,			/* a number: hex, decimal with kdump -d */
+	KA_INT,			/* a signed int, decimal */
+	KA_UINT,		/* an unsigned number, decimal */
+	KA_PTR,			/* a pointer, hex */
+	KA_FD,			/* a file descriptor */
+	KA_DIRFD,		/* a directory fd, or AT_FDCWD */
+	KA_PATH,		/* a path name: a NAMI record */
+	KA_BUF,			/* a data buffer: GIO, when the row moves data */
+	KA_IOV,			/* an iovec array: GIO */
+	KA_MSGHDR,		/* a msghdr: GIO */
+	KA_MODE,		/* a mode, octal */
+	KA_CREATE_MODE,		/* a mode, present only when the open flags
+				 * (KA_SET(XLAT_OPEN)) before it create a file */
+	KA_SIGNAL,		/* a signal number */
+	KA_CLONE_FLAGS,		/* CLONE_*, the exit signal in the low byte */
+	KA_SETVAL,		/* with a set in the high byte: KA_SET() */
+	KA_NKINDS
+};
+
+#include "src/ktrace/xlat_sets.h"
+
+/* An argument of a set of constants or flags (enum xlat_set). */
+#define KA_SET(set) ((uint16_t)(KA_SETVAL | (set) << 8))
+#define KA_KIND(a) ((a) & 0xff)
+#define KA_SET_OF(a) ((enum xlat_set)((a) >> 8))
+
+#define KTRACE_ARGS_MAX 6
+
+struct ktrace_syscall {
+	const char *name;
+	uint16_t args[KTRACE_ARGS_MAX];	/* enum ktrace_arg or KA_SET();
+					 * KA_END after the last */
+	uint8_t io;		/* KTR_IO_* (record.h): the data it moves */
+};
+
+/* How many arguments a row has. */
+int ktrace_syscall_nargs(const struct ktrace_syscall *sc);
+
+/* The rows, in no particular order. */
+const struct ktrace_syscall *ktrace_syscall_table(size_t *n);
+/* The row of a syscall by name, or NULL. */
+const struct ktrace_syscall *ktrace_syscall_find(const char *name);
+/* The row of syscall nr of an ABI, or NULL (an index per ABI, built on
+ * first use: not to be called from two threads at once). */
+const struct ktrace_syscall *ktrace_syscall_nr(enum sc_abi abi, long nr);
+/* The recorder's hints for a row: record.h's KTR_SI_* word (0 when the
+ * syscall has neither path names nor data). */
+uint32_t ktrace_syscall_hints(const struct ktrace_syscall *sc);
+
+#endif
