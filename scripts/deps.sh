@@ -1,20 +1,43 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# Installs every Debian package that sonde's build, tests and benchmarks need.
-# Idempotent: when everything is present it is a fast no-op, and it only runs
-# `apt-get update` when something is missing.
+# Installs the Debian packages sonde needs, idempotently: when everything is
+# present it is a fast no-op, and it runs `apt-get update` only when
+# something is missing.
+#
+#   scripts/deps.sh build   what building sonde needs (make run, make build)
+#   scripts/deps.sh test    what the tests and benchmarks need besides
+#   scripts/deps.sh         both
 set -eu
 
-PKGS="
+# Compiler, build system, kernel headers; clang and bpftool build the BPF
+# programs and their skeletons; libraries sonde links; scdoc the man pages.
+BUILD="
 gcc make meson ninja-build pkg-config linux-libc-dev
-clang llvm libbpf-dev bpftool binutils
+clang llvm libbpf-dev bpftool
 libelf-dev libdw-dev zlib1g-dev
 libprotobuf-c-dev protobuf-c-compiler
-libcmocka-dev python3 python3-pytest scdoc
-elfutils linux-perf bpftrace strace util-linux procps time systemtap-sdt-dev
-golang-go libgoogle-perftools-dev rustc
-qemu-system-x86 busybox-static cpio xz-utils
+scdoc
 "
+
+# Test runners and the oracles tests compare sonde with (strace, perf,
+# elfutils' and binutils' addr2line and c++filt, go tool pprof, bpftrace,
+# gperftools, rustc for Rust fixtures), systemtap's sdt.h for USDT
+# fixtures, qemu and busybox for the kernel tier, gawk and bc for DTrace's
+# own test suite, bash-completion for the completion test.
+TEST="
+libcmocka-dev python3 python3-pytest
+elfutils binutils linux-perf bpftrace strace util-linux procps time
+systemtap-sdt-dev golang-go libgoogle-perftools-dev rustc
+qemu-system-x86 busybox-static cpio xz-utils
+gawk bc bash-completion
+"
+
+case ${1:-all} in
+build) PKGS=$BUILD ;;
+test) PKGS=$TEST ;;
+all) PKGS="$BUILD $TEST" ;;
+*) echo "usage: scripts/deps.sh [build|test]" >&2; exit 2 ;;
+esac
 
 # One dpkg-query for all: packages it does not know are reported on stderr.
 # shellcheck disable=SC2086

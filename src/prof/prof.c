@@ -152,11 +152,19 @@ static bool file_exists(const char *path)
 	return stat(path, &st) == 0;
 }
 
-/* Where libsonde-prof.so is: $SONDE_PROF_LIBDIR, next to the binary in a
- * build tree (src/prof), or the installed library directory. */
+/* Where libsonde-prof.so is: $SONDE_PROF_LIBDIR; next to the binary in a
+ * build tree (src/prof); the library directory of the prefix the binary
+ * sits in, found relative to it (SONDE_PROF_RELDIR: ../lib/ARCH/sonde from
+ * bin/), so a copied or DESTDIR-staged installation finds its own; last,
+ * the configured installation directory. */
 static char *find_libdir(void)
 {
 	const char *env = getenv("SONDE_PROF_LIBDIR");
+	static const char *const rel[] = { "src/prof",
+#ifdef SONDE_PROF_RELDIR
+					   SONDE_PROF_RELDIR,
+#endif
+	};
 	char exe[PATH_MAX], path[PATH_MAX + 64];
 	ssize_t n;
 
@@ -170,11 +178,14 @@ static char *find_libdir(void)
 		slash = strrchr(exe, '/');
 		if (slash) {
 			*slash = '\0';
-			snprintf(path, sizeof(path), "%s/src/prof/libsonde-prof.so",
-				 exe);
-			if (file_exists(path)) {
-				snprintf(path, sizeof(path), "%s/src/prof", exe);
-				return sd_strdup(path);
+			for (size_t i = 0; i < ARRAY_SIZE(rel); i++) {
+				snprintf(path, sizeof(path),
+					 "%s/%s/libsonde-prof.so", exe, rel[i]);
+				if (!file_exists(path))
+					continue;
+				snprintf(path, sizeof(path), "%s/%s", exe,
+					 rel[i]);
+				return realpath(path, NULL) ?: sd_strdup(path);
 			}
 		}
 	}
