@@ -232,10 +232,9 @@ static void parse_text(const char *text, size_t len, struct kp_report *r)
 		}
 		if (starts(s, "Backtrace (CPU") || starts(s, "Panicked thread:")) {
 			char *lbl = sd_strndup(s, strcspn(s, ","));
-			size_t cap = r->nstacks;
 
-			sd_grow(&r->stacks, &cap, r->nstacks + 1, sizeof(char *));
-			r->stacks[r->nstacks++] = lbl;
+			kp_stack_add(r, lbl);
+			free(lbl);
 			in_kexts = false;
 			continue;
 		}
@@ -316,10 +315,8 @@ int kp_macos_parse(const char *buf, size_t len, struct kp_reports *out)
 	r->macos = true;
 	for (size_t i = 0; i < r->nframes; i++)
 		r->frames[i].stack = 0;
-	if (!r->nstacks) {
-		r->stacks = sd_calloc(1, sizeof(char *));
-		r->stacks[r->nstacks++] = sd_strdup("Backtrace");
-	}
+	if (!r->nstacks)
+		kp_stack_add(r, "Backtrace");
 	out->n++;
 	for (size_t i = 0; i < len; i++)
 		out->lines += buf[i] == '\n';

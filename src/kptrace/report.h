@@ -158,8 +158,15 @@ bool kp_deadlock_skip(const char *name);
 /* Add a note to a report (printf-style). */
 void kp_note(struct kp_report *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-/* Append a frame to a report (zeroed, reliable, section task). */
+/* Append a frame to a report (zeroed, reliable, section task, in the
+ * last stack). */
 struct kp_frame *kp_frame_add(struct kp_report *r);
+/* Free what a frame owns (not the frame itself). */
+void kp_frame_free(struct kp_frame *f);
+/* Append a stack header; the next frames belong to it. */
+void kp_stack_add(struct kp_report *r, const char *label);
+/* Append a module of "Modules linked in:" (n bytes of s). */
+void kp_module_add(struct kp_report *r, const char *s, size_t n);
 /* name without compiler suffixes (.isra.0, .cold, .constprop.1, ...),
  * written into buf. */
 const char *kp_func_base(const char *name, char *buf, size_t len);
