@@ -19,8 +19,6 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <gelf.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -255,56 +253,36 @@ static const struct sym *frame_sym(const struct obj *o,
 /* Core text layout of a module as the kernel's layout_sections() makes
  * it: executable, allocated, non-init sections in section order, each
  * aligned. */
+struct layout {
+	struct obj *o;
+	uint64_t size;
+};
+
+static void layout_section(const struct dsym_section *sec, void *arg)
+{
+	struct layout *l = arg;
+	struct obj *o = l->o;
+	bool init = !strncmp(sec->name, ".init", 5);
+
+	if (!sec->alloc || !sec->exec)
+		return;
+	o->text = sd_realloc(o->text, (o->ntext + 1) * sizeof(*o->text));
+	o->text[o->ntext].name = sd_strdup(sec->name);
+	o->text[o->ntext].size = sec->size;
+	if (init) {			/* not in the core */
+		o->text[o->ntext++].off = UINT64_MAX;
+		return;
+	}
+	l->size = (l->size + sec->align - 1) / sec->align * sec->align;
+	o->text[o->ntext++].off = l->size;
+	l->size += sec->size;
+}
+
 static void module_layout(struct obj *o)
 {
-	int fd = open(o->path, O_RDONLY | O_CLOEXEC);
-	Elf *e;
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
-	uint64_t size = 0;
+	struct layout l = { .o = o };
 
-	if (fd < 0)
-		return;
-	elf_version(EV_CURRENT);
-	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!e || elf_getshdrstrndx(e, &shstrndx)) {
-		if (e)
-			elf_end(e);
-		close(fd);
-		return;
-	}
-	while ((scn = elf_nextscn(e, scn))) {
-		GElf_Shdr sh;
-		const char *name;
-		uint64_t align;
-
-		if (!gelf_getshdr(scn, &sh) ||
-		    (sh.sh_flags & (SHF_ALLOC | SHF_EXECINSTR)) !=
-			    (SHF_ALLOC | SHF_EXECINSTR))
-			continue;
-		name = elf_strptr(e, shstrndx, sh.sh_name);
-		if (!name)
-			continue;
-		if (!strncmp(name, ".init", 5)) {	/* not in the core */
-			o->text = sd_realloc(o->text, (o->ntext + 1) *
-					     sizeof(*o->text));
-			o->text[o->ntext].name = sd_strdup(name);
-			o->text[o->ntext].off = UINT64_MAX;
-			o->text[o->ntext].size = sh.sh_size;
-			o->ntext++;
-			continue;
-		}
-		align = sh.sh_addralign ? sh.sh_addralign : 1;
-		size = (size + align - 1) / align * align;
-		o->text = sd_realloc(o->text, (o->ntext + 1) * sizeof(*o->text));
-		o->text[o->ntext].name = sd_strdup(name);
-		o->text[o->ntext].off = size;
-		o->text[o->ntext].size = sh.sh_size;
-		o->ntext++;
-		size += sh.sh_size;
-	}
-	elf_end(e);
-	close(fd);
+	dsym_sections(o->d, layout_section, &l);
 }
 
 static struct obj *open_obj(const char *path, const char *name, bool module,
@@ -470,9 +448,6 @@ static char *find_module(const struct kp_symopts *o, const char *rel,
 
 /* ---- lookups ---- */
 
-/* keep_name: the report printed the symbol this address is in (a label
- * such as entry_SYSCALL_64_after_hwframe inside an ELF function, or an
- * alias): its name and offset stay. */
 /* Lookups already made: logs repeat frames (every report of a crash loop,
  * every CPU of an NMI backtrace). The strings belong to the dsym. */
 struct cached {
@@ -481,55 +456,41 @@ struct cached {
 	int n;
 	struct dsym_loc locs[16];
 };
-static struct cached *cache;
-static size_t cache_cap, cache_n;
+static struct htab cache;
 
-static struct cached *cache_slot(const struct obj *o, uint64_t addr)
+static bool cached_eq(const void *val, const void *key)
 {
-	size_t i;
+	const struct cached *c = val, *k = key;
 
-	if (cache_n * 2 >= cache_cap) {
-		struct cached *old = cache;
-		size_t oldcap = cache_cap;
-
-		cache_cap = cache_cap ? cache_cap * 2 : 1024;
-		cache = sd_calloc(cache_cap, sizeof(*cache));
-		cache_n = 0;
-		for (size_t j = 0; j < oldcap; j++)
-			if (old[j].o) {
-				*cache_slot(old[j].o, old[j].addr) = old[j];
-				cache_n++;
-			}
-		free(old);
-	}
-	i = hash_u64(addr ^ (uint64_t)(uintptr_t)o) & (cache_cap - 1);
-	while (cache[i].o && (cache[i].o != o || cache[i].addr != addr))
-		i = (i + 1) & (cache_cap - 1);
-	return &cache[i];
+	return c->o == k->o && c->addr == k->addr;
 }
 
 static void cache_free(void)
 {
-	free(cache);
-	cache = NULL;
-	cache_cap = cache_n = 0;
+	for (size_t i = 0; i < cache.cap; i++)
+		free(cache.slots[i].val);
+	htab_free(&cache);
 }
 
 static int lookup_cached(const struct obj *o, uint64_t addr,
 			 struct dsym_loc *locs)
 {
-	struct cached *c = cache_slot(o, addr);
+	struct cached key = { .o = o, .addr = addr }, *c;
+	uint64_t h = hash_u64(addr ^ (uint64_t)(uintptr_t)o);
 
-	if (!c->o) {
+	if (!(c = htab_get(&cache, h, cached_eq, &key))) {
+		c = sd_malloc(sizeof(*c));
+		*c = key;
 		c->n = dsym_lookup(o->d, addr, c->locs, 16);
-		c->o = o;
-		c->addr = addr;
-		cache_n++;
+		htab_put(&cache, h, c);
 	}
 	memcpy(locs, c->locs, sizeof(c->locs));
 	return c->n;
 }
 
+/* keep_name: the report printed the symbol this address is in (a label
+ * such as entry_SYSCALL_64_after_hwframe inside an ELF function, or an
+ * alias): its name and offset stay. */
 static void set_location(struct kp_frame *f, struct obj *o, uint64_t lookup,
 			 bool ret, bool keep_name)
 {

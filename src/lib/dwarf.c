@@ -128,30 +128,62 @@ bool dsym_has_dwarf(struct dsym *d)
 	return dwfl_module_getdwarf(d->mod, &bias) != NULL;
 }
 
-int dsym_section_addr(struct dsym *d, const char *section, uint64_t *addr)
+int dsym_sections(struct dsym *d,
+		  void (*fn)(const struct dsym_section *sec, void *arg),
+		  void *arg)
 {
 	GElf_Addr bias;
 	Elf *elf = dwfl_module_getelf(d->mod, &bias);
 	Elf_Scn *scn = NULL;
 	size_t shstrndx;
+	int n = 0;
 
 	if (!elf || elf_getshdrstrndx(elf, &shstrndx))
 		return -ENOENT;
 	while ((scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
-		const char *name;
+		struct dsym_section sec;
 
-		if (!gelf_getshdr(scn, &sh))
+		if (!gelf_getshdr(scn, &sh) ||
+		    !(sec.name = elf_strptr(elf, shstrndx, sh.sh_name)))
 			continue;
-		name = elf_strptr(elf, shstrndx, sh.sh_name);
-		if (name && strcmp(name, section) == 0) {
-			/* dwfl_offline_section_address wrote the layout into
-			 * sh_addr of the relocated ELF. */
-			*addr = sh.sh_addr;
-			return 0;
-		}
+		/* dwfl_offline_section_address wrote the layout into sh_addr
+		 * of the relocated ELF. */
+		sec.addr = sh.sh_addr;
+		sec.size = sh.sh_size;
+		sec.align = sh.sh_addralign ? sh.sh_addralign : 1;
+		sec.alloc = sh.sh_flags & SHF_ALLOC;
+		sec.exec = sh.sh_flags & SHF_EXECINSTR;
+		fn(&sec, arg);
+		n++;
 	}
-	return -ENOENT;
+	return n;
+}
+
+struct section_want {
+	const char *name;
+	uint64_t addr;
+	bool found;
+};
+
+static void section_match(const struct dsym_section *sec, void *arg)
+{
+	struct section_want *w = arg;
+
+	if (!w->found && strcmp(sec->name, w->name) == 0) {
+		w->addr = sec->addr;
+		w->found = true;
+	}
+}
+
+int dsym_section_addr(struct dsym *d, const char *section, uint64_t *addr)
+{
+	struct section_want w = { .name = section };
+
+	if (dsym_sections(d, section_match, &w) < 0 || !w.found)
+		return -ENOENT;
+	*addr = w.addr;
+	return 0;
 }
 
 int dsym_symbol_addr(struct dsym *d, const char *name, uint64_t *addr)

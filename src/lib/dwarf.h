@@ -29,6 +29,19 @@ bool dsym_has_dwarf(struct dsym *d);
  * out, so that section + offset becomes a lookup address; for other files
  * the section's sh_addr. 0, or -ENOENT. */
 int dsym_section_addr(struct dsym *d, const char *section, uint64_t *addr);
+/* One section of the file, as dsym_sections reports it. */
+struct dsym_section {
+	const char *name;
+	uint64_t addr;		/* as dsym_section_addr gives it */
+	uint64_t size, align;	/* align: 1 when the file says 0 */
+	bool alloc, exec;	/* SHF_ALLOC, SHF_EXECINSTR */
+};
+/* Call fn for every section of the file, in section-header order (an
+ * offline kernel module's layout follows that order). Returns the number
+ * of sections, or -ENOENT. */
+int dsym_sections(struct dsym *d,
+		  void (*fn)(const struct dsym_section *sec, void *arg),
+		  void *arg);
 /* The address of a symbol by name (the first match), 0 or -ENOENT. */
 int dsym_symbol_addr(struct dsym *d, const char *name, uint64_t *addr);
 
