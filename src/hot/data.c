@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* data — the store behind `sonde hot`: call chains interned by their frames
  * with a count each, and the table of user-space frames (file, offset) they
- * point into. Filled by the sampler, read by the report. */
-#include "hot.h"
+ * point into. See data.h. */
+#include "data.h"
 #include "../lib/util.h"
 
 #include <stdlib.h>
@@ -11,7 +11,7 @@
 void hot_data_init(struct hot_data *d)
 {
 	memset(d, 0, sizeof(*d));
-	procmaps_init(&d->maps);
+	d->sym = symbolizer_new(0);
 }
 
 void hot_data_free(struct hot_data *d)
@@ -21,7 +21,7 @@ void hot_data_free(struct hot_data *d)
 	htab_free(&d->chains);
 	htab_free(&d->uindex);
 	free(d->uframes);
-	procmaps_free(&d->maps);
+	symbolizer_free(d->sym);
 }
 
 struct chain_key {
@@ -55,8 +55,7 @@ void hot_data_add(struct hot_data *d, const uint64_t *f, uint32_t n)
 
 struct uframe_key {
 	const struct hot_data *d;
-	uint32_t file;
-	uint64_t off;
+	struct hot_uframe u;
 };
 
 /* uindex stores index + 1 as its pointer value. */
@@ -65,19 +64,31 @@ static bool uframe_eq(const void *val, const void *key)
 	const struct uframe_key *k = key;
 	const struct hot_uframe *u = &k->d->uframes[(uintptr_t)val - 1];
 
-	return u->file == k->file && u->off == k->off;
+	return u->file == k->u.file && u->off == k->u.off &&
+	       u->pid == k->u.pid;
 }
 
-uint64_t hot_data_uframe(struct hot_data *d, uint32_t file, uint64_t off)
+uint64_t hot_data_uframe(struct hot_data *d, pid_t pid, uint64_t addr,
+			 uint64_t t)
 {
-	struct uframe_key key = { d, file, off };
-	uint64_t h = hash_u64(off ^ ((uint64_t)file << 44));
-	void *v = htab_get(&d->uindex, h, uframe_eq, &key);
+	struct uframe_key key = { d, { PROCMAPS_ANON, pid, addr } };
+	uint64_t h;
+	void *v;
 
+	/* anonymous code keeps its address and process (a JIT's perf map
+	 * names it); code in a file, the file and offset */
+	if (procmaps_find(symbolizer_maps(d->sym), pid, addr, t, &key.u.file,
+			  &key.u.off))
+		key.u.pid = 0;
+	else
+		key.u = (struct hot_uframe){ PROCMAPS_ANON, pid, addr };
+	h = hash_u64(key.u.off ^ ((uint64_t)key.u.file << 44) ^
+		     ((uint64_t)(uint32_t)key.u.pid << 20));
+	v = htab_get(&d->uindex, h, uframe_eq, &key);
 	if (!v) {
 		sd_grow(&d->uframes, &d->capuframes, d->nuframes + 1,
 			sizeof(*d->uframes));
-		d->uframes[d->nuframes++] = (struct hot_uframe){ file, off };
+		d->uframes[d->nuframes++] = key.u;
 		v = (void *)(uintptr_t)d->nuframes;
 		htab_put(&d->uindex, h, v);
 	}

@@ -2,7 +2,8 @@
 /* hot — `sonde hot`: which kernel code is hot right now. Parses the command
  * line, loads kernel symbols in a thread while the sampler runs, then hands
  * the samples to the report. */
-#include "hot.h"
+#include "report.h"
+#include "sample.h"
 #include "../commands.h"
 #include "../lib/cli.h"
 #include "../lib/util.h"

@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* report — the output half of `sonde hot`: symbolize every frame (kernel
- * addresses through kallsyms, user (file, offset) pairs through ELF symbol
- * tables), aggregate leaves into rows by PC, function or module, and write
- * the table, folded stacks, JSON and flame-graph SVG. Rows and stacks are
- * keyed by the symbols' names; Rust ones are shown demangled (JSON keeps
- * the symbol, with "demangled" beside it on rows). */
-#include "hot.h"
+/* report — the output half of `sonde hot`: name every frame through
+ * lib/symbolizer (kernel addresses, user (file, offset) pairs, JIT code
+ * by its perf map), aggregate leaves into rows by PC, function or module,
+ * and write the table, folded stacks, JSON and flame-graph SVG. Rows and
+ * stacks are keyed by the symbols' names; Rust ones are shown demangled
+ * (JSON keeps the symbol, with "demangled" beside it on rows). */
+#include "report.h"
 #include "../lib/demangle.h"
-#include "../lib/elfsym.h"
 #include "../lib/flame.h"
 #include "../lib/json.h"
 #include "../lib/table.h"
@@ -19,8 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A symbolized frame. Strings are owned by the symbol tables or by the
- * resolver's arena and live until the report ends. */
+/* A symbolized frame. Strings are owned by the symbolizer and live until
+ * the report ends. */
 struct frame {
 	const char *module;
 	const char *func;	/* NULL: no symbol */
@@ -30,96 +29,21 @@ struct frame {
 struct resolver {
 	const struct hot_opts *o;
 	struct hot_data *d;
-	struct hot_ksyms *ks;
-	struct ksym_table *fresh;	/* kallsyms re-read for late symbols */
-	bool fresh_tried;
-	struct elfsym **files;		/* per procmaps file, lazily opened */
-	bool *file_tried;
-	char **basenames;
-	struct elfsym *vdso;
-	bool vdso_tried;
 };
-
-static const char *file_base(struct resolver *r, uint32_t file)
-{
-	if (!r->basenames[file]) {
-		const char *path = procmaps_file(&r->d->maps, file);
-		const char *b = strrchr(path, '/');
-
-		r->basenames[file] = sd_strdup(b ? b + 1 : path);
-	}
-	return r->basenames[file];
-}
-
-static struct elfsym *file_syms(struct resolver *r, uint32_t file)
-{
-	const char *path = procmaps_file(&r->d->maps, file);
-
-	if (strcmp(path, "[vdso]") == 0) {
-		if (!r->vdso_tried) {
-			r->vdso = elfsym_open_vdso();
-			r->vdso_tried = true;
-		}
-		return r->vdso;
-	}
-	if (!r->file_tried[file]) {
-		r->file_tried[file] = true;
-		if (path[0] == '/')
-			r->files[file] = elfsym_open(path);
-	}
-	return r->files[file];
-}
-
-static bool kernel_lookup(struct resolver *r, uint64_t addr, struct ksym *s)
-{
-	if (ksym_lookup(r->ks->tab, addr, s))
-		return true;
-	/* A BPF program loaded during the run is only in a fresh kallsyms. */
-	if (!r->fresh_tried && r->ks->path && r->ks->tab &&
-	    !r->ks->tab->hidden) {
-		r->fresh_tried = true;
-		r->fresh = ksym_load(r->ks->path);
-	}
-	return r->fresh && ksym_lookup(r->fresh, addr, s);
-}
 
 static struct frame resolve(struct resolver *r, uint64_t f)
 {
-	struct frame fr = { 0 };
+	struct sym_info s;
 
 	if (HOT_IS_USER(f)) {
 		const struct hot_uframe *u =
 			&r->d->uframes[f & ~HOT_USER_TAG];
-		struct elfsym *e;
-		uint64_t addr = u->off, delta;
 
-		fr.module = file_base(r, u->file);
-		fr.off = u->off;
-		if (u->file == PROCMAPS_ANON)
-			return fr;
-		e = file_syms(r, u->file);
-		if (!e)
-			return fr;
-		if (strcmp(fr.module, "[vdso]") != 0 &&
-		    !elfsym_off_to_addr(e, u->off, &addr))
-			return fr;
-		fr.off = addr;
-		fr.func = elfsym_lookup(e, addr, &delta);
-		if (fr.func)
-			fr.off = delta;
-		return fr;
-	}
-	struct ksym s;
-
-	if (kernel_lookup(r, f, &s)) {
-		fr.module = s.module;
-		fr.func = s.name;
-		fr.off = f - s.addr;
+		symbolizer_file(r->d->sym, u->pid, u->file, u->off, &s);
 	} else {
-		fr.module = KSYM_KERNEL;
-		fr.off = f;
+		symbolizer_kernel(r->d->sym, f, &s);
 	}
-	return fr;
+	return (struct frame){ s.module, s.function, s.offset };
 }
 
 /* "func+0x1f" (PC), "func" (function), or the address in hex; shown:
@@ -500,15 +424,12 @@ static void warn_losses(const struct hot_data *d)
 int hot_report(const struct hot_opts *o, struct hot_data *d,
 	       struct hot_ksyms *ks)
 {
-	struct resolver r = { .o = o, .d = d, .ks = ks };
+	struct resolver r = { .o = o, .d = d };
 	struct report rep = { 0 };
-	size_t nf = d->maps.nfiles;
 	FILE *f = stdout;
 	int ret = 0;
 
-	r.files = sd_calloc(nf, sizeof(*r.files));
-	r.file_tried = sd_calloc(nf, sizeof(*r.file_tried));
-	r.basenames = sd_calloc(nf, sizeof(*r.basenames));
+	symbolizer_use_kernel(d->sym, ks->tab, ks->path != NULL);
 	build(&r, &rep);
 	warn_losses(d);
 
@@ -551,14 +472,5 @@ int hot_report(const struct hot_opts *o, struct hot_data *d,
 	}
 
 	report_free(&rep);
-	for (size_t i = 0; i < nf; i++) {
-		elfsym_close(r.files[i]);
-		free(r.basenames[i]);
-	}
-	free(r.files);
-	free(r.file_tried);
-	free(r.basenames);
-	elfsym_close(r.vdso);
-	ksym_free(r.fresh);
 	return ret;
 }

@@ -2,9 +2,9 @@
 /* sample — the sampling half of `sonde hot`: one perf_event per CPU, their
  * mmap rings drained on wake-ups and timer ticks, samples reduced to call
  * chains and counted. User-space addresses are resolved to (file, offset)
- * while the process still exists, through procmaps fed by perf's MMAP2,
- * COMM and FORK records. */
-#include "hot.h"
+ * while the process still exists, through the symbolizer's process maps,
+ * fed by perf's MMAP2, COMM and FORK records. */
+#include "sample.h"
 #include "../lib/perf.h"
 #include "../lib/util.h"
 
@@ -135,7 +135,7 @@ static void enable_events(struct sampler *s, bool on)
 /* MMAP2, COMM and FORK records keep the process maps current. */
 static void side_band(struct sampler *s, const struct perf_event_header *h)
 {
-	struct hot_data *d = s->d;
+	struct procmaps *pm = symbolizer_maps(s->d->sym);
 	struct perf_sample id;
 	const char *p = (const char *)(h + 1);
 	uint32_t pid;
@@ -157,14 +157,14 @@ static void side_band(struct sampler *s, const struct perf_event_header *h)
 		if (h->size < sizeof(*h) + sizeof(*m) ||
 		    !memchr(m->filename, '\0', max))
 			return;
-		procmaps_mmap(&d->maps, m->pid, m->addr, m->len, m->pgoff,
+		procmaps_mmap(pm, m->pid, m->addr, m->len, m->pgoff,
 			      m->filename, id.time);
 		break;
 	}
 	case PERF_RECORD_COMM:
 		if (h->misc & PERF_RECORD_MISC_COMM_EXEC) {
 			memcpy(&pid, p, 4);
-			procmaps_exec(&d->maps, pid, id.time);
+			procmaps_exec(pm, pid, id.time);
 		}
 		break;
 	case PERF_RECORD_FORK: {
@@ -174,7 +174,7 @@ static void side_band(struct sampler *s, const struct perf_event_header *h)
 			return;
 		memcpy(v, p, sizeof(v));
 		if (v[0] != v[1])
-			procmaps_fork(&d->maps, v[1], v[0], id.time);
+			procmaps_fork(pm, v[1], v[0], id.time);
 		break;
 	}
 	}
@@ -183,12 +183,7 @@ static void side_band(struct sampler *s, const struct perf_event_header *h)
 static uint64_t user_frame(struct sampler *s, uint32_t pid, uint64_t addr,
 			   uint64_t t)
 {
-	uint32_t file;
-	uint64_t off;
-
-	if (!procmaps_find(&s->d->maps, pid, addr, t, &file, &off))
-		off = addr;	/* keep the raw address of anonymous code */
-	return hot_data_uframe(s->d, file, off);
+	return hot_data_uframe(s->d, (pid_t)pid, addr, t);
 }
 
 static void sample(struct sampler *s, const struct perf_event_header *h)

@@ -16,6 +16,8 @@
 struct esym {
 	uint64_t addr, size;
 	const char *name;
+	uint32_t index;		/* order in the file */
+	int rank;		/* 2 global, 1 weak, 0 local */
 };
 
 struct eload {
@@ -110,11 +112,12 @@ static size_t read_syms(struct elfsym *e, Elf *elf, Elf64_Word type)
 		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
 			GElf_Sym s;
 			const char *name;
-			int t;
+			int t, bind;
 
 			if (!gelf_getsym(d, i, &s))
 				break;
 			t = GELF_ST_TYPE(s.st_info);
+			bind = GELF_ST_BIND(s.st_info);
 			if ((t != STT_FUNC && t != STT_GNU_IFUNC) ||
 			    s.st_shndx == SHN_UNDEF || !s.st_value)
 				continue;
@@ -122,9 +125,12 @@ static size_t read_syms(struct elfsym *e, Elf *elf, Elf64_Word type)
 			if (!name || !*name)
 				continue;
 			sd_grow(&e->syms, &e->cap, e->n + 1, sizeof(*e->syms));
-			e->syms[e->n++] = (struct esym){
+			e->syms[e->n] = (struct esym){
 				s.st_value, s.st_size,
-				(const char *)(uintptr_t)e->names.len };
+				(const char *)(uintptr_t)e->names.len,
+				(uint32_t)e->n,
+				bind == STB_GLOBAL ? 2 : bind == STB_WEAK ? 1 : 0 };
+			e->n++;
 			sbuf_put(&e->names, name, strlen(name) + 1);
 			added++;
 		}
@@ -138,10 +144,15 @@ static int cmp_sym(const void *a, const void *b)
 
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
-	/* Prefer the sized symbol, then the shorter name offset (first). */
-	if (x->size != y->size)
-		return x->size > y->size ? -1 : 1;
-	return 0;
+	/* At one address, the name lookups give: the sized symbol, then
+	 * global before weak before local (__vdso_clock_gettime, not its
+	 * weak alias clock_gettime: as perf and libdwfl choose), then the
+	 * first in the file. */
+	if (!x->size != !y->size)
+		return x->size ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank > y->rank ? -1 : 1;
+	return (x->index > y->index) - (x->index < y->index);
 }
 
 static void finish(struct elfsym *e)

@@ -4,7 +4,7 @@
  * document, from synthetic samples and a synthetic kallsyms; Rust symbols
  * shown demangled where people read them. */
 #include "test.h"
-#include "hot/hot.h"
+#include "hot/report.h"
 
 #include <unistd.h>
 

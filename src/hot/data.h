@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* data — the store behind `sonde hot`: the call chains the sampler
+ * collects, each with its count, the user-space frames they point into,
+ * the symbolizer that holds the processes' mappings, and the run's
+ * counters. Filled by sample.c, read by report.c. */
+#ifndef SONDE_HOT_DATA_H
+#define SONDE_HOT_DATA_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "../lib/hash.h"
+#include "../lib/symbolizer.h"
+
+/* Frames inside a chain. Kernel frames are raw addresses (the top bit is
+ * set on every kernel address sonde supports); user frames are indices
+ * into the user frame table, tagged. Callers' return addresses are stored
+ * minus one so they symbolize inside the calling function. */
+#define HOT_USER_TAG (1ull << 62)
+#define HOT_IS_KERNEL(f) ((f) >> 63)
+#define HOT_IS_USER(f) (((f) >> 62) == 1)
+
+struct hot_chain {
+	uint64_t count;
+	uint32_t n;
+	uint64_t f[];		/* leaf first */
+};
+
+/* A user frame resolved while its process lived: a mapped file (procmaps
+ * index) and offset, or for anonymous code (PROCMAPS_ANON) the address
+ * and the process, whose perf map may name it. */
+struct hot_uframe {
+	uint32_t file;
+	pid_t pid;		/* anonymous code only; else 0 */
+	uint64_t off;
+};
+
+struct hot_stats {
+	uint64_t read;		/* every sample record read */
+	uint64_t kept;		/* counted in the profile */
+	uint64_t idle;		/* dropped: idle task (--no-idle) */
+	uint64_t other;		/* dropped: another process (-p) */
+	uint64_t lost;		/* PERF_RECORD_LOST totals */
+	uint64_t throttled;	/* PERF_RECORD_THROTTLE events */
+	uint64_t bad;		/* malformed records */
+	uint64_t elapsed_ns;
+	int ncpus_sampled;
+	bool interrupted;	/* Ctrl-C / SIGTERM */
+	bool target_exited;	/* -p PID exited before the end */
+};
+
+struct hot_data {
+	struct htab chains;	/* struct hot_chain, keyed by frames */
+	struct htab uindex;	/* struct hot_uframe -> index + 1 */
+	struct hot_uframe *uframes;
+	size_t nuframes, capuframes;
+	struct symbolizer *sym;	/* process maps, symbols */
+	struct hot_stats st;
+};
+
+void hot_data_init(struct hot_data *d);
+void hot_data_free(struct hot_data *d);
+/* Count one chain of n frames (leaf first). */
+void hot_data_add(struct hot_data *d, const uint64_t *f, uint32_t n);
+/* The frame of a user address of pid at time t, resolved now. */
+uint64_t hot_data_uframe(struct hot_data *d, pid_t pid, uint64_t addr,
+			 uint64_t t);
+
+#endif

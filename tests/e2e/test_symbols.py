@@ -1,0 +1,94 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""One symbolizer behind every tool: code that `sonde hot --user`,
+`sonde prof` and `sonde dtrace` see must be named the same way by all
+three, as independent tools name it — the vDSO's functions as nm lists
+them in its own image, JIT code by the perf map its process wrote.
+tests/e2e/prof/names.cc is built at test time and spins in each."""
+import json
+import os
+import subprocess
+
+import pytest
+
+from conftest import ROOT, run
+
+
+@pytest.fixture(scope="module")
+def names_bin(tmp_path_factory):
+    if not any(os.access(os.path.join(d, "g++"), os.X_OK)
+               for d in os.environ.get("PATH", "/usr/bin").split(":")):
+        pytest.skip("g++ is not installed (scripts/deps.sh installs it)")
+    out = tmp_path_factory.mktemp("names") / "names"
+    p = run(["g++", "-O1", "-g", "-fno-omit-frame-pointer", "-o", str(out),
+             os.path.join(ROOT, "tests", "e2e", "prof", "names.cc")])
+    assert p.returncode == 0, p.stderr
+    return str(out)
+
+
+class Spinner:
+    """names SCENARIO running for `secs`, started and waited for."""
+
+    def __init__(self, exe, scenario, secs, *extra):
+        self.p = subprocess.Popen([exe, scenario, str(secs)] + list(extra),
+                                  stdout=subprocess.PIPE, text=True)
+        assert self.p.stdout.readline().strip() == "ready"
+        self.pid = self.p.pid
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.p.kill()
+        self.p.wait()
+        try:
+            os.unlink(f"/tmp/perf-{self.pid}.map")
+        except FileNotFoundError:
+            pass
+        return False
+
+
+def vdso_names(image):
+    """{weak name: the global name at its address} of a vDSO image, as
+    nm lists it (clock_gettime -> __vdso_clock_gettime)."""
+    by_addr = {}
+    for line in run(["nm", "-D", "--defined-only", image]).stdout.splitlines():
+        f = line.split()
+        if len(f) == 3 and f[1] in "TW":
+            by_addr.setdefault(f[0], {})[f[1]] = f[2].split("@")[0]
+    return {v["W"]: v["T"] for v in by_addr.values() if "T" in v and "W" in v}
+
+
+def hot_rows(sonde, pid, secs="1500ms"):
+    p = run([sonde, "hot", "-d", secs, "--user", "-p", str(pid), "-f",
+             "--format", "json"])
+    assert p.returncode == 0, p.stderr
+    return json.loads(p.stdout)["rows"]
+
+
+def top_user_row(rows, module):
+    mine = [r for r in rows if r["module"] == module]
+    assert mine, rows
+    return mine[0]
+
+
+def test_hot_names_the_vdso(sonde, root, names_bin, tmp_path):
+    """A program spinning in clock_gettime: hot's hottest [vdso] function
+    is the global name nm lists in the vDSO's image at clock_gettime's
+    address (__vdso_clock_gettime), not the weak alias."""
+    image = str(tmp_path / "vdso.so")
+    with Spinner(names_bin, "vdso", 10, image) as s:
+        rows = hot_rows(sonde, s.pid)
+    want = vdso_names(image)["clock_gettime"]
+    row = top_user_row(rows, "[vdso]")
+    assert row["method"] == want, rows
+
+
+def test_hot_names_jit_code_by_its_perf_map(sonde, root, names_bin):
+    """Code in anonymous memory that /tmp/perf-PID.map names: hot's row is
+    the map's name, in the module perf-PID.map, and holds most samples."""
+    with Spinner(names_bin, "jit", 10) as s:
+        rows = hot_rows(sonde, s.pid)
+        module = f"perf-{s.pid}.map"
+    row = top_user_row(rows, module)
+    assert row["method"] == "sonde_jit_spin", rows
+    assert row["calls"] >= 0.5 * sum(r["calls"] for r in rows), rows
