@@ -1,24 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* symbolize — libsonde-prof-write.so: turns the runtime's sample log
- * (dump.h) into a pprof profile while the process still exists. Code
- * addresses are resolved against /proc/self/maps to (file, offset), then
- * through the file's program headers to ELF addresses, named with
- * elfutils (lib/dwarf: function, file:line and the inline chain; lib/elfsym
- * when there is no DWARF; the vDSO from its in-memory image) and kernel
- * addresses with /proc/kallsyms (lib/ksym). Each location carries its
- * inlined frames as pprof lines, each mapping its build-id, each sample the
- * thread's id and name as labels, so viewers need no binary.
+ * (dump.h) into a pprof profile while the process still exists. Addresses
+ * are named by lib/symbolizer against /proc/self/maps (or the maps a raw
+ * dump saved): function, file:line and the inline chain from DWARF, the
+ * vDSO, JIT code by the process's perf map, kernel addresses through
+ * /proc/kallsyms. Each location carries its inlined frames as pprof
+ * lines, each mapping its build-id, each sample the thread's id and name
+ * as labels, so viewers need no binary.
  *
  * Loaded by the runtime with dlopen only when it writes, so the profiled
  * program carries no elfutils, zlib or protobuf-c while it runs. */
 #include "dump.h"
 #include "../lib/demangle.h"
-#include "../lib/dwarf.h"
-#include "../lib/elfsym.h"
 #include "../lib/hash.h"
-#include "../lib/ksym.h"
 #include "../lib/pprof.h"
-#include "../lib/procmaps.h"
+#include "../lib/symbolizer.h"
 #include "../lib/util.h"
 
 #include <errno.h>
@@ -32,12 +28,6 @@
 #define EXPORT __attribute__((visibility("default")))
 #define MAX_INLINE 32
 
-struct objfile {
-	bool tried;
-	struct elfsym *syms;	/* program headers and symbols */
-	struct dsym *dwarf;	/* lines and inlines, when there is DWARF */
-};
-
 /* A mapping written to the profile, found by its start address. */
 struct map_id {
 	uint64_t start;
@@ -46,14 +36,12 @@ struct map_id {
 
 struct sym {
 	struct pprof *p;
-	struct procmaps pm;	/* this process's mappings (lib/procmaps) */
+	struct symbolizer *z;	/* this process's mappings and files */
+	struct procmaps *pm;	/* the symbolizer's */
 	pid_t pid;
-	struct objfile *objs;	/* by procmaps file index */
-	size_t nobjs;
 	struct htab map_index;	/* start -> struct map_id */
 	struct htab addr_index;	/* address -> location id */
-	struct ksym_table *ksyms;
-	bool ksyms_tried;
+	bool kernel_mapped;
 	uint64_t kernel_map;
 	uint64_t unresolved;
 };
@@ -73,69 +61,29 @@ static bool map_eq(const void *val, const void *key)
 	return ((const struct map_id *)val)->start == *(const uint64_t *)key;
 }
 
-static bool is_vdso(const struct sym *s, uint32_t file)
-{
-	return !strcmp(procmaps_file(&s->pm, file), "[vdso]");
-}
-
-/* The symbols of a procmaps file, opened on first use. */
-static struct objfile *get_obj(struct sym *s, uint32_t file)
-{
-	struct objfile *o;
-	const char *path = procmaps_file(&s->pm, file);
-
-	if (file == PROCMAPS_ANON)
-		return NULL;
-	if (file >= s->nobjs) {
-		s->objs = sd_realloc(s->objs, (file + 1) * sizeof(*s->objs));
-		memset(s->objs + s->nobjs, 0,
-		       (file + 1 - s->nobjs) * sizeof(*s->objs));
-		s->nobjs = file + 1;
-	}
-	o = &s->objs[file];
-	if (o->tried)
-		return o;
-	o->tried = true;
-	if (is_vdso(s, file)) {
-		o->syms = elfsym_open_vdso();
-	} else if (path[0] == '/') {
-		o->syms = elfsym_open(path);
-		if (o->syms)
-			o->dwarf = dsym_open(path, NULL);
-	}
-	return o;
-}
-
 static uint64_t map_id(struct sym *s, const struct procmaps_map *m)
 {
 	struct pprof_mapping pm;
-	struct objfile *o = get_obj(s, m->file);
+	struct sym_file_info fi;
 	uint64_t h = hash_u64(m->start);
 	struct map_id *k = htab_get(&s->map_index, h, map_eq, &m->start);
 
 	if (k)
 		return k->id;
+	symbolizer_file_info(s->z, m->file, &fi);
 	memset(&pm, 0, sizeof(pm));
 	pm.start = m->start;
 	pm.limit = m->end;
 	pm.offset = m->pgoff;
-	pm.file = pprof_str(s->p, procmaps_file(&s->pm, m->file));
-	pm.build_id = pprof_str(s->p, o && o->syms ? elfsym_build_id(o->syms) : "");
-	pm.has_functions = o && o->syms;
-	pm.has_filenames = pm.has_lines = pm.has_inlines =
-		o && o->dwarf && dsym_has_dwarf(o->dwarf);
+	pm.file = pprof_str(s->p, procmaps_file(s->pm, m->file));
+	pm.build_id = pprof_str(s->p, fi.build_id);
+	pm.has_functions = fi.has_symbols;
+	pm.has_filenames = pm.has_lines = pm.has_inlines = fi.has_lines;
 	k = sd_malloc(sizeof(*k));
 	k->start = m->start;
 	k->id = pprof_add_mapping(s->p, &pm);
 	htab_put(&s->map_index, h, k);
 	return k->id;
-}
-
-static const char *base_name(const char *path)
-{
-	const char *b = strrchr(path, '/');
-
-	return b ? b + 1 : path;
 }
 
 /* A function named by its symbol. The system name is the symbol as the
@@ -159,99 +107,76 @@ static uint64_t named_function(struct sym *s, const char *sym, const char *file)
 /* The pprof location of a user-space address. */
 static uint64_t user_location(struct sym *s, uint64_t addr)
 {
-	struct pprof_line lines[MAX_INLINE];
-	struct dsym_loc locs[MAX_INLINE];
+	struct pprof_line lines[SYM_MAX_LINES];
 	struct procmaps_map m;
-	struct objfile *o;
-	uint64_t elf_addr, delta, off;
-	const char *name;
-	int n = 0;
+	struct sym_file_info fi;
+	struct sym_info r;
+	uint64_t mapping = 0;
+	bool in_file;
 
-	if (!procmaps_lookup(&s->pm, s->pid, addr, 0, &m)) {
-		s->unresolved++;
-		return pprof_location(s->p, 0, addr, NULL, 0);
-	}
-	o = get_obj(s, m.file);
-	if (!o || !o->syms) {
-		s->unresolved++;
-		return pprof_location(s->p, map_id(s, &m), addr, NULL, 0);
-	}
-	off = addr - m.start + m.pgoff;
-	if (!elfsym_off_to_addr(o->syms, off, &elf_addr)) {
-		if (!is_vdso(s, m.file)) {
-			s->unresolved++;
-			return pprof_location(s->p, map_id(s, &m), addr, NULL, 0);
-		}
-		elf_addr = addr - m.start;	/* the vDSO image is mapped whole */
-	}
-	if (o->dwarf)
-		n = dsym_lookup(o->dwarf, elf_addr, locs, MAX_INLINE);
-	for (int i = 0; i < n; i++) {
-		const char *fn = locs[i].func ? locs[i].func : "??";
+	if (procmaps_lookup(s->pm, s->pid, addr, 0, &m))
+		mapping = map_id(s, &m);
+	in_file = mapping && m.file != PROCMAPS_ANON;
+	symbolizer_file(s->z, s->pid, in_file ? m.file : PROCMAPS_ANON,
+			in_file ? addr - m.start + m.pgoff : addr, &r);
+	for (int i = 0; i < r.nlines; i++) {
+		const char *fn = r.lines[i].function;
 
-		/* Rust's DW_AT_name is the last path element alone
-		 * (write_volatile<u64>); its linkage name has the path */
-		if (!demangle_is_rust(fn) && locs[i].linkage &&
-		    demangle_is_rust(locs[i].linkage))
-			fn = locs[i].linkage;
-
-		lines[i].function = named_function(s, fn,
-						   locs[i].file ? locs[i].file : "");
-		lines[i].line = locs[i].line;
+		lines[i].function = named_function(s, fn ? fn : "??",
+			r.lines[i].file ? r.lines[i].file : "");
+		lines[i].line = r.lines[i].line;
 		lines[i].column = 0;
 	}
-	if (n == 0 && (name = elfsym_lookup(o->syms, elf_addr, &delta))) {
-		lines[0].function = named_function(s, name, "");
-		lines[0].line = 0;
-		lines[0].column = 0;
-		n = 1;
-	}
-	if (n == 0) {
+	if (r.nlines == 0 && in_file &&
+	    (symbolizer_file_info(s->z, m.file, &fi), fi.has_symbols)) {
 		/* No symbol: name it by the file and offset so reports still
 		 * tell where it was. */
 		char buf[512];
 
-		snprintf(buf, sizeof(buf), "%s+0x%" PRIx64,
-			 base_name(procmaps_file(&s->pm, m.file)), off);
+		snprintf(buf, sizeof(buf), "%s+0x%" PRIx64, r.module, r.offset);
 		lines[0].function = pprof_function(s->p, buf, buf, "", 0);
 		lines[0].line = 0;
 		lines[0].column = 0;
-		n = 1;
 		s->unresolved++;
+		return pprof_location(s->p, mapping, addr, lines, 1);
 	}
-	return pprof_location(s->p, map_id(s, &m), addr, lines, (size_t)n);
+	if (r.nlines == 0)
+		s->unresolved++;
+	return pprof_location(s->p, mapping, addr, lines, (size_t)r.nlines);
 }
 
 static uint64_t kernel_location(struct sym *s, uint64_t addr)
 {
 	struct pprof_line line = { 0, 0, 0 };
-	struct ksym k;
+	struct sym_info k;
 
-	if (!s->ksyms_tried) {
+	if (!s->kernel_mapped) {
+		const struct ksym_table *t = symbolizer_kernel_table(s->z);
 		struct pprof_mapping pm;
 
-		s->ksyms_tried = true;
-		s->ksyms = ksym_load("/proc/kallsyms");
+		s->kernel_mapped = true;
 		memset(&pm, 0, sizeof(pm));
 		pm.start = 0;
 		pm.limit = UINT64_MAX;
 		pm.file = pprof_str(s->p, "[kernel.kallsyms]");
 		pm.build_id = pprof_str(s->p, "");
-		pm.has_functions = s->ksyms && !s->ksyms->hidden;
+		pm.has_functions = t && !t->hidden;
 		s->kernel_map = pprof_add_mapping(s->p, &pm);
 	}
-	if (s->ksyms && !s->ksyms->hidden && ksym_lookup(s->ksyms, addr, &k)) {
+	if (symbolizer_kernel(s->z, addr, &k)) {
 		/* kallsyms names are under 512 bytes (KSYM_NAME_LEN) */
 		char buf[512 + 64], name[DEMANGLE_MAX + 64],
 		     shown[DEMANGLE_MAX];
-		const char *d = demangle_display(k.name, shown, sizeof(shown));
+		const char *d = demangle_display(k.function, shown,
+						 sizeof(shown));
 
 		/* Rust-for-Linux symbols are named demangled, as user ones */
 		if (k.module == KSYM_KERNEL) {
-			snprintf(buf, sizeof(buf), "%s", k.name);
+			snprintf(buf, sizeof(buf), "%s", k.function);
 			snprintf(name, sizeof(name), "%s", d);
 		} else {
-			snprintf(buf, sizeof(buf), "%s [%s]", k.name, k.module);
+			snprintf(buf, sizeof(buf), "%s [%s]", k.function,
+				 k.module);
 			snprintf(name, sizeof(name), "%s [%s]", d, k.module);
 		}
 		line.function = pprof_function(s->p, name, buf, "", 0);
@@ -363,19 +288,13 @@ static int add_samples(struct sym *s, const struct sprof_run *run,
 
 static void sym_free(struct sym *s)
 {
-	for (size_t i = 0; i < s->nobjs; i++) {
-		elfsym_close(s->objs[i].syms);
-		dsym_close(s->objs[i].dwarf);
-	}
-	free(s->objs);
 	for (size_t i = 0; i < s->map_index.cap; i++)
 		free(s->map_index.slots[i].val);
 	htab_free(&s->map_index);
 	for (size_t i = 0; i < s->addr_index.cap; i++)
 		free(s->addr_index.slots[i].val);
 	htab_free(&s->addr_index);
-	procmaps_free(&s->pm);
-	ksym_free(s->ksyms);
+	symbolizer_free(s->z);
 }
 
 EXPORT int sonde_prof_write(const struct sprof_run *run, char *err,
@@ -432,16 +351,17 @@ int sonde_prof_write(const struct sprof_run *run, char *err, size_t errlen)
 	}
 	p.duration_ns += (int64_t)run->duration_ns;
 
-	procmaps_init(&s.pm);
+	s.z = symbolizer_new(SYMBOLIZER_LINES);
+	s.pm = symbolizer_maps(s.z);
 	s.pid = run->maps ? run->pid : getpid();
-	ret = run->maps ? procmaps_load_text(&s.pm, s.pid, run->maps)
-			: procmaps_load(&s.pm, s.pid);
+	ret = run->maps ? procmaps_load_text(s.pm, s.pid, run->maps)
+			: procmaps_load(s.pm, s.pid);
 	if (!ret) {
 		/* pprof takes the first mapping for the main binary: the
 		 * one holding the program's entry point. */
 		struct procmaps_map m;
 
-		if (procmaps_lookup(&s.pm, s.pid, run->maps ? run->entry :
+		if (procmaps_lookup(s.pm, s.pid, run->maps ? run->entry :
 				    getauxval(AT_ENTRY), 0, &m))
 			map_id(&s, &m);
 		ret = add_samples(&s, run, totals);

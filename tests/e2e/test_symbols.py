@@ -92,3 +92,39 @@ def test_hot_names_jit_code_by_its_perf_map(sonde, root, names_bin):
     row = top_user_row(rows, module)
     assert row["method"] == "sonde_jit_spin", rows
     assert row["calls"] >= 0.5 * sum(r["calls"] for r in rows), rows
+
+
+def prof_folded(sonde, *cmd):
+    p = run([sonde, "prof", "--format", "folded", "--"] + list(cmd),
+            timeout=120)
+    assert p.returncode == 0, p.stderr
+    leaves = {}
+    for line in p.stdout.splitlines():
+        if line == "ready":
+            continue
+        stack, count = line.rsplit(" ", 1)
+        leaf = stack.split(";")[-1]
+        leaves[leaf] = leaves.get(leaf, 0) + int(count)
+    return leaves
+
+
+def test_prof_names_the_vdso(sonde, names_bin, tmp_path):
+    """prof names the vDSO's code as hot does: nm's global name."""
+    image = str(tmp_path / "vdso.so")
+    leaves = prof_folded(sonde, names_bin, "vdso", "1.5", image)
+    want = vdso_names(image)["clock_gettime"]
+    assert leaves.get(want, 0) >= 0.2 * sum(leaves.values()), leaves
+
+
+def test_prof_names_jit_code_by_its_perf_map(sonde, names_bin):
+    """prof names code in anonymous memory by the perf map its process
+    wrote (and leaves the map where the program left it)."""
+    before = set(os.listdir("/tmp"))
+    try:
+        leaves = prof_folded(sonde, names_bin, "jit", "1.5")
+    finally:
+        for f in set(os.listdir("/tmp")) - before:
+            if f.startswith("perf-") and f.endswith(".map"):
+                os.unlink(os.path.join("/tmp", f))
+    assert leaves.get("sonde_jit_spin", 0) >= 0.5 * sum(leaves.values()), \
+        leaves
