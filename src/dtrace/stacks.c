@@ -1,19 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* stacks — stack() and ustack() keys as text: the frames the kernel kept
- * in the stack-trace map, named as DTrace prints them (module`function+
- * 0xoffset, one per line, indented), kernel frames through lib/ksym
- * (/proc/kallsyms, loaded when a stack is first printed) and user frames
- * through lib/procmaps and lib/elfsym (the process's mappings, read while
- * it lives; the frames of a process that has exited stay addresses).
- * Rust functions are shown demangled (lib/demangle); the
- * aggregation merge key asks for the symbols as they are (readable false),
- * so two symbols that read alike stay two keys. */
+ * in the stack-trace map, named by lib/symbolizer (kernel frames through
+ * /proc/kallsyms, loaded when a stack is first printed; user frames
+ * through the process's mappings, read while it lives: the frames of a
+ * process that has exited stay addresses) and printed as DTrace prints
+ * them (module`function+0xoffset, one per line, indented). Rust functions
+ * are shown demangled (lib/demangle); the aggregation merge key asks for
+ * the symbols as they are (readable false), so two symbols that read
+ * alike stay two keys. */
 #include "dtrace.h"
 #include "cg.h"
 #include "fmt.h"
-#include "../lib/elfsym.h"
-#include "../lib/ksym.h"
-#include "../lib/procmaps.h"
+#include "../lib/symbolizer.h"
 #include "../lib/util.h"
 
 #include <bpf/bpf.h>
@@ -24,11 +22,7 @@
 #define STACKINDENT 14
 
 struct stacks {
-	struct ksym_table *ksyms;
-	bool ksyms_tried;
-	struct procmaps pm;
-	struct { char *path; struct elfsym *e; } *files;
-	size_t nfiles, capfiles;
+	struct symbolizer *z;
 };
 
 static struct stacks *get(struct dt_session *s)
@@ -36,22 +30,16 @@ static struct stacks *get(struct dt_session *s)
 	if (!s->stacks) {
 		struct stacks *st = sd_calloc(1, sizeof(*st));
 
-		procmaps_init(&st->pm);
+		st->z = symbolizer_new(0);
 		s->stacks = st;
 	}
 	return s->stacks;
 }
 
-static struct elfsym *file_syms(struct stacks *st, const char *path)
+/* The kernel image is "vmlinux" in DTrace's frames. */
+static const char *kmod(const struct sym_info *r)
 {
-	for (size_t i = 0; i < st->nfiles; i++)
-		if (!strcmp(st->files[i].path, path))
-			return st->files[i].e;
-	sd_grow(&st->files, &st->capfiles, st->nfiles + 1,
-		sizeof(*st->files));
-	st->files[st->nfiles].path = sd_strdup(path);
-	st->files[st->nfiles].e = elfsym_open(path);
-	return st->files[st->nfiles++].e;
+	return r->module == KSYM_KERNEL ? "vmlinux" : r->module;
 }
 
 static bool tracing_frame(struct stacks *st, uint64_t pc)
@@ -62,18 +50,14 @@ static bool tracing_frame(struct stacks *st, uint64_t pc)
 		"bpf_prog_", "__traceiter_", "perf_trace_run_bpf",
 		"kprobe_perf_func", "uprobe_perf_func",
 	};
-	struct ksym k;
+	struct sym_info k;
 
-	if (!st->ksyms_tried) {
-		st->ksyms_tried = true;
-		st->ksyms = ksym_load("/proc/kallsyms");
-	}
-	if (!st->ksyms || !ksym_lookup(st->ksyms, pc, &k))
+	if (!symbolizer_kernel(st->z, pc, &k))
 		return false;
 	if (k.module == KSYM_BPF)
 		return true;
 	for (size_t i = 0; i < ARRAY_SIZE(prefixes); i++)
-		if (!strncmp(k.name, prefixes[i], strlen(prefixes[i])))
+		if (!strncmp(k.function, prefixes[i], strlen(prefixes[i])))
 			return true;
 	return false;
 }
@@ -81,42 +65,28 @@ static bool tracing_frame(struct stacks *st, uint64_t pc)
 static void kframe(struct stacks *st, struct sbuf *sb, uint64_t pc,
 		   bool readable)
 {
-	struct ksym k;
+	struct sym_info k;
 
-	if (!st->ksyms_tried) {
-		st->ksyms_tried = true;
-		st->ksyms = ksym_load("/proc/kallsyms");
-	}
-	if (st->ksyms && ksym_lookup(st->ksyms, pc, &k)) {
-		/* as dtrace(1): no offset at the symbol's first byte */
-		dt_fmt_symbol(sb, k.module == KSYM_KERNEL ? "vmlinux" :
-			      k.module, k.name, pc - k.addr, readable);
-		return;
-	}
-	sbuf_printf(sb, "0x%" PRIx64, pc);
+	/* as dtrace(1): no offset at the symbol's first byte */
+	if (symbolizer_kernel(st->z, pc, &k))
+		dt_fmt_symbol(sb, kmod(&k), k.function, k.offset, readable);
+	else
+		sbuf_printf(sb, "0x%" PRIx64, pc);
 }
 
+/* A user frame: module`function+0xoff; module`0xaddress in a file
+ * without a symbol there; the address alone outside any file. */
 static void uframe(struct stacks *st, struct sbuf *sb, uint32_t pid,
 		   uint64_t pc, bool readable)
 {
-	uint32_t file;
-	uint64_t off, addr, delta;
-	const char *path, *base, *fn;
-	struct elfsym *e;
+	struct sym_info u;
 
-	if (!procmaps_find(&st->pm, (pid_t)pid, pc, 0, &file, &off)) {
+	if (symbolizer_user(st->z, (pid_t)pid, pc, 0, &u))
+		dt_fmt_symbol(sb, u.module, u.function, u.offset, readable);
+	else if (u.path)
+		sbuf_printf(sb, "%s`0x%" PRIx64, u.module, pc);
+	else
 		sbuf_printf(sb, "0x%" PRIx64, pc);
-		return;
-	}
-	path = procmaps_file(&st->pm, file);
-	base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-	e = file_syms(st, path);
-	if (e && elfsym_off_to_addr(e, off, &addr) &&
-	    (fn = elfsym_lookup(e, addr, &delta))) {
-		dt_fmt_symbol(sb, base, fn, delta, readable);
-		return;
-	}
-	sbuf_printf(sb, "%s`0x%" PRIx64, base, pc);
 }
 
 char *dt_stack_text(struct dt_session *s, uint64_t key, bool user,
@@ -162,48 +132,29 @@ char *dt_sym_text(struct dt_session *s, uint64_t addr, uint32_t pid,
 {
 	struct stacks *st = get(s);
 	struct sbuf sb;
-	struct ksym k;
+	struct sym_info r;
 
 	sbuf_init(&sb);
 	if (!DT_SYM_USER(which)) {
-		if (!st->ksyms_tried) {
-			st->ksyms_tried = true;
-			st->ksyms = ksym_load("/proc/kallsyms");
-		}
-		if (!st->ksyms || !ksym_lookup(st->ksyms, addr, &k)) {
+		if (!symbolizer_kernel(st->z, addr, &r))
 			sbuf_printf(&sb, "0x%" PRIx64, addr);
-			return sbuf_steal(&sb);
-		}
-		const char *m = k.module == KSYM_KERNEL ? "vmlinux" : k.module;
-
-		if (which == DT_SYM_MOD)
-			sbuf_puts(&sb, m);
+		else if (which == DT_SYM_MOD)
+			sbuf_puts(&sb, kmod(&r));
 		else
-			dt_fmt_symbol(&sb, m, k.name, which == DT_SYM_SYM ? 0 :
-				      addr - k.addr, readable);
+			dt_fmt_symbol(&sb, kmod(&r), r.function,
+				      which == DT_SYM_SYM ? 0 : r.offset,
+				      readable);
 		return sbuf_steal(&sb);
 	}
-	uint32_t file;
-	uint64_t off, a, delta;
-	const char *path, *base, *fn = NULL;
-	struct elfsym *e;
-
-	if (!procmaps_find(&st->pm, (pid_t)pid, addr, 0, &file, &off)) {
+	if (!symbolizer_user(st->z, (pid_t)pid, addr, 0, &r) && !r.path)
 		sbuf_printf(&sb, "0x%" PRIx64, addr);
-		return sbuf_steal(&sb);
-	}
-	path = procmaps_file(&st->pm, file);
-	base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-	e = file_syms(st, path);
-	if (e && elfsym_off_to_addr(e, off, &a))
-		fn = elfsym_lookup(e, a, &delta);
-	if (which == DT_SYM_UMOD)
-		sbuf_puts(&sb, base);
-	else if (!fn)
-		sbuf_printf(&sb, "%s`0x%" PRIx64, base, addr);
+	else if (which == DT_SYM_UMOD)
+		sbuf_puts(&sb, r.module);
+	else if (!r.function)
+		sbuf_printf(&sb, "%s`0x%" PRIx64, r.module, addr);
 	else
-		dt_fmt_symbol(&sb, base, fn, which == DT_SYM_USYM ? 0 : delta,
-			      readable);
+		dt_fmt_symbol(&sb, r.module, r.function,
+			      which == DT_SYM_USYM ? 0 : r.offset, readable);
 	return sbuf_steal(&sb);
 }
 
@@ -213,13 +164,7 @@ void dt_stacks_free(struct dt_session *s)
 
 	if (!st)
 		return;
-	ksym_free(st->ksyms);
-	procmaps_free(&st->pm);
-	for (size_t i = 0; i < st->nfiles; i++) {
-		free(st->files[i].path);
-		elfsym_close(st->files[i].e);
-	}
-	free(st->files);
+	symbolizer_free(st->z);
 	free(st);
 	s->stacks = NULL;
 }

@@ -6,6 +6,7 @@ them in its own image, JIT code by the perf map its process wrote.
 tests/e2e/prof/names.cc is built at test time and spins in each."""
 import json
 import os
+import re
 import subprocess
 
 import pytest
@@ -128,3 +129,46 @@ def test_prof_names_jit_code_by_its_perf_map(sonde, names_bin):
                 os.unlink(os.path.join("/tmp", f))
     assert leaves.get("sonde_jit_spin", 0) >= 0.5 * sum(leaves.values()), \
         leaves
+
+
+def dtrace_rows(sonde, pid, func="ufunc"):
+    """@u[FUNC(arg1)] and @s[ustack()] of pid's user samples for 1.5 s:
+    ({key: count}, [each ustack's leaf frame]) ."""
+    script = ("profile-497 /pid == $target && arg1/ "
+              f"{{ @u[{func}(arg1)] = count(); @s[ustack()] = count(); }} "
+              "tick-1500ms { exit(0); }")
+    p = run([sonde, "dtrace", "-q", "-p", str(pid), "-n", script])
+    assert p.returncode == 0, p.stderr
+    rows = {m.group(1): int(m.group(2)) for m in
+            re.finditer(r"^  (\S.*?)\s+(\d+)$", p.stdout, re.M)
+            if not m.group(1).startswith(" ")}
+    leaves, first = [], True
+    for line in p.stdout.splitlines():
+        if re.match(r"^ {14}\S", line):
+            if first:
+                leaves.append(line.strip())
+            first = False
+        elif not line.strip() or re.match(r"^ +\d+$", line):
+            first = True
+    return rows, leaves
+
+
+def test_dtrace_names_the_vdso(sonde, root, names_bin, tmp_path):
+    """ufunc() and ustack() name the vDSO's code as hot and prof do."""
+    image = str(tmp_path / "vdso.so")
+    with Spinner(names_bin, "vdso", 10, image) as s:
+        rows, leaves = dtrace_rows(sonde, s.pid)
+    want = "[vdso]`" + vdso_names(image)["clock_gettime"]
+    assert rows.get(want, 0) >= 0.2 * sum(rows.values()), rows
+    assert any(re.fullmatch(re.escape(want) + r"(\+0x[0-9a-f]+)?", l)
+               for l in leaves), leaves
+
+
+def test_dtrace_names_jit_code_by_its_perf_map(sonde, root, names_bin):
+    """ufunc() and ustack() name JIT code by its process's perf map."""
+    with Spinner(names_bin, "jit", 10) as s:
+        rows, leaves = dtrace_rows(sonde, s.pid)
+        want = f"perf-{s.pid}.map`sonde_jit_spin"
+    assert rows.get(want, 0) >= 0.5 * sum(rows.values()), rows
+    assert any(re.fullmatch(re.escape(want) + r"(\+0x[0-9a-f]+)?", l)
+               for l in leaves), leaves
