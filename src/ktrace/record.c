@@ -289,12 +289,20 @@ static int parse_args(int argc, char **argv, struct opts *o)
 
 /* ---- the trace file ---- */
 
+/* The trace file is never destroyed before the traced command runs: a
+ * regular file (or a new one) is written under a temporary name in its
+ * directory and renamed over it once the command has started
+ * (trace_commit); a command that cannot be run leaves it as it was.
+ * Anything else (a device, a FIFO, a symlink to one) is written in place:
+ * renaming over it would replace the node. -a appends to the file itself. */
 struct writer {
 	int fd;
 	char *buf;
 	size_t len, cap;
 	int err;		/* first write error, negative errno */
 	uint64_t records, bytes;
+	char *tmp;		/* the temporary name, until trace_commit */
+	const char *path;
 };
 
 static void wr_flush(struct writer *w)
@@ -329,13 +337,32 @@ static int open_trace(const struct opts *o, struct writer *w)
 	struct utsname u;
 	struct timespec rt, mono;
 	struct stat st;
-	int flags = O_CREAT | O_CLOEXEC |
-		    (o->append ? O_RDWR | O_APPEND : O_WRONLY | O_TRUNC);
+	int err;
 
-	w->fd = open(o->file, flags, 0600);
+	w->path = o->file;
+	if (o->append) {
+		w->fd = open(o->file, O_CREAT | O_CLOEXEC | O_RDWR | O_APPEND,
+			     0600);
+	} else if (stat(o->file, &st) == 0 && !S_ISREG(st.st_mode)) {
+		w->fd = open(o->file, O_WRONLY | O_CLOEXEC);
+	} else {
+		/* In the file's directory, so that the rename is atomic. */
+		const char *slash = strrchr(o->file, '/');
+		struct sbuf sb;
+
+		sbuf_init(&sb);
+		sbuf_printf(&sb, "%.*s.%s.XXXXXX",
+			    slash ? (int)(slash + 1 - o->file) : 0, o->file,
+			    slash ? slash + 1 : o->file);
+		w->tmp = sbuf_steal(&sb);
+		w->fd = mkostemp(w->tmp, O_CLOEXEC);	/* mode 0600 */
+		if (w->fd < 0) {
+			free(w->tmp);
+			w->tmp = NULL;
+		}
+	}
 	if (w->fd < 0) {
-		int err = -errno;
-
+		err = -errno;
 		sd_err("cannot create %s: %s", o->file, strerror(errno));
 		return err;
 	}
@@ -372,8 +399,39 @@ static int open_trace(const struct opts *o, struct writer *w)
 	}
 	wr_put(w, &h, sizeof(h));
 	wr_flush(w);
+	if (w->err)
+		sd_err("cannot write %s: %s", o->file, strerror(-w->err));
 	return w->err;
 }
+
+/* The command has started: the trace takes the file's name. */
+static int trace_commit(struct writer *w)
+{
+	if (!w->tmp)
+		return 0;
+	if (rename(w->tmp, w->path)) {
+		int err = -errno;
+
+		sd_err("cannot rename %s to %s: %s", w->tmp, w->path,
+		       strerror(errno));
+		return err;
+	}
+	free(w->tmp);
+	w->tmp = NULL;
+	return 0;
+}
+
+/* Nothing was traced: the file stays as it was. */
+static void trace_discard(struct writer *w)
+{
+	if (w->tmp) {
+		unlink(w->tmp);
+		free(w->tmp);
+		w->tmp = NULL;
+	}
+}
+
+
 
 /* ---- recording ---- */
 
@@ -565,43 +623,77 @@ static char *find_command(const char *cmd)
 	return NULL;
 }
 
-/* Start COMMAND stopped on a pipe: it execs once the tracer has put it in
- * the traced map (armed: tracing starts at its execve) and attached. */
-static pid_t spawn(char **cmd, int *go_fd)
-{
-	int p[2];
+/* Start COMMAND (its path exe) stopped on a pipe: it execs once the
+ * tracer has put it in the traced map (armed: tracing starts at its
+ * execve) and attached. A second pipe, closed by the exec, says whether
+ * the exec failed (the errno comes through it). */
+struct child {
 	pid_t pid;
-	char *exe = find_command(cmd[0]);
+	int go_fd, st_fd;
+};
 
-	if (!exe) {
-		sd_err("%s: command not found", cmd[0]);
-		return -ENOENT;
-	}
+static int spawn(const char *exe, char **cmd, struct child *c)
+{
+	int p[2], st[2];
+	pid_t pid;
 
 	if (pipe2(p, O_CLOEXEC))
 		return -errno;
-	pid = fork();
-	if (pid < 0) {
-		free(exe);
+	if (pipe2(st, O_CLOEXEC)) {
+		close(p[0]);
+		close(p[1]);
 		return -errno;
 	}
+	pid = fork();
+	if (pid < 0) {
+		int err = -errno;
+
+		close(p[0]);
+		close(p[1]);
+		close(st[0]);
+		close(st[1]);
+		return err;
+	}
 	if (pid == 0) {
-		char c;
+		char ch;
+		int e;
 
 		close(p[1]);
+		close(st[0]);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
-		if (read(p[0], &c, 1) != 1)
+		if (read(p[0], &ch, 1) != 1)
 			_exit(127);	/* the tracer failed: do not run */
 		execv(exe, cmd);
-		fprintf(stderr, "sonde ktrace: cannot run %s: %s\n", cmd[0],
-			strerror(errno));
+		e = errno;
+		if (write(st[1], &e, sizeof(e)) != sizeof(e))
+			_exit(127);
 		_exit(127);
 	}
 	close(p[0]);
-	free(exe);
-	*go_fd = p[1];
-	return pid;
+	close(st[1]);
+	c->pid = pid;
+	c->go_fd = p[1];
+	c->st_fd = st[0];
+	return 0;
+}
+
+/* Let the child exec: 0 once it has, or the exec's -errno. */
+static int start_child(struct child *c)
+{
+	int e = 0;
+	ssize_t n;
+
+	if (write(c->go_fd, "g", 1) != 1)
+		return -errno;
+	close(c->go_fd);
+	c->go_fd = -1;
+	do {
+		n = read(c->st_fd, &e, sizeof(e));
+	} while (n < 0 && errno == EINTR);
+	close(c->st_fd);
+	c->st_fd = -1;
+	return n == sizeof(e) ? -e : 0;
 }
 
 static int attach_all(struct tracer *t)
@@ -748,8 +840,11 @@ int cmd_ktrace(int argc, char **argv)
 	struct tracer t = { 0 };
 	struct sigaction sa = { .sa_handler = on_signal };
 	pthread_t th;
+	struct child c = { .pid = -1, .go_fd = -1, .st_fd = -1 };
 	pid_t child = -1;
-	int go_fd = -1, status = 0, rc = SD_EXIT_FAIL, err;
+	int status = 0, rc = SD_EXIT_FAIL, err;
+	bool writer = false;
+	char *exe = NULL;
 	uint64_t drops;
 
 	sd_set_prog("sonde ktrace");
@@ -771,10 +866,16 @@ int cmd_ktrace(int argc, char **argv)
 		if (resolve_targets(&o))
 			goto out_free;
 	}
+	if (o.cmd && !(exe = find_command(o.cmd[0]))) {
+		sd_err("%s: command not found", o.cmd[0]);
+		goto out_free;
+	}
+	/* The file first: whether it can be written is known before the
+	 * work of loading. */
+	if (open_trace(&o, &t.w))
+		goto out;
 	sbpf_init(o.verbose);
 	if (load(&t, &o))
-		goto out;
-	if (open_trace(&o, &t.w))
 		goto out;
 	t.rb = ringbuf_open(bpf_map__fd(t.skel->maps.rb), o.bufsize);
 	if (!t.rb) {
@@ -785,13 +886,12 @@ int cmd_ktrace(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	if (o.cmd) {
-		child = spawn(o.cmd, &go_fd);
-		if (child < 0) {
-			if (child != -ENOENT)
-				sd_err("cannot fork: %s", strerror(-child));
-			child = -1;
+		err = spawn(exe, o.cmd, &c);
+		if (err) {
+			sd_err("cannot fork: %s", strerror(-err));
 			goto out;
 		}
+		child = c.pid;
 		err = trace_pid(&t, child, KTR_ST_ARMED);
 	} else {
 		err = 0;
@@ -808,12 +908,15 @@ int cmd_ktrace(int argc, char **argv)
 		sd_err("cannot start the writer thread");
 		goto out;
 	}
-	if (o.cmd) {
-		if (write(go_fd, "g", 1) != 1)
-			sd_err("cannot start %s", o.cmd[0]);
-		close(go_fd);
-		go_fd = -1;
+	writer = true;
+	if (o.cmd && (err = start_child(&c))) {
+		/* Nothing ran: the trace file stays as it was. */
+		sd_err("cannot run %s: %s", o.cmd[0], strerror(-err));
+		rc = 127;
+		goto out;
 	}
+	if (trace_commit(&t.w))
+		goto out;
 	/* Until a signal, or every traced process is gone (a process that
 	 * exits before the map saw it leaves live at 0 too). */
 	while (!stop_sig) {
@@ -862,16 +965,26 @@ int cmd_ktrace(int argc, char **argv)
 		}
 	}
 out:
-	if (go_fd >= 0)
-		close(go_fd);	/* the child reads EOF and exits 127 */
-	if (child > 0 && rc != 0 && !stop_sig)
+	if (c.go_fd >= 0)
+		close(c.go_fd);	/* the child reads EOF and exits 127 */
+	if (c.st_fd >= 0)
+		close(c.st_fd);
+	if (child > 0 && (rc == SD_EXIT_FAIL || rc == 127) && !stop_sig)
 		waitpid(child, NULL, 0);
+	if (writer && t.w.tmp) {
+		/* (The writer thread writes to the temporary file.) */
+		record__detach(t.skel);
+		t.done = true;
+		pthread_join(th, NULL);
+	}
+	trace_discard(&t.w);
 	ringbuf_close(t.rb);
 	record__destroy(t.skel);
 	if (t.w.fd > 0)
 		close(t.w.fd);
 	free(t.w.buf);
 out_free:
+	free(exe);
 	free(o.pids);
 	return rc;
 }
