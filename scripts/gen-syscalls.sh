@@ -4,8 +4,9 @@
 # UAPI headers, letting the C preprocessor resolve the numbers (arm64 takes
 # them from asm-generic/unistd.h through __NR3264_* indirections).
 #   gen-syscalls.sh ARCH HEADER > syscalls_ARCH.c
-# ARCH is x86_64 or aarch64; the output defines sc_table_ARCH[] indexed by
-# number, and sc_count_ARCH.
+# ARCH is x86_64, i386, x32 or aarch64; the output defines sc_table_ARCH[]
+# indexed by number, and sc_count_ARCH. x32's numbers are given without
+# __X32_SYSCALL_BIT (the kernel's bit that tells them from x86_64's).
 set -eu
 arch=$1
 header=$2
@@ -13,6 +14,11 @@ header=$2
 case $arch in
 x86_64)
 	prelude="#include <asm/unistd_64.h>" ;;
+i386)
+	prelude="#include <asm/unistd_32.h>" ;;
+x32)
+	prelude="#define __X32_SYSCALL_BIT 0
+#include <asm/unistd_x32.h>" ;;
 aarch64)
 	# What arch/arm64/include/uapi/asm/unistd.h defines before it
 	# includes the generic table.

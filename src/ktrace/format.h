@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* format — the sonde trace file (docs/trace-format.md, version 1): the one
+/* format — the sonde trace file (docs/trace-format.md, version 2): the one
  * contract between the recorder (ktrace, whose BPF program writes records in
  * exactly this layout) and the decoder (kdump). A file is one header
  * followed by self-delimiting records; every record starts with its length,
@@ -17,7 +17,8 @@
 #endif
 
 #define KTR_MAGIC "SONDEKTR"	/* 8 bytes, no NUL */
-#define KTR_VERSION 1
+#define KTR_VERSION 2		/* what the recorder writes */
+#define KTR_VERSION_MIN 1	/* the oldest the reader reads */
 #define KTR_LITTLE 1		/* byte_order */
 #define KTR_BIG 2
 
@@ -28,7 +29,8 @@ struct ktr_file_header {
 	uint32_t version;
 	uint32_t hdr_len;	/* bytes from the file start to the first record */
 	uint8_t byte_order;	/* KTR_LITTLE or KTR_BIG */
-	uint8_t abi;		/* syscall ABI: enum sc_abi (0 x86_64, 1 aarch64) */
+	uint8_t abi;		/* the machine's syscall ABI: enum sc_abi
+				 * (0 x86_64, 1 aarch64) */
 	uint16_t reserved0;
 	uint32_t reserved1;
 	/* Wall-clock time = record ts (CLOCK_MONOTONIC ns) + clock_base_ns. */
@@ -52,6 +54,7 @@ enum ktr_type {
 	KTR_DROP = 10,		/* records were lost before this one */
 	KTR_RETGIO = 11,	/* a GIO and the RET that follows it, in one */
 	KTR_CALLRET = 12,	/* a CALL, maybe a GIO, and the RET, in one */
+	KTR_STRU = 13,		/* a structure a syscall read or wrote */
 	KTR_NTYPES
 };
 
@@ -59,6 +62,14 @@ enum ktr_type {
 #define KTR_F_DROP 0x1		/* records of this process were lost before it */
 
 #define KTR_COMM_LEN 16
+
+/* The syscall ABI of a record (its pers), relative to the header's: the
+ * machine's own, its 32-bit compat ABI (i386 on x86_64), or x32. Version 1
+ * files have 0 there. */
+#define KTR_PERS_NATIVE 0
+#define KTR_PERS_COMPAT 1
+#define KTR_PERS_X32 2
+#define KTR_NPERS 3
 
 /* Every record starts with this header; len covers header and payload and
  * is a multiple of 8. pid is the process (thread group) id, tid the thread. */
@@ -70,7 +81,9 @@ struct ktr_rec {
 	uint32_t tid;
 	uint64_t ts;		/* CLOCK_MONOTONIC ns */
 	uint16_t cpu;
-	uint16_t reserved;
+	uint8_t pers;		/* KTR_PERS_*: the ABI of the syscall the record
+				 * is about (0 for records of no syscall) */
+	uint8_t reserved;
 	char comm[KTR_COMM_LEN];
 	uint32_t reserved2;
 };				/* 48 bytes */
@@ -218,6 +231,53 @@ struct ktr_drop {
 	uint64_t count;
 };
 
+/* STRU: the bytes of a structure a syscall read (at entry) or wrote (at
+ * its successful return), in the layout of the record's ABI (pers), for
+ * the decoder to read as kind says; data_len bytes follow, of total bytes
+ * (or elements, for the array kinds) the structure had: data_len < total
+ * (or fewer elements) says it was cut at the recorder's bound. Written
+ * after the call's CALL (inputs) or before its RET (outputs). */
+enum ktr_stru_kind {
+	KTR_STRU_SOCKADDR = 1,	/* struct sockaddr_*, total its length */
+	KTR_STRU_STAT = 2,	/* struct stat (the ABI's: stat64 on i386) */
+	KTR_STRU_STATX = 3,
+	KTR_STRU_FDPAIR = 4,	/* int[2]: pipe, pipe2, socketpair */
+	KTR_STRU_WSTATUS = 5,	/* int: wait4's status */
+	KTR_STRU_SIGINFO = 6,	/* siginfo_t: waitid */
+	KTR_STRU_POLLFD = 7,	/* struct pollfd[]: total the count */
+	KTR_STRU_SIGACTION = 8,	/* the kernel's struct sigaction */
+	KTR_STRU_SIGSET = 9,	/* sigset_t, total its size argument */
+	KTR_STRU_TIMESPEC = 10,
+	KTR_STRU_TIMEVAL = 11,
+	KTR_STRU_ITIMERSPEC = 12,
+	KTR_STRU_ITIMERVAL = 13,
+	KTR_STRU_RLIMIT = 14,
+	KTR_STRU_UTSNAME = 15,
+	KTR_STRU_EPOLL_EVENT = 16,	/* struct epoll_event[]: total the count */
+	KTR_STRU_IOVEC = 17,	/* struct iovec[] (the ABI's): total the count */
+	KTR_STRU_ENVP = 18,	/* exec's environment, NUL-separated strings:
+				 * total the bytes it had */
+	KTR_STRU_DIRENT64 = 19,	/* getdents64's linux_dirent64 entries as
+				 * the call returned them, total its bytes */
+	KTR_STRU_NKINDS
+};
+
+#define KTR_STRU_IN 0		/* read by the call, at entry */
+#define KTR_STRU_OUT 1		/* written by the call, at its return */
+#define KTR_STRU_RET 255	/* arg: the structure is the call's own (exec) */
+
+struct ktr_stru {
+	struct ktr_rec h;
+	uint32_t nr;		/* the syscall */
+	uint16_t kind;		/* enum ktr_stru_kind */
+	uint8_t arg;		/* the argument it came from (0-5), or
+				 * KTR_STRU_RET */
+	uint8_t dir;		/* KTR_STRU_IN or KTR_STRU_OUT */
+	uint32_t data_len;
+	uint32_t total;
+	char data[];
+};
+
 /* The sizes docs/trace-format.md gives: a change here is a format change. */
 #define KTR_SIZE(type, n) \
 	_Static_assert(sizeof(struct type) == (n), #type " is " #n " bytes")
@@ -235,6 +295,7 @@ KTR_SIZE(ktr_fork, 64);
 KTR_SIZE(ktr_exec, 64);
 KTR_SIZE(ktr_exit, 56);
 KTR_SIZE(ktr_drop, 56);
+KTR_SIZE(ktr_stru, 64);
 #undef KTR_SIZE
 
 #endif

@@ -232,13 +232,14 @@ static void text_record(struct kstate *s, const struct ktr_rec *r)
 	case KTR_CALL: {
 		const struct ktr_call *c = (const void *)r;
 
-		xlat_call(sb, s->hdr->abi, c->nr, c->args, &s->o->x);
+		xlat_call(sb, ktr_rec_abi(s->hdr, r), c->nr, c->args,
+			  &s->o->x);
 		break;
 	}
 	case KTR_RET: {
 		const struct ktr_ret *c = (const void *)r;
 
-		xlat_ret(sb, s->hdr->abi, c->nr, c->ret, &s->o->x);
+		xlat_ret(sb, ktr_rec_abi(s->hdr, r), c->nr, c->ret, &s->o->x);
 		break;
 	}
 	case KTR_NAMI: {
@@ -366,7 +367,7 @@ static void json_record(struct kstate *s, const struct ktr_rec *r,
 {
 	struct json j;
 	char b[32], nb[32];
-	enum sc_abi abi = s->hdr->abi;
+	enum sc_abi abi = ktr_rec_abi(s->hdr, r);
 
 	json_init(&j, s->out, false);
 	json_obj_begin(&j);
@@ -391,6 +392,10 @@ static void json_record(struct kstate *s, const struct ktr_rec *r,
 	json_i64(&j, wall_ns(s, r));
 	json_key(&j, "dropped_before");
 	json_bool(&j, r->flags & KTR_F_DROP);
+	if ((int)abi != s->hdr->abi) {
+		json_key(&j, "abi");
+		json_str(&j, sc_abi_name(abi));
+	}
 	switch (r->type) {
 	case KTR_CALL: {
 		const struct ktr_call *c = (const void *)r;

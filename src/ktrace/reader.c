@@ -25,7 +25,8 @@ int ktr_check_header(const void *buf, size_t len, struct ktr_file_header *h)
 	if (tmp.byte_order != (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ?
 			       KTR_LITTLE : KTR_BIG))
 		return -EPROTONOSUPPORT;
-	if (tmp.version != KTR_VERSION || tmp.abi >= SC_NABIS)
+	if (tmp.version < KTR_VERSION_MIN || tmp.version > KTR_VERSION ||
+	    (tmp.abi != SC_X86_64 && tmp.abi != SC_AARCH64))
 		return -EPROTONOSUPPORT;
 	if (tmp.hdr_len < sizeof(tmp) || tmp.hdr_len > 65536 ||
 	    tmp.hdr_len % 8)
@@ -51,6 +52,7 @@ static const uint32_t min_len[KTR_NTYPES] = {
 	[KTR_DROP] = sizeof(struct ktr_drop),
 	[KTR_RETGIO] = sizeof(struct ktr_retgio),
 	[KTR_CALLRET] = sizeof(struct ktr_callret),
+	[KTR_STRU] = sizeof(struct ktr_stru),
 };
 
 int ktr_check_record(const void *buf, size_t avail, uint32_t *lenp)
@@ -87,6 +89,12 @@ int ktr_check_record(const void *buf, size_t avail, uint32_t *lenp)
 		if (c.data_len > len - sizeof(c) || c.gio > 1 ||
 		    (!c.gio && c.data_len))
 			return -EBADMSG;
+	} else if (h.type == KTR_STRU) {
+		struct ktr_stru st;
+
+		memcpy(&st, buf, sizeof(st));
+		if (st.data_len > len - sizeof(st))
+			return -EBADMSG;
 	} else if (h.type == KTR_EXEC) {
 		struct ktr_exec e;
 
@@ -98,6 +106,23 @@ int ktr_check_record(const void *buf, size_t avail, uint32_t *lenp)
 	 * add some. */
 	*lenp = len;
 	return 0;
+}
+
+int ktr_pers_abi(int native, unsigned pers)
+{
+	if (pers == KTR_PERS_NATIVE)
+		return native;
+	if (native == SC_X86_64 && pers == KTR_PERS_COMPAT)
+		return SC_I386;
+	if (native == SC_X86_64 && pers == KTR_PERS_X32)
+		return SC_X32;
+	return -1;
+}
+
+int ktr_rec_abi(const struct ktr_file_header *h, const struct ktr_rec *r)
+{
+	/* Version 1 knew one ABI; its byte there is 0 anyway. */
+	return h->version < 2 ? h->abi : ktr_pers_abi(h->abi, r->pers);
 }
 
 const char *ktr_strerror(int err)

@@ -24,6 +24,13 @@ int ktr_check_record(const void *buf, size_t avail, uint32_t *len);
 /* A sentence for those results. */
 const char *ktr_strerror(int err);
 
+/* The syscall ABI (enum sc_abi) of a record's pers (KTR_PERS_*) on a
+ * machine whose own is native: -1 when there is none (no 32-bit table for
+ * aarch64 yet). */
+int ktr_pers_abi(int native, unsigned pers);
+/* The syscall ABI of a record in a file with header h. */
+int ktr_rec_abi(const struct ktr_file_header *h, const struct ktr_rec *r);
+
 struct ktr_reader {
 	int fd;
 	char *buf;

@@ -25,8 +25,10 @@ const volatile __u32 points = KTR_PT_DEFAULT;
 const volatile __u32 maxdata = 4096;
 const volatile bool inherit = true;
 const volatile __u64 wake_bytes = 1 << 20;
-const volatile __u32 nr_execve = ~0u, nr_execveat = ~0u;
-const volatile __u32 nr_rt_sigreturn = ~0u;
+/* Per ABI (KTR_PERS_*): the numbers the program treats apart. */
+const volatile __u32 nr_execve[4] = { ~0u, ~0u, ~0u, ~0u };
+const volatile __u32 nr_execveat[4] = { ~0u, ~0u, ~0u, ~0u };
+const volatile __u32 nr_rt_sigreturn[4] = { ~0u, ~0u, ~0u, ~0u };
 
 /* Read by the loader while tracing. */
 __s64 live;		/* traced processes alive */
@@ -48,7 +50,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, KTR_NR_MAX);
+	__uint(max_entries, KTR_NPERS * KTR_NR_MAX);	/* KTR_SI_KEY */
 	__type(key, __u32);
 	__type(value, __u32);
 } sysinfo SEC(".maps");
@@ -85,7 +87,8 @@ struct slot {
 	__u64 ts;
 	__u64 args[KTR_MAX_ARGS];
 	__u16 cpu;
-	__u16 reserved[3];
+	__u8 pers;		/* the entry's ABI */
+	__u8 reserved[5];
 };
 
 struct {
@@ -178,6 +181,7 @@ static __always_inline void fill_ts(struct ktr_rec *h, __u32 len, __u16 type,
 	h->flags = 0;
 	h->ts = ts;
 	h->cpu = bpf_get_smp_processor_id();
+	h->pers = 0;
 	h->reserved = 0;
 	h->reserved2 = 0;
 	/* Plain loads through the BTF pointer: bpf_get_current_comm()'s
@@ -398,6 +402,7 @@ static __always_inline void emit_call(struct slot *v)
 	if (!c)
 		return;
 	c->h.cpu = v->cpu;
+	c->h.pers = v->pers;
 	c->h.pid = v->pid;
 	c->h.tid = v->tid;
 	__builtin_memcpy(c->h.comm, v->comm, sizeof(c->h.comm));
@@ -520,6 +525,17 @@ static __always_inline __u64 sc_arg(struct pt_regs *regs, int i)
 {
 	return i == 0 ? regs->orig_x0 : regs->regs[i & 7];
 }
+#define KTR_X32_BIT 0
+static __always_inline __u32 sc_pers(long id)
+{
+	return KTR_PERS_NATIVE;
+}
+
+static __always_inline __u64 sc_arg_pers(struct pt_regs *regs, int i,
+					 __u32 pers)
+{
+	return sc_arg(regs, i);
+}
 #else
 #define SC_NR(regs) ((regs)->orig_ax)
 static __always_inline __u64 sc_arg(struct pt_regs *regs, int i)
@@ -533,6 +549,40 @@ static __always_inline __u64 sc_arg(struct pt_regs *regs, int i)
 	default: return regs->r9;
 	}
 }
+
+/* The ABI of the current syscall (id: its number as the entry saw it):
+ * i386 when the kernel runs it as a 32-bit call (TS_COMPAT in the thread's
+ * status: int 0x80, sysenter or syscall from 32-bit code), x32 when the
+ * number has __X32_SYSCALL_BIT. */
+#define KTR_TS_COMPAT 0x0002
+#define KTR_X32_BIT 0x40000000
+static __always_inline __u32 sc_pers(long id)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+
+	if (t->thread_info.status & KTR_TS_COMPAT)
+		return KTR_PERS_COMPAT;
+	if (id & KTR_X32_BIT)
+		return KTR_PERS_X32;
+	return KTR_PERS_NATIVE;
+}
+
+/* An argument of a call of ABI pers: i386 passes them in ebx, ecx, edx,
+ * esi, edi, ebp. */
+static __always_inline __u64 sc_arg_pers(struct pt_regs *regs, int i,
+					 __u32 pers)
+{
+	if (pers != KTR_PERS_COMPAT)
+		return sc_arg(regs, i);
+	switch (i) {
+	case 0: return (__u32)regs->bx;
+	case 1: return (__u32)regs->cx;
+	case 2: return (__u32)regs->dx;
+	case 3: return (__u32)regs->si;
+	case 4: return (__u32)regs->di;
+	default: return (__u32)regs->bp;
+	}
+}
 #endif
 
 SEC("tp_btf/sys_enter")
@@ -541,7 +591,8 @@ int BPF_PROG(on_sys_enter, struct pt_regs *regs, long id)
 	struct task_struct *t = NULL;
 	struct slot *v;
 	struct ktr_call *c;
-	__u32 zero = 0;
+	__u32 zero = 0, pers, nr;
+	bool exec;
 
 	v = bpf_map_lookup_elem(&slots, &zero);
 	if (!v)
@@ -552,11 +603,14 @@ int BPF_PROG(on_sys_enter, struct pt_regs *regs, long id)
 	}
 	if (!v || !v->state)
 		return 0;
+	pers = sc_pers(id) & 3;
+	nr = pers == KTR_PERS_X32 ? id & ~KTR_X32_BIT : id;
+	exec = nr == nr_execve[pers] || nr == nr_execveat[pers];
 	if (v->state != KTR_ST_TRACING) {
 		__u32 pid = v->pid, *st;
 
 		/* Armed by `-- COMMAND`: tracing starts with its execve. */
-		if (id != nr_execve && id != nr_execveat)
+		if (!exec)
 			return 0;
 		st = traced_state(pid);
 		if (st)
@@ -570,16 +624,17 @@ int BPF_PROG(on_sys_enter, struct pt_regs *regs, long id)
 		emit_call(v);
 	/* execve changes comm and maybe the thread id before it returns:
 	 * its CALL goes out now. */
-	if (id != nr_execve && id != nr_execveat) {
+	if (!exec) {
 		v->ts = bpf_ktime_get_ns();
 		v->cpu = bpf_get_smp_processor_id();
-		v->nr = id;
-		v->args[0] = sc_arg(regs, 0);
-		v->args[1] = sc_arg(regs, 1);
-		v->args[2] = sc_arg(regs, 2);
-		v->args[3] = sc_arg(regs, 3);
-		v->args[4] = sc_arg(regs, 4);
-		v->args[5] = sc_arg(regs, 5);
+		v->nr = nr;
+		v->pers = pers;
+		v->args[0] = sc_arg_pers(regs, 0, pers);
+		v->args[1] = sc_arg_pers(regs, 1, pers);
+		v->args[2] = sc_arg_pers(regs, 2, pers);
+		v->args[3] = sc_arg_pers(regs, 3, pers);
+		v->args[4] = sc_arg_pers(regs, 4, pers);
+		v->args[5] = sc_arg_pers(regs, 5, pers);
 		__sync_lock_test_and_set(&v->pending, 1);
 		return 0;
 	}
@@ -588,14 +643,15 @@ int BPF_PROG(on_sys_enter, struct pt_regs *regs, long id)
 	c = reserve(sizeof(*c), KTR_CALL, v->pid, t);
 	if (!c)
 		return 0;
-	c->nr = id;
+	c->h.pers = pers;
+	c->nr = nr;
 	c->reserved = 0;
-	c->args[0] = sc_arg(regs, 0);
-	c->args[1] = sc_arg(regs, 1);
-	c->args[2] = sc_arg(regs, 2);
-	c->args[3] = sc_arg(regs, 3);
-	c->args[4] = sc_arg(regs, 4);
-	c->args[5] = sc_arg(regs, 5);
+	c->args[0] = sc_arg_pers(regs, 0, pers);
+	c->args[1] = sc_arg_pers(regs, 1, pers);
+	c->args[2] = sc_arg_pers(regs, 2, pers);
+	c->args[3] = sc_arg_pers(regs, 3, pers);
+	c->args[4] = sc_arg_pers(regs, 4, pers);
+	c->args[5] = sc_arg_pers(regs, 5, pers);
 	submit(c);
 	return 0;
 }
@@ -653,7 +709,7 @@ static __always_inline long read_path(char *dst, __u64 path)
 /* A NAMI record for the user path at path, of time ts, at offset off of
  * this CPU's scratch buffer (filled in by the caller before and after
  * it): the offset after it, or off when there is no room. */
-__noinline __u32 nami_at(__u32 off, __u64 path, __u64 ts)
+__noinline __u32 nami_at(__u32 off, __u64 path, __u64 ts, __u32 pers)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
 	char *b = bpf_map_lookup_elem(&scratch, &cpu);
@@ -665,6 +721,7 @@ __noinline __u32 nami_at(__u32 off, __u64 path, __u64 ts)
 	off &= SCRATCH / 2 - 1;
 	h = (struct ktr_rec *)(b + off);
 	fill_ts(h, 0, KTR_NAMI, NULL, ts);
+	h->pers = pers;
 	n = read_path(b + off + sizeof(*h), path);
 	if (n <= 0) {
 		b[off + sizeof(*h)] = 0;
@@ -696,6 +753,7 @@ struct iov {
 struct iov_walk {
 	char *b;
 	__u32 off;
+	__u32 compat;		/* 32-bit iovecs (i386, x32) */
 	__u64 left, iovp, niov;
 };
 
@@ -707,8 +765,17 @@ static long iov_step(__u32 i, void *ctx)
 
 	if (i >= w->niov || !w->left)
 		return 1;
-	if (bpf_probe_read_user(&v, sizeof(v), (void *)(w->iovp + i * sizeof(v))))
+	if (w->compat) {
+		__u32 c[2];
+
+		if (bpf_probe_read_user(c, sizeof(c), (void *)(w->iovp + i * 8)))
+			return 1;
+		v.base = c[0];
+		v.len = c[1];
+	} else if (bpf_probe_read_user(&v, sizeof(v),
+				       (void *)(w->iovp + i * sizeof(v)))) {
 		return 1;
+	}
 	n = v.len < w->left ? v.len : w->left;
 	w->off = copy_data(w->b, w->off, (void *)v.base, n);
 	w->left -= n;
@@ -734,11 +801,13 @@ static __always_inline __u64 read_small(__u64 *d, __u64 n, __u64 ubuf)
 	return n;
 }
 
-/* kind_fd: the KTR_IO_* kind in the high half, the fd in the low. */
+/* kind_fd: the fd in bits 0-31, the KTR_IO_* kind in 32-39, the call's
+ * ABI (KTR_PERS_*) in 40-47. */
 __noinline int emit_gio(__u64 ubuf, __u64 cnt, __s64 ret, __u64 kind_fd,
 			__u32 nr)
 {
-	__u32 kind = kind_fd >> 32, pid = bpf_get_current_pid_tgid() >> 32;
+	__u32 kind = (kind_fd >> 32) & 0xff, pers = (kind_fd >> 40) & 3;
+	__u32 pid = bpf_get_current_pid_tgid() >> 32;
 	__u64 left = ret < maxdata ? ret : maxdata, iovp, niov;
 	__u32 off = sizeof(struct ktr_gio);
 	struct ktr_gio *g;
@@ -758,6 +827,7 @@ __noinline int emit_gio(__u64 ubuf, __u64 cnt, __s64 ret, __u64 kind_fd,
 			return 0;
 		g = (struct ktr_gio *)r;
 		d = (__u64 *)(r->b + sizeof(*g));
+		g->h.pers = pers;
 		g->fd = (__s32)kind_fd;
 		g->nr = nr;
 		g->dir = kind == KTR_IO_WRITE ? KTR_GIO_WRITE : KTR_GIO_READ;
@@ -773,6 +843,7 @@ __noinline int emit_gio(__u64 ubuf, __u64 cnt, __s64 ret, __u64 kind_fd,
 	b = (char *)g;
 	if (!g)
 		return 0;
+	g->h.pers = pers;
 	g->fd = (__s32)kind_fd;
 	g->nr = nr;
 	g->dir = (kind == KTR_IO_WRITE || kind == KTR_IO_WRITEV ||
@@ -782,7 +853,17 @@ __noinline int emit_gio(__u64 ubuf, __u64 cnt, __s64 ret, __u64 kind_fd,
 	if (kind == KTR_IO_READ || kind == KTR_IO_WRITE) {
 		off = copy_data(b, off, (void *)ubuf, left);
 	} else {
-		if (kind == KTR_IO_RECVMSG || kind == KTR_IO_SENDMSG) {
+		if ((kind == KTR_IO_RECVMSG || kind == KTR_IO_SENDMSG) &&
+		    pers != KTR_PERS_NATIVE) {
+			/* compat_msghdr: msg_iov and msg_iovlen are u32s at
+			 * offsets 8 and 12. */
+			__u32 m[4];
+
+			if (bpf_probe_read_user(m, sizeof(m), (void *)ubuf))
+				goto out;
+			iovp = m[2];
+			niov = m[3];
+		} else if (kind == KTR_IO_RECVMSG || kind == KTR_IO_SENDMSG) {
 			struct user_msghdr m;
 
 			if (bpf_probe_read_user(&m, sizeof(m), (void *)ubuf))
@@ -794,7 +875,8 @@ __noinline int emit_gio(__u64 ubuf, __u64 cnt, __s64 ret, __u64 kind_fd,
 			niov = cnt;
 		}
 		struct iov_walk w = { .b = b, .off = off, .left = left,
-				      .iovp = iovp, .niov = niov };
+				      .iovp = iovp, .niov = niov,
+				      .compat = pers != KTR_PERS_NATIVE };
 
 		/* bpf_loop: the verifier checks the body once. */
 		bpf_loop(KTR_IOV_MAX, iov_step, &w, 0);
@@ -811,7 +893,8 @@ out:
  * reservation instead of two. */
 __noinline int emit_retgio(__u64 ubuf, __s64 ret, __u64 kind_fd, __u32 nr)
 {
-	__u32 kind = kind_fd >> 32, pid = bpf_get_current_pid_tgid() >> 32;
+	__u32 kind = (kind_fd >> 32) & 0xff;
+	__u32 pid = bpf_get_current_pid_tgid() >> 32;
 	__u64 n = ret < maxdata ? ret : maxdata;
 	struct retgio_small {
 		char b[sizeof(struct ktr_retgio) + KTR_GIO_SMALL];
@@ -823,6 +906,7 @@ __noinline int emit_retgio(__u64 ubuf, __s64 ret, __u64 kind_fd, __u32 nr)
 		return 0;
 	g = (struct ktr_retgio *)r;
 	d = (__u64 *)(r->b + sizeof(*g));
+	g->h.pers = (kind_fd >> 40) & 3;
 	g->nr = nr;
 	g->fd = (__s32)kind_fd;
 	g->ret = ret;
@@ -845,6 +929,7 @@ static __always_inline void fill_entry(struct ktr_rec *h, __u16 type,
 	h->flags = 0;
 	h->ts = bpf_ktime_get_ns();
 	h->cpu = bpf_get_smp_processor_id();
+	h->pers = v->pers;
 	h->reserved = 0;
 	h->reserved2 = 0;
 	h->pid = v->pid;
@@ -858,7 +943,7 @@ static __always_inline int emit_callret(struct slot *v, __u64 ubuf,
 					__s64 ret, __u64 kind_fd, __u32 nr,
 					struct task_struct *t)
 {
-	__u32 kind = kind_fd >> 32, pid;
+	__u32 kind = (kind_fd >> 32) & 0xff, pid;
 	__u64 n = ret < maxdata ? ret : maxdata;
 	struct callret_small {
 		char b[sizeof(struct ktr_callret) + KTR_GIO_SMALL];
@@ -885,6 +970,7 @@ static __always_inline int emit_callret(struct slot *v, __u64 ubuf,
 	if (!r)
 		return 0;
 	c = (struct ktr_callret *)r;
+	c->h.pers = v->pers;
 	c->call_ts = v->ts;
 	c->call_cpu = v->cpu;
 	c->gio = kind != 0;
@@ -914,7 +1000,7 @@ static __always_inline int emit_callret(struct slot *v, __u64 ubuf,
  * and written with one copy. Whether the RET went out. */
 static __always_inline bool emit_named(struct slot *v, struct pt_regs *regs,
 				       __u32 info, long ret, __u32 nr,
-				       bool with_ret)
+				       __u32 pers, bool with_ret)
 {
 	__u32 cpu = bpf_get_smp_processor_id(), off = 0, pid, n = 0;
 	char *b = bpf_map_lookup_elem(&scratch, &cpu);
@@ -931,6 +1017,7 @@ static __always_inline bool emit_named(struct slot *v, struct pt_regs *regs,
 		c = (struct ktr_call *)b;
 		fill_ts(&c->h, sizeof(*c), KTR_CALL, NULL, v->ts);
 		c->h.cpu = v->cpu;
+		c->h.pers = pers;
 		__builtin_memcpy(c->h.comm, v->comm, sizeof(c->h.comm));
 		c->nr = v->nr;
 		c->reserved = 0;
@@ -941,7 +1028,8 @@ static __always_inline bool emit_named(struct slot *v, struct pt_regs *regs,
 	}
 	for (int i = 0; i < KTR_MAX_ARGS; i++) {
 		if (KTR_SI_PATHMASK(info) & (1u << i)) {
-			off = nami_at(off, sc_arg(regs, i), now);
+			off = nami_at(off, sc_arg_pers(regs, i, pers), now,
+				      pers);
 			n++;
 		}
 	}
@@ -949,6 +1037,7 @@ static __always_inline bool emit_named(struct slot *v, struct pt_regs *regs,
 		off &= SCRATCH / 2 - 1;
 		r = (struct ktr_ret *)(b + off);
 		fill_ts(&r->h, sizeof(*r), KTR_RET, NULL, now);
+		r->h.pers = pers;
 		r->nr = nr;
 		r->reserved = 0;
 		r->ret = ret;
@@ -984,17 +1073,13 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 {
 	struct task_struct *t = NULL;
 	struct slot *s, *v = NULL;
-	__u32 pid, nr, *infop, info = 0, zero = 0;
+	__u32 pid, nr, *infop, info = 0, zero = 0, pers, key;
 	struct ktr_ret *r;
 	bool paths = false;
 
 	if (never)
 		bpf_tail_call(ctx, &task_stack, 0);
 	nr = SC_NR(regs);
-	/* rt_sigreturn sets the number to -1 so that it is not restarted;
-	 * nothing else returns with it. */
-	if (nr == ~0u)
-		nr = nr_rt_sigreturn;
 	/* An entry kept on this CPU is the current task's: a thread leaving
 	 * the CPU writes its entry out, and so does another task's syscall
 	 * entry. The return then needs no look-up of the current task: its
@@ -1007,20 +1092,33 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 		v = s;
 		pid = v->pid;
 		barrier_var(pid);	/* (one load per pointer type) */
+		/* (The entry knows the number: rt_sigreturn returns with
+		 * -1, i386's sigreturn too.) */
+		nr = v->nr;
+		pers = v->pers & 3;
 	} else {
 		t = bpf_get_current_task_btf();
 		s = task_slot(t);
 		if (!s || s->state != KTR_ST_TRACING)
 			return 0;
 		pid = t->tgid;
+		pers = sc_pers(nr) & 3;
+		if (pers == KTR_PERS_X32)
+			nr &= ~KTR_X32_BIT;
+		/* rt_sigreturn sets the number to -1 so that it is not
+		 * restarted; nothing else returns with it. */
+		if (nr == ~0u)
+			nr = nr_rt_sigreturn[pers];
 	}
 	if (points & (KTR_PT_NAMEI | KTR_PT_GENIO)) {
-		infop = bpf_map_lookup_elem(&sysinfo, &nr);
+		key = KTR_SI_KEY(pers, nr);
+		infop = bpf_map_lookup_elem(&sysinfo, &key);
 		if (infop)
 			info = *infop;
 	}
 	paths = (points & KTR_PT_NAMEI) && KTR_SI_PATHMASK(info) &&
-		!(ret == 0 && (nr == nr_execve || nr == nr_execveat));
+		!(ret == 0 && (nr == nr_execve[pers] ||
+			       nr == nr_execveat[pers]));
 	/* The entry goes out on its own when something comes between (data
 	 * that does not fit, a drop record; a rename wrote it already). */
 	if (v && pending_drops && bpf_map_lookup_elem(&dropped, &pid)) {
@@ -1036,7 +1134,7 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 		bool gio = (points & KTR_PT_GENIO) && ret > 0 &&
 			   KTR_SI_IO(info);
 
-		if (emit_named(v, regs, info, ret, nr,
+		if (emit_named(v, regs, info, ret, nr, pers,
 			       !gio && (points & KTR_PT_SYSCALL)))
 			return 0;
 		v = NULL;
@@ -1046,26 +1144,27 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 	if ((points & KTR_PT_GENIO) && ret > 0 &&
 	    KTR_SI_IO(info)) {
 		int buf_arg = KTR_SI_BUF(info);
-		__u64 fd = (__u32)sc_arg(regs, KTR_SI_FD(info));
+		__u64 fd = (__u32)sc_arg_pers(regs, KTR_SI_FD(info), pers);
 		__u32 kind = KTR_SI_IO(info);
+		__u64 kfd = (__u64)pers << 40 | (__u64)kind << 32 | fd;
 
 		if ((points & KTR_PT_SYSCALL) &&
 		    (ret < maxdata ? ret : maxdata) <= KTR_GIO_SMALL &&
 		    (kind == KTR_IO_READ || kind == KTR_IO_WRITE)) {
 			if (v)
-				emit_callret(v, sc_arg(regs, buf_arg), ret,
-					     (__u64)kind << 32 | fd, nr, t);
+				emit_callret(v, sc_arg_pers(regs, buf_arg, pers),
+					     ret, kfd, nr, t);
 			else
-				emit_retgio(sc_arg(regs, buf_arg), ret,
-					    (__u64)kind << 32 | fd, nr);
+				emit_retgio(sc_arg_pers(regs, buf_arg, pers),
+					    ret, kfd, nr);
 			return 0;
 		}
 		if (v) {
 			emit_call(v);
 			v = NULL;
 		}
-		emit_gio(sc_arg(regs, buf_arg), sc_arg(regs, buf_arg + 1), ret,
-			 (__u64)kind << 32 | fd, nr);
+		emit_gio(sc_arg_pers(regs, buf_arg, pers),
+			 sc_arg_pers(regs, buf_arg + 1, pers), ret, kfd, nr);
 	}
 	if (!(points & KTR_PT_SYSCALL))
 		return 0;
@@ -1076,6 +1175,7 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 	r = reserve(sizeof(*r), KTR_RET, pid, NULL);
 	if (!r)
 		return 0;
+	r->h.pers = pers;
 	r->nr = nr;
 	r->reserved = 0;
 	r->ret = ret;
@@ -1155,12 +1255,14 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid,
 		m = 0;
 	e->argv_len = m;
 	/* argc heads the new stack (mm->start_stack points at it after an
-	 * ELF load); 0 when it cannot be read. */
+	 * ELF load): a long, of 4 bytes for a 32-bit program, whose argv[0]
+	 * pointer follows; argc is far below 2^32 (little-endian: the low
+	 * half of the first 8 bytes). 0 when it cannot be read. */
 	{
-		__u64 sp = BPF_CORE_READ(mm, start_stack), argc = 0;
+		__u64 sp = BPF_CORE_READ(mm, start_stack);
+		__u32 argc = 0;
 
-		if (bpf_probe_read_user(&argc, sizeof(argc), (void *)sp) ||
-		    argc > 0xffffffffull)
+		if (bpf_probe_read_user(&argc, sizeof(argc), (void *)sp))
 			argc = 0;
 		e->argc = argc;
 	}

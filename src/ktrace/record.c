@@ -6,6 +6,7 @@
 #include "ktrace.h"
 #include "format.h"
 #include "record.h"
+#include "reader.h"
 #include "systab.h"
 #include "src/ktrace/record.skel.h"
 #include "../commands.h"
@@ -564,16 +565,19 @@ static void collect_batches(struct tracer *t)
 static void fill_sysinfo(struct record *skel)
 {
 	int fd = bpf_map__fd(skel->maps.sysinfo);
-	size_t n;
-	const struct ktrace_syscall *tab = ktrace_syscall_table(&n);
 
-	for (size_t i = 0; i < n; i++) {
-		long nr = sc_number(sc_native(), tab[i].name);
-		uint32_t key = nr, v = ktrace_syscall_hints(&tab[i]);
+	/* Each ABI's numbers: a hint never applies to another ABI's call. */
+	for (unsigned pers = 0; pers < KTR_NPERS; pers++) {
+		int abi = ktr_pers_abi(sc_native(), pers);
+		long lim = abi < 0 ? 0 : sc_limit(abi);
 
-		if (nr < 0 || nr >= KTR_NR_MAX || !v)
-			continue;
-		bpf_map_update_elem(fd, &key, &v, BPF_ANY);
+		for (long nr = 0; nr < lim && nr < KTR_NR_MAX; nr++) {
+			const struct ktrace_syscall *sc = ktrace_syscall_nr(abi, nr);
+			uint32_t key = KTR_SI_KEY(pers, nr), v;
+
+			if (sc && (v = ktrace_syscall_hints(sc)))
+				bpf_map_update_elem(fd, &key, &v, BPF_ANY);
+		}
 	}
 }
 
@@ -728,12 +732,18 @@ static int load(struct tracer *t, const struct opts *o)
 	s->rodata->inherit = o->inherit;
 	/* Each CPU's share of a quarter of the buffer. */
 	s->rodata->wake_bytes = o->bufsize / 4 / (ncpu > 0 ? ncpu : 1);
-	nr = sc_number(sc_native(), "execve");
-	s->rodata->nr_execve = nr >= 0 ? nr : ~0u;
-	nr = sc_number(sc_native(), "execveat");
-	s->rodata->nr_execveat = nr >= 0 ? nr : ~0u;
-	nr = sc_number(sc_native(), "rt_sigreturn");
-	s->rodata->nr_rt_sigreturn = nr >= 0 ? nr : ~0u;
+	for (unsigned pers = 0; pers < KTR_NPERS; pers++) {
+		int abi = ktr_pers_abi(sc_native(), pers);
+
+		if (abi < 0)
+			continue;
+		nr = sc_number(abi, "execve");
+		s->rodata->nr_execve[pers] = nr >= 0 ? nr : ~0u;
+		nr = sc_number(abi, "execveat");
+		s->rodata->nr_execveat[pers] = nr >= 0 ? nr : ~0u;
+		nr = sc_number(abi, "rt_sigreturn");
+		s->rodata->nr_rt_sigreturn[pers] = nr >= 0 ? nr : ~0u;
+	}
 	bpf_map__set_max_entries(s->maps.rb, o->bufsize);
 	bpf_map__set_max_entries(s->maps.scratch, ncpu > 0 ? ncpu : 1);
 	/* Without w, on_switch only writes out the kept syscall entry of

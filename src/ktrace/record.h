@@ -21,8 +21,10 @@
 #define KTR_ST_ARMED 1		/* traced from its next execve on */
 #define KTR_ST_TRACING 2
 
-/* The syscall table size the program knows hints for. */
+/* The syscall table size the program knows hints for, per ABI: the
+ * sysinfo map's key is KTR_SI_KEY(pers, nr). */
 #define KTR_NR_MAX 1024
+#define KTR_SI_KEY(pers, nr) ((pers) * KTR_NR_MAX + (nr))
 
 /* Hints per syscall number (the sysinfo map's u32 values), derived from
  * the syscall table (systab.h) by ktrace_syscall_hints:

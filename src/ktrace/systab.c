@@ -236,6 +236,48 @@ static const struct ktrace_syscall table[] = {
 	{ "move_mount", { KA_DIRFD, KA_PATH, KA_DIRFD, KA_PATH, KA_NUM } },
 	{ "mount_setattr", { KA_DIRFD, KA_PATH, KA_NUM, KA_PTR, KA_NUM } },
 	{ "uselib", { KA_PATH } },
+
+	/* i386's own calls, and those whose arguments differ there: 64-bit
+	 * values in two registers, old structure-taking forms. */
+#define I386 .abis = 1u << SC_I386
+	{ "mmap", { KA_PTR }, I386 },	/* old_mmap(struct mmap_arg_struct *) */
+	{ "mmap2", { KA_PTR, KA_NUM, KA_SET(XLAT_PROT), KA_SET(XLAT_MMAP),
+		     KA_FD, KA_NUM }, I386 },
+	{ "select", { KA_PTR }, I386 },	/* old_select(struct sel_arg_struct *) */
+	{ "_newselect", { KA_INT, KA_PTR, KA_PTR, KA_PTR, KA_PTR }, I386 },
+	{ "stat64", { KA_PATH, KA_PTR }, I386 },
+	{ "lstat64", { KA_PATH, KA_PTR }, I386 },
+	{ "fstat64", { KA_FD, KA_PTR }, I386 },
+	{ "fstatat64", { KA_DIRFD, KA_PATH, KA_PTR, KA_SET(XLAT_AT) }, I386 },
+	{ "_llseek", { KA_FD, KA_U64_HI, KA_NUM, KA_PTR, KA_SET(XLAT_SEEK) },
+	  I386 },
+	{ "fcntl64", { KA_FD, KA_SET(XLAT_FCNTL), KA_NUM }, I386 },
+	{ "truncate64", { KA_PATH, KA_U64_LO, KA_NUM }, I386 },
+	{ "ftruncate64", { KA_FD, KA_U64_LO, KA_NUM }, I386 },
+	{ "pread64", { KA_FD, KA_BUF, KA_NUM, KA_U64_LO, KA_NUM },
+	  KTR_IO_READ, I386 },
+	{ "pwrite64", { KA_FD, KA_BUF, KA_NUM, KA_U64_LO, KA_NUM },
+	  KTR_IO_WRITE, I386 },
+	{ "statfs64", { KA_PATH, KA_NUM, KA_PTR }, I386 },
+	{ "fstatfs64", { KA_FD, KA_NUM, KA_PTR }, I386 },
+	{ "chown32", { KA_PATH, KA_UINT, KA_UINT }, I386 },
+	{ "lchown32", { KA_PATH, KA_UINT, KA_UINT }, I386 },
+	{ "fchown32", { KA_FD, KA_UINT, KA_UINT }, I386 },
+	{ "socketcall", { KA_SET(XLAT_SOCKETCALL), KA_PTR }, I386 },
+	{ "waitpid", { KA_INT, KA_PTR, KA_NUM }, I386 },
+	{ "sigreturn", { KA_END }, I386 },
+	{ "sigaction", { KA_SIGNAL, KA_PTR, KA_PTR }, I386 },
+	{ "sigprocmask", { KA_SET(XLAT_SIGHOW), KA_PTR, KA_PTR }, I386 },
+	{ "sendfile64", { KA_FD, KA_FD, KA_PTR, KA_NUM }, I386 },
+	{ "fadvise64", { KA_FD, KA_U64_LO, KA_NUM, KA_NUM, KA_NUM }, I386 },
+	{ "fadvise64_64", { KA_FD, KA_U64_LO, KA_NUM, KA_U64_LO, KA_NUM,
+			    KA_NUM }, I386 },
+	{ "fallocate", { KA_FD, KA_NUM, KA_U64_LO, KA_NUM, KA_U64_LO,
+			 KA_NUM }, I386 },
+	{ "readahead", { KA_FD, KA_U64_LO, KA_NUM, KA_NUM }, I386 },
+	{ "fanotify_mark", { KA_FD, KA_NUM, KA_U64_LO, KA_NUM, KA_DIRFD,
+			     KA_PATH }, I386 },
+#undef I386
 };
 
 const struct ktrace_syscall *ktrace_syscall_table(size_t *n)
@@ -247,9 +289,19 @@ const struct ktrace_syscall *ktrace_syscall_table(size_t *n)
 const struct ktrace_syscall *ktrace_syscall_find(const char *name)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(table); i++)
-		if (!strcmp(table[i].name, name))
+		if (!table[i].abis && !strcmp(table[i].name, name))
 			return &table[i];
 	return NULL;
+}
+
+const struct ktrace_syscall *ktrace_syscall_abi(enum sc_abi abi,
+						const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(table); i++)
+		if ((table[i].abis & (1u << abi)) &&
+		    !strcmp(table[i].name, name))
+			return &table[i];
+	return ktrace_syscall_find(name);
 }
 
 /* Per ABI: the row of each number, found once. */
@@ -267,8 +319,10 @@ const struct ktrace_syscall *ktrace_syscall_nr(enum sc_abi abi, long nr)
 		for (size_t i = 0; i < ARRAY_SIZE(table); i++) {
 			long k = sc_number(abi, table[i].name);
 
-			if (k >= 0 && k < n)
-				v[k] = &table[i];
+			if (k >= 0 && k < n && (!table[i].abis ||
+						(table[i].abis & (1u << abi))))
+				if (!v[k] || !v[k]->abis)
+					v[k] = &table[i];
 		}
 		by_nr[abi] = v;
 	}

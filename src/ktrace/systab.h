@@ -5,7 +5,8 @@
  * to read as NAMI records, which buffer to copy as GIO data:
  * ktrace_syscall_hints), and kdump decodes with it (how to print each
  * argument). Rows are by name, so one table serves every ABI lib/syscalls
- * knows; numbers come from there. Prefix ktrace_syscall (the argument
+ * knows (a row for one ABI goes before the general one where the
+ * arguments differ); numbers come from there. Prefix ktrace_syscall (the argument
  * kinds: KA_).
  *
  * The data of a row that moves some (io) is in its first KA_BUF, KA_IOV or
@@ -40,6 +41,9 @@ enum ktrace_arg {
 				 * (KA_SET(XLAT_OPEN)) before it create a file */
 	KA_SIGNAL,		/* a signal number */
 	KA_CLONE_FLAGS,		/* CLONE_*, the exit signal in the low byte */
+	KA_U64_LO,		/* the low half of a 64-bit number whose high
+				 * half is the next argument (32-bit ABIs) */
+	KA_U64_HI,		/* the high half; the low half is next */
 	KA_SETVAL,		/* with a set in the high byte: KA_SET() */
 	KA_NKINDS
 };
@@ -58,6 +62,8 @@ struct ktrace_syscall {
 	uint16_t args[KTRACE_ARGS_MAX];	/* enum ktrace_arg or KA_SET();
 					 * KA_END after the last */
 	uint8_t io;		/* KTR_IO_* (record.h): the data it moves */
+	uint8_t abis;		/* 0: every ABI; else a bit per enum sc_abi the
+				 * row is for, before the general one */
 };
 
 /* How many arguments a row has. */
@@ -65,8 +71,12 @@ int ktrace_syscall_nargs(const struct ktrace_syscall *sc);
 
 /* The rows, in no particular order. */
 const struct ktrace_syscall *ktrace_syscall_table(size_t *n);
-/* The row of a syscall by name, or NULL. */
+/* The row of a syscall by name, or NULL: the general one, or the one for
+ * an ABI whose arguments differ (i386's pread64 passes the offset in two
+ * registers). */
 const struct ktrace_syscall *ktrace_syscall_find(const char *name);
+const struct ktrace_syscall *ktrace_syscall_abi(enum sc_abi abi,
+						const char *name);
 /* The row of syscall nr of an ABI, or NULL (an index per ABI, built on
  * first use: not to be called from two threads at once). */
 const struct ktrace_syscall *ktrace_syscall_nr(enum sc_abi abi, long nr);

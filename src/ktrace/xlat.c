@@ -50,8 +50,9 @@ static const struct xlat_set_def *set_def(enum sc_abi abi, enum xlat_set set)
 {
 	if (set >= XLAT_NSETS)
 		return NULL;
-	return abi == SC_AARCH64 ? &xlat_sets_aarch64[set]
-				 : &xlat_sets_x86_64[set];
+	/* x32's calls are x86_64's. */
+	return abi == SC_AARCH64 ? &xlat_sets_aarch64[set] :
+	       abi == SC_I386 ? &xlat_sets_i386[set] : &xlat_sets_x86_64[set];
 }
 
 const char *xlat_value(enum sc_abi abi, enum xlat_set set, uint64_t v)
@@ -238,6 +239,18 @@ void xlat_call(struct sbuf *sb, enum sc_abi abi, uint32_t nr,
 			break;
 		case KA_CLONE_FLAGS:
 			put_flags(sb, abi, XLAT_CLONE, v, o);
+			break;
+		case KA_U64_LO:
+		case KA_U64_HI:
+			/* One number in two registers: printed once. */
+			if (i + 1 < KTRACE_ARGS_MAX) {
+				uint64_t lo = kinds[i] == KA_U64_LO ? v : args[i + 1];
+				uint64_t hi = kinds[i] == KA_U64_LO ? args[i + 1] : v;
+
+				v = (uint32_t)lo | (uint64_t)(uint32_t)hi << 32;
+				i++;
+			}
+			put_num(sb, v, o);
 			break;
 		case KA_SIGNAL:
 			s = xlat_signal_name(abi, (int)v, b, sizeof(b));

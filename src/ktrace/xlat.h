@@ -56,6 +56,7 @@ struct xlat_set_def {
 /* Generated (xlat_ARCH.c). */
 extern const struct xlat_set_def xlat_sets_x86_64[XLAT_NSETS];
 extern const struct xlat_set_def xlat_sets_aarch64[XLAT_NSETS];
+extern const struct xlat_set_def xlat_sets_i386[XLAT_NSETS];
 
 /* Append "A|B|0x40" for the bits of v; the name of the value 0 (PROT_NONE,
  * F_OK) or "0" when v is 0; a value field first (O_RDONLY). */

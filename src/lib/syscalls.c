@@ -9,6 +9,10 @@ extern const char *const sc_table_x86_64[];
 extern const size_t sc_count_x86_64;
 extern const char *const sc_table_aarch64[];
 extern const size_t sc_count_aarch64;
+extern const char *const sc_table_i386[];
+extern const size_t sc_count_i386;
+extern const char *const sc_table_x32[];
+extern const size_t sc_count_x32;
 
 static const struct {
 	const char *name;
@@ -17,6 +21,8 @@ static const struct {
 } abis[SC_NABIS] = {
 	[SC_X86_64] = { "x86_64", sc_table_x86_64, &sc_count_x86_64 },
 	[SC_AARCH64] = { "aarch64", sc_table_aarch64, &sc_count_aarch64 },
+	[SC_I386] = { "i386", sc_table_i386, &sc_count_i386 },
+	[SC_X32] = { "x32", sc_table_x32, &sc_count_x32 },
 };
 
 enum sc_abi sc_native(void)

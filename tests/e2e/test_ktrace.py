@@ -46,7 +46,7 @@ def kdump_json(out, *args):
     assert p.returncode == 0, p.stderr
     lines = p.stdout.splitlines()
     head = json.loads(lines[0])
-    assert head["format_version"] == 1
+    assert head["format_version"] == 2
     return [json.loads(l) for l in lines[1:]]
 
 
@@ -456,8 +456,8 @@ def test_not_a_trace(root, sonde, tmp_path):
         p = run([SONDE, "kdump", "-f", str(f)])
         assert p.returncode in (0, 1), p.stderr
         assert len(p.stderr.splitlines()) <= 1
-    # Another version.
-    f.write_bytes(data[:8] + (2).to_bytes(4, "little") + data[12:])
+    # A version this kdump does not know (the next one).
+    f.write_bytes(data[:8] + (3).to_bytes(4, "little") + data[12:])
     p = run([SONDE, "kdump", "-f", str(f)])
     assert p.returncode == 1
     assert "version" in p.stderr and len(p.stderr.splitlines()) == 1

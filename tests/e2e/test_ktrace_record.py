@@ -3,7 +3,9 @@
 kernel: the file it replaces (never destroyed before the command runs),
 every ABI the kernel runs (i386, x32) against strace, the structures
 (STRU records) and signals strace shows."""
+import json
 import os
+import re
 import stat
 import subprocess
 
@@ -14,6 +16,12 @@ from conftest import SONDE, run
 
 def ktrace(args, out, timeout=60, **kw):
     return run([SONDE, "ktrace", "-f", str(out)] + args, timeout=timeout, **kw)
+
+
+def kdump_json(out, *args):
+    p = run([SONDE, "kdump", "-f", str(out), "--format", "json"] + list(args))
+    assert p.returncode == 0, p.stderr
+    return [json.loads(l) for l in p.stdout.splitlines()[1:]]
 
 
 def test_failed_command_keeps_the_trace(root, sonde, tmp_path):
@@ -69,3 +77,134 @@ def test_unwritable_file_before_work(root, sonde, tmp_path):
     assert p.returncode == 1
     assert p.stderr.startswith("sonde ktrace: cannot create ")
     assert not marker.exists()
+
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ABI_SRC = os.path.join(HERE, "ktrace", "abi.c")
+STRACE = re.compile(r"^(\d+) +(?:(\w+)\(.*?(?:\) += (\S+)|<unfinished \.\.\.>)"
+                    r"|<\.\.\. (\w+) resumed>.*\) += (\S+))")
+
+
+def build_abi(tmp_path, flag):
+    """tests/e2e/ktrace/abi.c built for a 32-bit ABI, or a skip saying
+    why it cannot be built or run here."""
+    exe = tmp_path / f"abi{flag}"
+    p = run(["gcc", flag, "-O1", "-o", str(exe), ABI_SRC])
+    if p.returncode:
+        pytest.skip(f"gcc {flag} cannot build (gcc-multilib missing?): "
+                    f"{p.stderr.strip().splitlines()[-1]}")
+    try:
+        p = run([str(exe)], cwd=tmp_path)
+    except OSError as e:
+        pytest.skip(f"this kernel does not run {flag} programs: {e}")
+    assert p.returncode == 0 and p.stdout == "abi done\n", p.stderr
+    return exe
+
+
+def strace_seqs(path):
+    """Per process (in order of appearance): [name, return] as strace -f
+    printed them, unfinished calls completed by their resumed lines."""
+    seqs = {}
+    for line in open(path):
+        m = STRACE.match(line)
+        if not m:
+            continue        # signals, exits
+        pid = int(m.group(1))
+        seq = seqs.setdefault(pid, [])
+        if m.group(2):
+            seq.append([m.group(2), m.group(3)])
+        else:
+            for c in reversed(seq):
+                if c[0] == m.group(4) and c[1] is None:
+                    c[1] = m.group(5)
+                    break
+    return seqs
+
+
+def ret_class(name, ret, pids):
+    """What two runs agree on: errors, addresses and process ids as
+    classes, other values as they are."""
+    if ret in (None, "?"):
+        return None
+    if isinstance(ret, str):    # strace: umask's 022 is octal
+        v = int(ret, 8) if re.fullmatch(r"0[0-7]+", ret) else int(ret, 0)
+    else:
+        v = ret
+    if -4096 < v < 0:
+        return "error"
+    if name in ("brk", "mmap", "mmap2", "mremap"):
+        return "addr"
+    return "pid" if v in pids else v
+
+
+def test_i386_matches_strace(root, sonde, tmp_path):
+    """A 32-bit program is recorded with i386's numbers and registers:
+    each process's (syscall, return) sequence is strace's (>= 0.99
+    similar: 1.0 in practice), its records are tagged i386, and only calls
+    that move data have GIO records."""
+    import difflib
+    exe = build_abi(tmp_path, "-m32")
+    st = tmp_path / "strace.txt"
+    p = run(["strace", "-f", "-qq", "-o", str(st), str(exe)], cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    out = tmp_path / "abi.out"
+    p = ktrace(["--", str(exe)], out, cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    recs = kdump_json(out)
+    theirs = strace_seqs(st)
+    mine = {}
+    for r in recs:
+        if r["type"] == "CALL":
+            # glibc's i386 socket() is socketcall(SYS_SOCKET, args),
+            # which strace shows as socket().
+            m = re.match(r"socketcall\(SYS_(\w+),", r["text"])
+            name = m.group(1).lower() if m else r["syscall"]
+            mine.setdefault(r["pid"], []).append([name, None])
+        elif r["type"] == "RET" and r["pid"] in mine:
+            # (A child's first record is clone's return, without a call:
+            # strace shows none either.)
+            seq = mine[r["pid"]]
+            assert seq[-1][1] is None, r
+            seq[-1][1] = r["ret"]
+    assert len(mine) == len(theirs) == 2
+    for (mp, ms), (tp, ts) in zip(mine.items(), theirs.items()):
+        a = [(n, ret_class(n, v, set(mine))) for n, v in ms]
+        b = [(n, ret_class(n, v, set(theirs))) for n, v in ts]
+        ratio = difflib.SequenceMatcher(None, a, b, autojunk=False).ratio()
+        assert ratio >= 0.99, (ratio, a, b)
+        # The 32-bit ABI's own calls are there, by their own names.
+    names = {n for s in mine.values() for n, _ in s}
+    assert {"mmap2", "fstat64", "_llseek", "fcntl64", "socket", "clone",
+            "wait4", "getuid32"} <= names
+    # Every syscall record after the exec is i386's; the 64-bit execve
+    # that started it is not.
+    calls = [r for r in recs if r["type"] in ("CALL", "RET", "NAMI", "GIO")]
+    assert calls[0]["syscall"] == "execve" and "abi" not in calls[0]
+    assert all(r.get("abi") == "i386" for r in calls[4:]), calls[4]
+    # GIO only for read and write: a misnamed call (brk read as x86_64's
+    # recvfrom) would copy memory as data.
+    for i, r in enumerate(recs):
+        if r["type"] == "GIO":
+            nxt = next(x for x in recs[i + 1:] if x["pid"] == r["pid"])
+            assert nxt["type"] == "RET" and nxt["syscall"] in ("read",
+                                                               "write"), nxt
+    # kdump names the 32-bit flag values and joins _llseek's halves.
+    text = run([SONDE, "kdump", "-f", str(out)]).stdout
+    assert re.search(r"CALL  mmap2\(0,0x2000,0x3<PROT_READ\|PROT_WRITE>,"
+                     r"0x22<MAP_PRIVATE\|MAP_ANONYMOUS>,0xffffffff,0\)", text)
+    assert re.search(r"CALL  _llseek\(0x3,0x4,0x[0-9a-f]+,SEEK_SET\)", text)
+    assert "CALL  fcntl64(0x3,F_GETFD,0)" in text
+
+
+def test_x32(root, sonde, tmp_path):
+    """An x32 program (64-bit registers, __X32_SYSCALL_BIT numbers) is
+    recorded with x32's table, or skipped where the kernel runs none."""
+    exe = build_abi(tmp_path, "-mx32")
+    out = tmp_path / "x32.out"
+    p = ktrace(["--", str(exe)], out, cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    recs = kdump_json(out)
+    names = [r["syscall"] for r in recs if r["type"] == "CALL"]
+    assert {"openat", "read", "lseek", "fcntl", "socket", "wait4"} <= set(names)
+    assert all(r.get("abi") == "x32" for r in recs
+               if r["type"] == "CALL" and r["syscall"] != "execve")

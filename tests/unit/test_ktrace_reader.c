@@ -43,9 +43,15 @@ static void header_checks(void **state)
 	assert_int_equal(ktr_check_header("\177ELF\2\1\1", 7, NULL), -EINVAL);
 	assert_int_equal(ktr_check_header("SONDEKTX", 8, NULL), -EINVAL);
 	bad = h;
-	bad.version = 2;
+	bad.version = KTR_VERSION + 1;
 	assert_int_equal(ktr_check_header(&bad, sizeof(bad), NULL),
 			 -EPROTONOSUPPORT);
+	bad.version = 0;
+	assert_int_equal(ktr_check_header(&bad, sizeof(bad), NULL),
+			 -EPROTONOSUPPORT);
+	/* Version 1 files are still read. */
+	bad.version = 1;
+	assert_int_equal(ktr_check_header(&bad, sizeof(bad), NULL), 0);
 	bad = h;
 	bad.abi = 9;
 	assert_int_equal(ktr_check_header(&bad, sizeof(bad), NULL),

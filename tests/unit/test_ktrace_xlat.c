@@ -6,6 +6,7 @@
 #include "ktrace/ktrace.h"
 #include "ktrace/record.h"
 #include "ktrace/systab.h"
+#include "ktrace/reader.h"
 #include "ktrace/xlat.h"
 
 #include <errno.h>
@@ -206,8 +207,12 @@ static void tables_name_real_syscalls(void **state)
 		 * (Debian 12's are Linux 6.1's): decoded once they are. */
 		if (!strcmp(t[i].name, "fchmodat2"))
 			continue;
-		if (sc_number(SC_X86_64, t[i].name) < 0 &&
-		    sc_number(SC_AARCH64, t[i].name) < 0)
+		bool known = false;
+
+		for (int abi = 0; abi < SC_NABIS; abi++)
+			if (!t[i].abis || (t[i].abis & (1u << abi)))
+				known |= sc_number(abi, t[i].name) >= 0;
+		if (!known)
 			fail_msg("sysinfo row '%s' is no syscall", t[i].name);
 		assert_true(sc_number(SC_X86_64, t[i].name) < KTR_NR_MAX);
 	}
@@ -300,6 +305,52 @@ static void call_lines_constants(void **state)
 			    "unlinkat(AT_FDCWD,0x10,0x200<AT_REMOVEDIR>)");
 }
 
+/* i386's own rows: its numbers, 64-bit values in two registers printed
+ * as one, its fcntl commands; x32 decodes with x86_64's rows. */
+static void i386_lines(void **state)
+{
+	struct xlat_opts def = { 0 }, dec = { .decimal = true };
+	const struct ktrace_syscall *sc;
+
+	(void)state;
+	uint64_t a5[6] = { 3, 0x1000, 0x10, 0x5, 0x1, 0 };
+	struct sbuf sb;
+
+	sbuf_init(&sb);
+	xlat_call(&sb, SC_I386, sc_number(SC_I386, "pread64"), a5, &def);
+	assert_string_equal(sb.buf, "pread64(0x3,0x1000,0x10,0x100000005)");
+	sbuf_free(&sb);
+	assert_string_equal(call(SC_X86_64, "pread64", 3, 0x1000, 0x10, 0x5,
+				 &def), "pread64(0x3,0x1000,0x10,0x5)");
+	assert_string_equal(call(SC_I386, "_llseek", 3, 1, 2, 0xffd0, &dec),
+			    "_llseek(3,4294967298,0xffd0,SEEK_SET)");
+	assert_string_equal(call(SC_I386, "fcntl64", 3, 12, 0, 0, &def),
+			    "fcntl64(0x3,F_GETLK64,0)");
+	assert_string_equal(call(SC_X86_64, "fcntl", 3, 12, 0, 0, &def),
+			    "fcntl(0x3,0xc,0)");
+	assert_string_equal(call(SC_I386, "socketcall", 1, 0xffd0, 0, 0, &def),
+			    "socketcall(SYS_SOCKET,0xffd0)");
+	assert_string_equal(call(SC_I386, "openat", 0xffffff9c, 0x10, 0, 0,
+				 &def), "openat(AT_FDCWD,0x10,0<O_RDONLY>)");
+	assert_string_equal(call(SC_X32, "readv", 3, 0x10, 2, 0, &def),
+			    "readv(0x3,0x10,0x2)");
+	/* The data hints follow the ABI's row. */
+	sc = ktrace_syscall_nr(SC_I386, sc_number(SC_I386, "pread64"));
+	assert_int_equal(ktrace_syscall_hints(sc),
+			 KTR_SI_MAKE(0, KTR_IO_READ, 0, 1));
+	sc = ktrace_syscall_nr(SC_I386, sc_number(SC_I386, "fanotify_mark"));
+	assert_int_equal(KTR_SI_PATHMASK(ktrace_syscall_hints(sc)), 1 << 5);
+	sc = ktrace_syscall_nr(SC_X86_64, sc_number(SC_X86_64, "fanotify_mark"));
+	assert_int_equal(KTR_SI_PATHMASK(ktrace_syscall_hints(sc)), 1 << 4);
+	assert_null(ktrace_syscall_nr(SC_I386, sc_number(SC_I386, "brk"))
+		    ->args[1]);
+	/* Records' ABIs: a pers names the machine's compat ABIs. */
+	assert_int_equal(ktr_pers_abi(SC_X86_64, KTR_PERS_NATIVE), SC_X86_64);
+	assert_int_equal(ktr_pers_abi(SC_X86_64, KTR_PERS_COMPAT), SC_I386);
+	assert_int_equal(ktr_pers_abi(SC_X86_64, KTR_PERS_X32), SC_X32);
+	assert_int_equal(ktr_pers_abi(SC_AARCH64, KTR_PERS_COMPAT), -1);
+}
+
 /* The recorder's hints come from the table's argument kinds: the same
  * words the hand-written hint table had. */
 static void hints_from_the_table(void **state)
@@ -340,7 +391,7 @@ static void hints_from_the_table(void **state)
 	for (size_t i = 0; i < n; i++) {
 		if (t[i].io == KTR_IO_NONE)
 			continue;
-		io++;
+		io += !t[i].abis;
 		if (!KTR_SI_IO(ktrace_syscall_hints(&t[i])))
 			fail_msg("'%s' moves data but has no fd or buffer",
 				 t[i].name);
@@ -385,6 +436,7 @@ int main(void)
 		cmocka_unit_test(generated_sets_match_headers),
 		cmocka_unit_test(call_lines_constants),
 		cmocka_unit_test(hints_from_the_table),
+		cmocka_unit_test(i386_lines),
 		cmocka_unit_test(trace_points),
 	};
 

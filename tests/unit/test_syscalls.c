@@ -38,6 +38,29 @@ static void aarch64_numbers(void **state)
 	assert_null(sc_name(SC_AARCH64, 1000));
 }
 
+static void i386_and_x32_numbers(void **state)
+{
+	(void)state;
+	/* arch/x86/entry/syscalls/syscall_32.tbl */
+	assert_string_equal(sc_name(SC_I386, 3), "read");
+	assert_string_equal(sc_name(SC_I386, 45), "brk");
+	assert_string_equal(sc_name(SC_I386, 102), "socketcall");
+	assert_string_equal(sc_name(SC_I386, 140), "_llseek");
+	assert_string_equal(sc_name(SC_I386, 192), "mmap2");
+	assert_string_equal(sc_name(SC_I386, 197), "fstat64");
+	assert_string_equal(sc_name(SC_I386, 252), "exit_group");
+	assert_int_equal(sc_number(SC_I386, "execve"), 11);
+	assert_int_equal(sc_number(SC_I386, "openat"), 295);
+	/* syscall_64.tbl's x32 and common rows, without the x32 bit. */
+	assert_string_equal(sc_name(SC_X32, 0), "read");
+	assert_string_equal(sc_name(SC_X32, 515), "readv");
+	assert_string_equal(sc_name(SC_X32, 520), "execve");
+	assert_int_equal(sc_number(SC_X32, "openat"), 257);
+	assert_null(sc_name(SC_X32, 19));	/* x86_64's readv */
+	assert_int_equal(sc_abi_by_name("i386"), SC_I386);
+	assert_int_equal(sc_abi_by_name("x32"), SC_X32);
+}
+
 static void native_matches_libc(void **state)
 {
 	enum sc_abi abi = sc_native();
@@ -55,6 +78,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(x86_64_numbers),
 		cmocka_unit_test(aarch64_numbers),
+		cmocka_unit_test(i386_and_x32_numbers),
 		cmocka_unit_test(native_matches_libc),
 	};
 	return RUN(tests);
