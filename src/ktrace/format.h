@@ -164,20 +164,34 @@ struct ktr_callret {
 #define KTR_SIG_GENERATED 0
 #define KTR_SIG_DELIVERED 1
 
-/* PSIG: generated (recorded for the target thread; sender is who sent it,
- * result the kernel's TRACE_SIGNAL_* verdict) or delivered (handler is the
- * disposition: 0 SIG_DFL, 1 SIG_IGN, else the handler's address). */
+/* PSIG: generated (recorded for the target thread; result the kernel's
+ * TRACE_SIGNAL_* verdict) or delivered (handler is the disposition: 0
+ * SIG_DFL, 1 SIG_IGN, else the handler's address). Both say what the
+ * siginfo says: sender the sending process (si_pid) for signals a process
+ * sent (kill, tgkill, sigqueue) and for SIGCHLD (the child), 0 for those
+ * the kernel raised itself (timers, faults, SI_KERNEL); addr the faulting
+ * address of SIGSEGV, SIGBUS, SIGILL, SIGFPE and SIGTRAP; status
+ * SIGCHLD's si_status. A fatal signal's default action ends the process
+ * by a group exit, which the kernel delivers as SIGKILL: that delivered
+ * record carries the real signal, with fatal set. */
 struct ktr_psig {
 	struct ktr_rec h;
 	int32_t sig;
 	int32_t code;		/* si_code */
 	uint8_t kind;		/* KTR_SIG_GENERATED or KTR_SIG_DELIVERED */
-	uint8_t reserved[3];
+	uint8_t fatal;		/* delivered: the group exit of a fatal signal
+				 * (sig is that signal, SIGKILL for an
+				 * exit_group() of another thread) */
+	uint8_t reserved[2];
 	int32_t result;		/* generated: 0 delivered, 1 ignored, 2 already
 				 * pending, 3 overflow, 4 lose info */
-	uint32_t sender_pid;	/* generated: the sending process, 0 the kernel */
+	uint32_t sender_pid;	/* the sending process, 0 the kernel */
 	uint32_t sa_flags;	/* delivered: sa_flags */
 	uint64_t handler;	/* delivered */
+	/* Version 2 from here on (80 bytes before). */
+	uint64_t addr;		/* si_addr of a fault */
+	int32_t status;		/* SIGCHLD: si_status */
+	uint32_t reserved2;
 };
 
 #define KTR_CSW_OUT 0
@@ -289,7 +303,7 @@ KTR_SIZE(ktr_nami, 48);
 KTR_SIZE(ktr_gio, 72);
 KTR_SIZE(ktr_retgio, 72);
 KTR_SIZE(ktr_callret, 128);
-KTR_SIZE(ktr_psig, 80);
+KTR_SIZE(ktr_psig, 96);
 KTR_SIZE(ktr_csw, 56);
 KTR_SIZE(ktr_fork, 64);
 KTR_SIZE(ktr_exec, 64);

@@ -5,6 +5,7 @@
 #include "../lib/util.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -44,7 +45,7 @@ static const uint32_t min_len[KTR_NTYPES] = {
 	[KTR_RET] = sizeof(struct ktr_ret),
 	[KTR_NAMI] = sizeof(struct ktr_nami) + 8,
 	[KTR_GIO] = sizeof(struct ktr_gio),
-	[KTR_PSIG] = sizeof(struct ktr_psig),
+	[KTR_PSIG] = offsetof(struct ktr_psig, addr),	/* version 1's */
 	[KTR_CSW] = sizeof(struct ktr_csw),
 	[KTR_FORK] = sizeof(struct ktr_fork),
 	[KTR_EXEC] = sizeof(struct ktr_exec),

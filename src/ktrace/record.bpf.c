@@ -1340,12 +1340,59 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev,
 	return 0;
 }
 
-static __always_inline int si_code(struct kernel_siginfo *info)
+/* The signal tracepoints' info argument is a pointer, or SEND_SIG_NOINFO
+ * (0) or SEND_SIG_PRIV (1): it is compared as a number read from the
+ * context (arg_word), since the verifier takes a BTF pointer argument for
+ * one that is never NULL and drops a test of it, even of the context's
+ * word. */
+static __always_inline __u64 arg_word(void *ctx, int i)
 {
-	/* SEND_SIG_NOINFO and SEND_SIG_PRIV are 0 and 1. */
-	if ((unsigned long)info <= 1)
-		return (unsigned long)info == 1 ? 0x80 /* SI_KERNEL */ : 0;
+	__u64 v = 0;
+
+	bpf_probe_read_kernel(&v, sizeof(v), (char *)ctx + i * 8);
+	return v;
+}
+
+static __always_inline int si_code(struct kernel_siginfo *info, __u64 iv)
+{
+	if (iv <= 1)
+		return iv == 1 ? 0x80 /* SI_KERNEL */ : 0;
 	return BPF_CORE_READ(info, si_code);
+}
+
+#define KTR_SIGCHLD 17
+#define KTR_SIGKILL 9
+#define KTR_SIGNAL_GROUP_EXIT 0x00000004
+
+/* What the siginfo of sig (code: its si_code) says into s: who sent it
+ * (si_pid of a signal a process sent, and of SIGCHLD: the child; 0 for
+ * what the kernel raised: SEND_SIG_PRIV, timers, faults), the faulting
+ * address, SIGCHLD's status. */
+static __always_inline void sig_info(struct ktr_psig *s, int sig, int code,
+				     struct kernel_siginfo *info, __u64 iv)
+{
+	s->sender_pid = 0;
+	s->addr = 0;
+	s->status = 0;
+	s->reserved2 = 0;
+	if (iv == 0) {
+		/* SEND_SIG_NOINFO: SI_USER from the current process. */
+		s->sender_pid = bpf_get_current_pid_tgid() >> 32;
+		return;
+	}
+	if (iv == 1)
+		return;
+	if (code == 0 || code == -1 || code == -6) {
+		/* SI_USER, SI_QUEUE, SI_TKILL */
+		s->sender_pid = BPF_CORE_READ(info, _sifields._kill._pid);
+	} else if (sig == KTR_SIGCHLD && code > 0 && code < 0x80) {
+		s->sender_pid = BPF_CORE_READ(info, _sifields._sigchld._pid);
+		s->status = BPF_CORE_READ(info, _sifields._sigchld._status);
+	} else if (code > 0 && code < 0x80 &&
+		   (sig == 4 || sig == 5 || sig == 7 || sig == 8 || sig == 11)) {
+		/* SIGILL, SIGTRAP, SIGBUS, SIGFPE, SIGSEGV */
+		s->addr = (__u64)BPF_CORE_READ(info, _sifields._sigfault._addr);
+	}
 }
 
 /* A traced thread renamed (prctl, a write to its /proc comm file): the
@@ -1381,6 +1428,7 @@ int BPF_PROG(on_sig_generate, int sig, struct kernel_siginfo *info,
 {
 	__u32 pid = task->tgid, *st = traced_state(pid);
 	struct ktr_psig *s;
+	__u64 iv;
 
 	if (!st || *st != KTR_ST_TRACING)
 		return 0;
@@ -1392,11 +1440,13 @@ int BPF_PROG(on_sig_generate, int sig, struct kernel_siginfo *info,
 	if (!s)
 		return 0;
 	s->sig = sig;
-	s->code = si_code(info);
+	iv = arg_word(ctx, 1);
+	s->code = si_code(info, iv);
 	s->kind = KTR_SIG_GENERATED;
-	s->reserved[0] = s->reserved[1] = s->reserved[2] = 0;
+	s->fatal = 0;
+	s->reserved[0] = s->reserved[1] = 0;
 	s->result = result;
-	s->sender_pid = bpf_get_current_pid_tgid() >> 32;
+	sig_info(s, sig, s->code, info, iv);
 	s->sa_flags = 0;
 	s->handler = 0;
 	submit(s);
@@ -1409,6 +1459,7 @@ int BPF_PROG(on_sig_deliver, int sig, struct kernel_siginfo *info,
 {
 	__u32 pid = bpf_get_current_pid_tgid() >> 32, *st = traced_state(pid);
 	struct ktr_psig *s;
+	__u64 iv;
 
 	if (!st || *st != KTR_ST_TRACING)
 		return 0;
@@ -1417,11 +1468,27 @@ int BPF_PROG(on_sig_deliver, int sig, struct kernel_siginfo *info,
 	if (!s)
 		return 0;
 	s->sig = sig;
-	s->code = si_code(info);
+	iv = arg_word(ctx, 1);
+	s->code = si_code(info, iv);
 	s->kind = KTR_SIG_DELIVERED;
-	s->reserved[0] = s->reserved[1] = s->reserved[2] = 0;
+	s->fatal = 0;
+	s->reserved[0] = s->reserved[1] = 0;
 	s->result = 0;
-	s->sender_pid = 0;
+	sig_info(s, sig, s->code, info, iv);
+	/* The kernel's group exit: a SIGKILL without info, once the process
+	 * is marked for death; the fatal signal is the group's exit code
+	 * (an exit_group() call's status has no signal in it). */
+	if (sig == KTR_SIGKILL && iv == 0) {
+		struct task_struct *t = bpf_get_current_task_btf();
+		int code = BPF_CORE_READ(t, signal, group_exit_code);
+
+		if (BPF_CORE_READ(t, signal, flags) & KTR_SIGNAL_GROUP_EXIT) {
+			s->fatal = 1;
+			s->sender_pid = 0;
+			if (code & 0x7f)
+				s->sig = code & 0x7f;
+		}
+	}
 	s->sa_flags = BPF_CORE_READ(ka, sa.sa_flags);
 	s->handler = (__u64)BPF_CORE_READ(ka, sa.sa_handler);
 	submit(s);

@@ -780,6 +780,26 @@ static int trace_pid(struct tracer *t, pid_t pid, uint32_t state)
 	return 0;
 }
 
+/* Whether a process is there and not a zombie (one that exited before
+ * the traced map saw it never takes live down, and its parent may not
+ * reap it before the recorder ends). */
+static bool alive(pid_t pid)
+{
+	char path[64], *s, *p;
+	size_t len;
+	bool zombie = false;
+
+	if (kill(pid, 0) && errno != EPERM)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if ((s = sd_read_file(path, &len))) {
+		p = strrchr(s, ')');
+		zombie = p && (p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X'));
+		free(s);
+	}
+	return !zombie;
+}
+
 /* Whether a process of the traced map still exists. */
 static bool any_traced_alive(struct tracer *t)
 {
@@ -788,7 +808,7 @@ static bool any_traced_alive(struct tracer *t)
 	uint32_t *prev = NULL;
 
 	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-		if (kill(next, 0) == 0 || errno == EPERM)
+		if (alive(next))
 			return true;
 		key = next;
 		prev = &key;
@@ -887,6 +907,10 @@ int cmd_ktrace(int argc, char **argv)
 	sbpf_init(o.verbose);
 	if (load(&t, &o))
 		goto out;
+	/* Attaching to running processes: the file is theirs from here on
+	 * (where it was created before). */
+	if (!o.cmd && trace_commit(&t.w))
+		goto out;
 	t.rb = ringbuf_open(bpf_map__fd(t.skel->maps.rb), o.bufsize);
 	if (!t.rb) {
 		sd_err("cannot map the ring buffer: %s", strerror(errno));
@@ -925,7 +949,7 @@ int cmd_ktrace(int argc, char **argv)
 		rc = 127;
 		goto out;
 	}
-	if (trace_commit(&t.w))
+	if (o.cmd && trace_commit(&t.w))
 		goto out;
 	/* Until a signal, or every traced process is gone (a process that
 	 * exits before the map saw it leaves live at 0 too). */

@@ -278,6 +278,14 @@ void xlat_ret(struct sbuf *sb, enum sc_abi abi, uint32_t nr, int64_t ret,
 	char nb[32];
 
 	sbuf_printf(sb, "%s ", xlat_sysname(abi, nr, nb, sizeof(nb)));
+	/* The kernel's restart codes never reach the program: a signal
+	 * came, and the call is restarted or fails with EINTR (the
+	 * rt_sigreturn that ends the handler returns which). */
+	if (ret <= -512 && ret >= -516 && ret != -515 && !o->raw) {
+		sbuf_printf(sb, "RESTART %s (%s)", xlat_errno_name(-ret),
+			    xlat_errno_msg(-ret));
+		return;
+	}
 	if (ret < 0 && ret >= -4095) {
 		const char *name = xlat_errno_name(-ret);
 		const char *msg = xlat_errno_msg(-ret);

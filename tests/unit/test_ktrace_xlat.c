@@ -190,6 +190,15 @@ static void call_lines(void **state)
 			    "kill(0x2a,SIGUSR1)");
 	assert_string_equal(ret(SC_X86_64, "mmap", 0x7f0000000000, &def),
 			    "mmap 139637976727552/0x7f0000000000");
+	/* The kernel's restart codes are restarts, not errors. */
+	assert_string_equal(ret(SC_X86_64, "read", -512, &def),
+			    "read RESTART ERESTARTSYS (To be restarted if "
+			    "SA_RESTART is set)");
+	assert_string_equal(ret(SC_X86_64, "nanosleep", -516, &def),
+			    "nanosleep RESTART ERESTART_RESTARTBLOCK "
+			    "(Interrupted by signal)");
+	assert_string_equal(ret(SC_X86_64, "read", -512, &raw),
+			    "read -1 errno 512");
 	/* Numbers without a name, and calls without a signature. */
 	assert_string_equal(ret(SC_X86_64, "no_such", 0, &def), "#4294967295 0");
 }
