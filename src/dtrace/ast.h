@@ -6,7 +6,8 @@
  *   lex.c    characters -> tokens
  *   parse.c  tokens -> clauses of statements and expressions
  *   types.c  names -> variables and built-ins, types, tuple layouts
- *   cg.c     typed tree -> BPF instructions (regs.c allocates registers)
+ *   cg.c     typed tree -> BPF instructions, through emit.c (instructions,
+ *            labels, registers, temporaries, faults)
  *
  * Every node lives in the compile arena (struct dt_arena) and dies with it;
  * errors longjmp out of the pass to dt_compile's caller with a message

@@ -9,181 +9,15 @@
  * are resolved at the end; every instruction remembers the D source it
  * came from, so that a verifier rejection names a line. */
 #include "cg.h"
+#include "cg_agg.h"
+#include "cg_str.h"
+#include "xlate.h"
 #include "../lib/util.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- emission ---- */
-
-void dt_emit(struct dt_cg *g, struct bpf_insn insn)
-{
-	if (g->n + 2 > g->cap) {
-		size_t cap = (size_t)g->cap, lcap = (size_t)g->cap;
-
-		sd_grow(&g->insns, &cap, g->n + 2, sizeof(*g->insns));
-		sd_grow(&g->locs, &lcap, g->n + 2, sizeof(*g->locs));
-		g->cap = (int)(cap < lcap ? cap : lcap);
-	}
-	g->locs[g->n] = g->loc;
-	g->insns[g->n++] = insn;
-	if (g->n > 1000000)
-		dt_error(g->cc, &g->loc, "program too large for BPF (over one "
-			 "million instructions)");
-}
-
-int dt_label(struct dt_cg *g)
-{
-	size_t cap = (size_t)g->labels_cap;
-
-	sd_grow(&g->labels, &cap, g->nlabels + 1, sizeof(*g->labels));
-	g->labels_cap = (int)cap;
-	g->labels[g->nlabels] = -1;
-	return g->nlabels++;
-}
-
-void dt_place(struct dt_cg *g, int label)
-{
-	g->labels[label] = g->n;
-}
-
-static void fixup(struct dt_cg *g, int label)
-{
-	size_t cap = (size_t)g->fix_cap;
-
-	sd_grow(&g->fix, &cap, g->nfix + 1, sizeof(*g->fix));
-	g->fix_cap = (int)cap;
-	g->fix[g->nfix].insn = g->n;
-	g->fix[g->nfix].label = label;
-	g->nfix++;
-}
-
-void dt_jmp_imm(struct dt_cg *g, int op, int reg, int32_t imm, int label)
-{
-	fixup(g, label);
-	dt_emit(g, (struct bpf_insn){ .code = BPF_JMP | BPF_K | op,
-				      .dst_reg = reg, .imm = imm });
-}
-
-void dt_jmp_reg(struct dt_cg *g, int op, int dst, int src, int label)
-{
-	fixup(g, label);
-	dt_emit(g, (struct bpf_insn){ .code = BPF_JMP | BPF_X | op,
-				      .dst_reg = dst, .src_reg = src });
-}
-
-void dt_jmp(struct dt_cg *g, int label)
-{
-	fixup(g, label);
-	dt_emit(g, (struct bpf_insn){ .code = BPF_JMP | BPF_JA });
-}
-
-void dt_ld_func(struct dt_cg *g, int dst, int label)
-{
-	/* a negative label: the fix-up goes to imm (finish) */
-	fixup(g, -label - 1);
-	dt_emit(g, (struct bpf_insn){ .code = BPF_LD | BPF_DW | BPF_IMM,
-				      .dst_reg = dst,
-				      .src_reg = BPF_PSEUDO_FUNC });
-	dt_emit(g, (struct bpf_insn){ 0 });
-}
-
-void dt_ld_imm64(struct dt_cg *g, int dst, uint64_t v)
-{
-	if ((int64_t)v >= INT32_MIN && (int64_t)v <= INT32_MAX) {
-		dt_emit(g, I_MOV_IMM(dst, (int32_t)v));
-		return;
-	}
-	dt_emit(g, (struct bpf_insn){ .code = BPF_LD | BPF_DW | BPF_IMM,
-				      .dst_reg = dst, .imm = (int32_t)v });
-	dt_emit(g, (struct bpf_insn){ .imm = (int32_t)(v >> 32) });
-}
-
-void dt_ld_map(struct dt_cg *g, int dst, int map)
-{
-	dt_emit(g, (struct bpf_insn){ .code = BPF_LD | BPF_DW | BPF_IMM,
-				      .dst_reg = dst,
-				      .src_reg = BPF_PSEUDO_MAP_FD,
-				      .imm = map });
-	dt_emit(g, (struct bpf_insn){ 0 });
-}
-
-void dt_ld_map_value(struct dt_cg *g, int dst, int map, int off)
-{
-	dt_emit(g, (struct bpf_insn){ .code = BPF_LD | BPF_DW | BPF_IMM,
-				      .dst_reg = dst,
-				      .src_reg = BPF_PSEUDO_MAP_VALUE,
-				      .imm = map });
-	dt_emit(g, (struct bpf_insn){ .imm = off });
-}
-
-void dt_call(struct dt_cg *g, int helper)
-{
-	dt_emit(g, (struct bpf_insn){ .code = BPF_JMP | BPF_CALL,
-				      .imm = helper });
-}
-
-/* Move an argument value into r(i) inside a call window. */
-static void call_arg(struct dt_cg *g, int i, int reg)
-{
-	if (g->regs.saved & (1u << reg))
-		dt_emit(g, I_LDX(BPF_DW, i, BPF_REG_10,
-				 g->regs.saved_slot[reg]));
-	else if (reg != i)
-		dt_emit(g, I_MOV(i, reg));
-}
-
-void dt_call_arg(struct dt_cg *g, int i, int reg)
-{
-	call_arg(g, i, reg);
-}
-
-/* ---- scratch temporaries ---- */
-
-int dt_cg_temp(struct dt_cg *g, int size)
-{
-	int off = g->temp_top;
-
-	g->temp_top += (size + 7) & ~7;
-	if (g->temp_top > g->temp_max)
-		g->temp_max = g->temp_top;
-	if (g->temp_top > 30000)
-		dt_error(g->cc, &g->loc, "statement needs too much scratch "
-			 "space (strsize too large?)");
-	return off;
-}
-
-void dt_cg_scratch_ptr(struct dt_cg *g, int r, int off)
-{
-	dt_emit(g, I_MOV(r, DT_SCRATCH_REG));
-	if (off)
-		dt_emit(g, I_ALU64_IMM(BPF_ADD, r, off));
-}
-
-int dt_cg_ctx(struct dt_cg *g)
-{
-	int r = dt_reg(g);
-
-	dt_emit(g, I_LDX(BPF_DW, r, BPF_REG_10, DT_FP_CTX));
-	return r;
-}
-
 /* ---- integers ---- */
-
-void dt_cg_normalize(struct dt_cg *g, int r, const struct dt_type *t)
-{
-	int bits;
-
-	if (t->kind != DT_TINT || t->size >= 8)
-		return;
-	if (t->size == 4 && !t->sign) {
-		dt_emit(g, I_MOV32(r, r));
-		return;
-	}
-	bits = 64 - 8 * t->size;
-	dt_emit(g, I_ALU64_IMM(BPF_LSH, r, bits));
-	dt_emit(g, I_ALU64_IMM(t->sign ? BPF_ARSH : BPF_RSH, r, bits));
-}
 
 static struct dt_type promote(struct dt_type t)
 {
@@ -203,146 +37,6 @@ static struct dt_type common(struct dt_type a, struct dt_type b)
 	return a.size > b.size ? a : b;
 }
 
-/* ---- faults ---- */
-
-/* Write an error record and end the clause; addr (a register, or -1) is
- * the faulting address. */
-static void cg_fault(struct dt_cg *g, int fault, int addr)
-{
-	int e = DT_SCR_ERR;
-	int action = g->stmt ? g->stmt->action : 0;
-
-	/* Registers are not needed past here: the clause ends. */
-	if (addr >= 0)
-		dt_emit(g, I_STX(BPF_DW, DT_SCRATCH_REG, addr, e + 32));
-	else
-		dt_emit(g, I_ST(BPF_DW, DT_SCRATCH_REG, e + 32, 0));
-	dt_emit(g, I_ST(BPF_W, DT_SCRATCH_REG, e + 0, DT_REC_ERROR));
-	dt_emit(g, I_ST(BPF_W, DT_SCRATCH_REG, e + 4, g->cl->index));
-	dt_emit(g, I_LDX(BPF_DW, BPF_REG_1, BPF_REG_10, DT_FP_PROBE));
-	dt_emit(g, I_STX(BPF_W, DT_SCRATCH_REG, BPF_REG_1, e + 8));
-	dt_call(g, BPF_FUNC_get_smp_processor_id);
-	dt_emit(g, I_STX(BPF_W, DT_SCRATCH_REG, BPF_REG_0, e + 12));
-	dt_emit(g, I_ST(BPF_W, DT_SCRATCH_REG, e + 16, fault));
-	dt_emit(g, I_ST(BPF_W, DT_SCRATCH_REG, e + 20, action));
-	dt_emit(g, I_ST(BPF_W, DT_SCRATCH_REG, e + 24, g->n));
-	dt_ld_map(g, BPF_REG_1, DT_MAP_OUT);
-	dt_emit(g, I_MOV(BPF_REG_2, DT_SCRATCH_REG));
-	dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_2, e));
-	dt_emit(g, I_MOV_IMM(BPF_REG_3, sizeof(struct dt_rechdr) +
-			     sizeof(struct dt_errrec)));
-	dt_emit(g, I_MOV_IMM(BPF_REG_4, 0));
-	dt_call(g, BPF_FUNC_ringbuf_output);
-	dt_emit(g, I_LDX(BPF_DW, BPF_REG_1, DT_SCRATCH_REG, 24));
-	dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_1, 1));
-	dt_emit(g, I_STX(BPF_DW, DT_SCRATCH_REG, BPF_REG_1, 24));
-	dt_jmp(g, g->skip);
-}
-
-void dt_cg_fault(struct dt_cg *g, int fault, int addr)
-{
-	cg_fault(g, fault, addr);
-}
-
-void dt_cg_fault_if_zero(struct dt_cg *g, int reg, int fault)
-{
-	int ok = dt_label(g);
-
-	dt_jmp_imm(g, BPF_JNE, reg, 0, ok);
-	cg_fault(g, fault, -1);
-	dt_place(g, ok);
-}
-
-void dt_cg_fault_if_neg(struct dt_cg *g, int reg, int addr)
-{
-	int ok = dt_label(g);
-
-	dt_jmp_imm(g, BPF_JSGE, reg, 0, ok);
-	cg_fault(g, DTRACEFLT_BADADDR, addr);
-	dt_place(g, ok);
-}
-
-/* ---- strings ---- */
-
-void dt_cg_zero(struct dt_cg *g, int ptr, int size)
-{
-	for (int i = 0; i + 8 <= size; i += 8)
-		dt_emit(g, I_ST(BPF_DW, ptr, i, 0));
-}
-
-void dt_cg_strcpy(struct dt_cg *g, int dst, int dst_size, int src,
-		  int src_size)
-{
-	int dn = (dst_size + 7) & ~7, sn = (src_size + 7) & ~7;
-	int n = dn < sn ? dn : sn, t = dt_reg(g);
-
-	for (int i = 0; i < n; i += 8) {
-		dt_emit(g, I_LDX(BPF_DW, t, src, i));
-		dt_emit(g, I_STX(BPF_DW, dst, t, i));
-	}
-	dt_reg_free(g, t);
-	for (int i = n; i < dn; i += 8)
-		dt_emit(g, I_ST(BPF_DW, dst, i, 0));
-	if (sn > dn)	/* truncated: keep the NUL */
-		dt_emit(g, I_ST(BPF_B, dst, dn - 1, 0));
-}
-
-/* The first difference of two strings (a[i] - b[i]), 0 when equal. Both
- * are canonical (zero-padded to a multiple of 8 bytes), so the loop steps
- * a word at a time: equal words with a NUL in them end it; a word that
- * differs is searched byte by byte. Few iterations keep the verifier's
- * work small even for long strsize. */
-static int cg_strcmp(struct dt_cg *g, int a, int asz, int b, int bsz)
-{
-	int an = (asz + 7) & ~7, bn = (bsz + 7) & ~7, n = an < bn ? an : bn;
-	int i = dt_reg(g), wa = dt_reg(g), wb = dt_reg(g), t = dt_reg(g);
-	int loop = dt_label(g), diff = dt_label(g), eq = dt_label(g),
-	    done = dt_label(g);
-
-	dt_emit(g, I_MOV_IMM(i, 0));
-	dt_place(g, loop);
-	dt_jmp_imm(g, BPF_JGE, i, n, eq);
-	dt_emit(g, I_MOV(wa, a));
-	dt_emit(g, I_ALU64_REG(BPF_ADD, wa, i));
-	dt_emit(g, I_LDX(BPF_DW, wa, wa, 0));
-	dt_emit(g, I_MOV(wb, b));
-	dt_emit(g, I_ALU64_REG(BPF_ADD, wb, i));
-	dt_emit(g, I_LDX(BPF_DW, wb, wb, 0));
-	dt_jmp_reg(g, BPF_JNE, wa, wb, diff);
-	/* (w - 0x01..01) & ~w & 0x80..80: nonzero when a byte is zero */
-	dt_emit(g, I_MOV(t, wa));
-	dt_emit(g, I_ALU64_IMM(BPF_XOR, t, -1));
-	dt_ld_imm64(g, wb, 0x0101010101010101ull);
-	dt_emit(g, I_ALU64_REG(BPF_SUB, wa, wb));
-	dt_emit(g, I_ALU64_REG(BPF_AND, wa, t));
-	dt_ld_imm64(g, wb, 0x8080808080808080ull);
-	dt_emit(g, I_ALU64_REG(BPF_AND, wa, wb));
-	dt_jmp_imm(g, BPF_JNE, wa, 0, eq);
-	dt_emit(g, I_ALU64_IMM(BPF_ADD, i, 8));
-	dt_jmp(g, loop);
-	/* The words differ: the first differing byte, or a NUL first. */
-	dt_place(g, diff);
-	for (int k = 0; k < 8; k++) {
-		dt_emit(g, I_MOV(i, wa));
-		dt_emit(g, I_ALU64_IMM(BPF_AND, i, 0xff));
-		dt_emit(g, I_MOV(t, wb));
-		dt_emit(g, I_ALU64_IMM(BPF_AND, t, 0xff));
-		dt_emit(g, I_ALU64_REG(BPF_SUB, i, t));
-		dt_jmp_imm(g, BPF_JNE, i, 0, done);
-		dt_jmp_imm(g, BPF_JEQ, t, 0, done);	/* both NUL: i == 0 */
-		dt_emit(g, I_ALU64_IMM(BPF_RSH, wa, 8));
-		dt_emit(g, I_ALU64_IMM(BPF_RSH, wb, 8));
-	}
-	dt_place(g, eq);
-	dt_emit(g, I_MOV_IMM(i, 0));
-	dt_place(g, done);
-	dt_reg_free(g, t);
-	dt_reg_free(g, wb);
-	dt_reg_free(g, wa);
-	/* the result is in i, allocated first: keep it */
-	return i;
-}
-
 /* ---- maps ---- */
 
 /* r = lookup(map, key at fp_or_scratch); returns the result register. */
@@ -354,16 +48,6 @@ static int cg_lookup(struct dt_cg *g, int map, int key_base, int key_off)
 	dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_2, key_off));
 	dt_call(g, BPF_FUNC_map_lookup_elem);
 	return dt_call_end(g);
-}
-
-static void count_drop(struct dt_cg *g, int which)
-{
-	int t = dt_reg(g);
-
-	dt_emit(g, I_LDX(BPF_DW, t, DT_SCRATCH_REG, which));
-	dt_emit(g, I_ALU64_IMM(BPF_ADD, t, 1));
-	dt_emit(g, I_STX(BPF_DW, DT_SCRATCH_REG, t, which));
-	dt_reg_free(g, t);
 }
 
 /* Dereference a possibly-NULL lookup result in r: an integer (0 when
@@ -486,12 +170,6 @@ static struct lval lval_of(struct dt_cg *g, struct dt_node *n)
 	return lv;
 }
 
-static int bpf_size(int size)
-{
-	return size == 1 ? BPF_B : size == 2 ? BPF_H : size == 4 ? BPF_W :
-	       BPF_DW;
-}
-
 /* *p's bytes: a pointer into alloca()'s memory, its offset compared with
  * scratchsize again where the verifier sees it; p not pointing into memory
  * handed out in this clause faults (bad address). */
@@ -519,7 +197,7 @@ static int lval_load(struct dt_cg *g, struct lval *lv)
 
 	if (!v) {
 		r = lval_ptr(g, lv);
-		dt_emit(g, I_LDX(bpf_size(lv->n->type.size), r, r, 0));
+		dt_emit(g, I_LDX(dt_bpf_size(lv->n->type.size), r, r, 0));
 		dt_cg_normalize(g, r, &lv->n->type);
 		return r;
 	}
@@ -561,13 +239,8 @@ static void map_store(struct dt_cg *g, struct dt_var *v, int key_base,
 
 	dt_call_begin(g);
 	if (zero_test >= 0) {
-		if (g->regs.saved & (1u << zero_test)) {
-			dt_emit(g, I_LDX(BPF_DW, BPF_REG_1, BPF_REG_10,
-					 g->regs.saved_slot[zero_test]));
-			dt_jmp_imm(g, BPF_JEQ, BPF_REG_1, 0, del);
-		} else {
-			dt_jmp_imm(g, BPF_JEQ, zero_test, 0, del);
-		}
+		dt_call_arg(g, BPF_REG_1, zero_test);
+		dt_jmp_imm(g, BPF_JEQ, BPF_REG_1, 0, del);
 	}
 	dt_ld_map(g, BPF_REG_1, var_map(v));
 	dt_emit(g, I_MOV(BPF_REG_2, key_base));
@@ -579,9 +252,7 @@ static void map_store(struct dt_cg *g, struct dt_var *v, int key_base,
 	dt_jmp_imm(g, BPF_JEQ, BPF_REG_0, 0, done);
 	/* A full map drops the value, counted as DTrace's dynamic variable
 	 * drops. */
-	dt_emit(g, I_LDX(BPF_DW, BPF_REG_1, DT_SCRATCH_REG, 16));
-	dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_1, 1));
-	dt_emit(g, I_STX(BPF_DW, DT_SCRATCH_REG, BPF_REG_1, 16));
+	dt_cg_count(g, offsetof(struct dt_counters, dyndrops));
 	dt_jmp(g, done);
 	dt_place(g, del);
 	if (zero_test >= 0) {
@@ -603,7 +274,7 @@ static void lval_store(struct dt_cg *g, struct lval *lv, int r, int src_size)
 
 	if (!v) {
 		d = lval_ptr(g, lv);
-		dt_emit(g, I_STX(bpf_size(lv->n->type.size), d, r, 0));
+		dt_emit(g, I_STX(dt_bpf_size(lv->n->type.size), d, r, 0));
 		dt_reg_free(g, d);
 		return;
 	}
@@ -661,24 +332,6 @@ static int cg_helper0(struct dt_cg *g, int helper)
 	return dt_call_end(g);
 }
 
-static int cg_task_read(struct dt_cg *g, int ptr, int off, int size)
-{
-	int tmp = dt_cg_temp(g, 8), r;
-
-	dt_emit(g, I_ST(BPF_DW, DT_SCRATCH_REG, tmp, 0));
-	dt_call_begin(g);
-	call_arg(g, BPF_REG_3, ptr);
-	dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_3, off));
-	dt_emit(g, I_MOV(BPF_REG_1, DT_SCRATCH_REG));
-	dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_1, tmp));
-	dt_emit(g, I_MOV_IMM(BPF_REG_2, size));
-	dt_call(g, BPF_FUNC_probe_read_kernel);
-	dt_call_end_void(g);
-	r = dt_reg(g);
-	dt_emit(g, I_LDX(size == 4 ? BPF_W : BPF_DW, r, DT_SCRATCH_REG, tmp));
-	return r;
-}
-
 static int cg_builtin(struct dt_cg *g, struct dt_node *n)
 {
 	const struct dt_provider *pv = g->u->prov;
@@ -718,15 +371,13 @@ static int cg_builtin(struct dt_cg *g, struct dt_node *n)
 	case BI_PPID:
 	case BI_VTIMESTAMP:
 		t = cg_helper0(g, BPF_FUNC_get_current_task);
-		if (n->bi == BI_VTIMESTAMP) {
-			r = cg_task_read(g, t, g->off_sum_exec, 8);
-			dt_reg_free(g, t);
-			return r;
-		}
-		r = cg_task_read(g, t, g->off_real_parent, 8);
-		dt_reg_free(g, t);
-		t = cg_task_read(g, r, g->off_tgid, 4);
-		dt_reg_free(g, r);
+		if (n->bi == BI_VTIMESTAMP)
+			return dt_cg_read(g, t, g->off_sum_exec, 8,
+					  BPF_FUNC_probe_read_kernel);
+		r = dt_cg_read(g, t, g->off_real_parent, 8,
+			       BPF_FUNC_probe_read_kernel);
+		t = dt_cg_read(g, r, g->off_tgid, 4,
+			       BPF_FUNC_probe_read_kernel);
 		dt_cg_normalize(g, t, &n->type);
 		return t;
 	case BI_EXECNAME: {
@@ -782,7 +433,7 @@ static int cg_deref_ptr(struct dt_cg *g, struct dt_node *n)
 
 	dt_emit(g, I_ST(BPF_DW, DT_SCRATCH_REG, tmp, 0));
 	dt_call_begin(g);
-	call_arg(g, BPF_REG_3, addr);
+	dt_call_arg(g, BPF_REG_3, addr);
 	dt_emit(g, I_MOV(BPF_REG_1, DT_SCRATCH_REG));
 	dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_1, tmp));
 	dt_emit(g, I_MOV_IMM(BPF_REG_2, size));
@@ -809,7 +460,7 @@ static int cg_stringof(struct dt_cg *g, struct dt_node *n)
 	dt_cg_zero(g, r, size);
 	dt_reg_free(g, r);
 	dt_call_begin(g);
-	call_arg(g, BPF_REG_3, addr);
+	dt_call_arg(g, BPF_REG_3, addr);
 	dt_emit(g, I_MOV(BPF_REG_1, DT_SCRATCH_REG));
 	dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_1, tmp));
 	dt_emit(g, I_MOV_IMM(BPF_REG_2, n->type.ssize));
@@ -876,7 +527,7 @@ static void cg_compare_operands(struct dt_cg *g, struct dt_node *n, int *ra,
 	if (n->a->type.kind == DT_TSTR) {
 		int a = dt_cg_expr(g, n->a), b = dt_cg_expr(g, n->b);
 
-		*ra = cg_strcmp(g, a, n->a->type.ssize, b, n->b->type.ssize);
+		*ra = dt_cg_strcmp(g, a, n->a->type.ssize, b, n->b->type.ssize);
 		dt_reg_free(g, b);
 		dt_reg_free(g, a);
 		*rb = -1;
@@ -1306,57 +957,10 @@ void dt_cg_agg(struct dt_cg *g, struct dt_node *s)
 	dt_jmp_imm(g, BPF_JEQ, p, 0, drop);
 	dt_place(g, have);
 
-	int t = dt_reg(g);
-
-	switch (v->fn) {
-	case AGG_COUNT:
-		dt_emit(g, I_LDX(BPF_DW, t, p, 0));
-		dt_emit(g, I_ALU64_IMM(BPF_ADD, t, 1));
-		dt_emit(g, I_STX(BPF_DW, p, t, 0));
-		break;
-	case AGG_SUM:
-		dt_emit(g, I_LDX(BPF_DW, t, p, 0));
-		dt_emit(g, I_ALU64_REG(BPF_ADD, t, val));
-		dt_emit(g, I_STX(BPF_DW, p, t, 0));
-		break;
-	case AGG_AVG:
-		dt_emit(g, I_LDX(BPF_DW, t, p, 0));
-		dt_emit(g, I_ALU64_IMM(BPF_ADD, t, 1));
-		dt_emit(g, I_STX(BPF_DW, p, t, 0));
-		dt_emit(g, I_LDX(BPF_DW, t, p, 8));
-		dt_emit(g, I_ALU64_REG(BPF_ADD, t, val));
-		dt_emit(g, I_STX(BPF_DW, p, t, 8));
-		break;
-	case AGG_MIN:
-	case AGG_MAX: {
-		int set = dt_label(g);
-
-		/* value at 0, "has a value" at 8 */
-		dt_emit(g, I_LDX(BPF_DW, t, p, 8));
-		dt_jmp_imm(g, BPF_JEQ, t, 0, set);
-		dt_emit(g, I_LDX(BPF_DW, t, p, 0));
-		dt_jmp_reg(g, v->fn == AGG_MIN ? BPF_JSLE : BPF_JSGE, t, val,
-			   done);
-		dt_place(g, set);
-		dt_emit(g, I_STX(BPF_DW, p, val, 0));
-		dt_emit(g, I_ST(BPF_DW, p, 8, 1));
-		break;
-	}
-	case AGG_STDDEV:
-		dt_cg_agg_stddev(g, p, val);
-		break;
-	case AGG_QUANTIZE:
-	case AGG_LQUANTIZE:
-	case AGG_LLQUANTIZE:
-		dt_cg_agg_hist(g, v, p, val, incr);
-		break;
-	default:
-		break;
-	}
-	dt_reg_free(g, t);
+	dt_cg_agg_update(g, v, p, val, incr);
 	dt_jmp(g, done);
 	dt_place(g, drop);
-	count_drop(g, 8);
+	dt_cg_count(g, offsetof(struct dt_counters, aggdrops));
 	dt_place(g, done);
 	dt_reg_free(g, p);
 	dt_reg_free(g, incr);
@@ -1484,33 +1088,11 @@ static void cg_clause(struct dt_cg *g, struct dt_clause *cl)
 		dt_call(g, BPF_FUNC_ringbuf_output);
 		dt_jmp_imm(g, BPF_JEQ, BPF_REG_0, 0, ok);
 		dt_call_end_void(g);
-		count_drop(g, 0);
+		dt_cg_count(g, offsetof(struct dt_counters, drops));
 		dt_place(g, ok);
 	}
 	dt_place(g, g->skip);
 }
-
-static void finish(struct dt_cg *g)
-{
-	for (int i = 0; i < g->nfix; i++) {
-		int label = g->fix[i].label, at = g->fix[i].insn, to;
-
-		if (label < 0) {
-			/* BPF_PSEUDO_FUNC: imm is the distance to the
-			 * subprogram */
-			g->insns[at].imm = g->labels[-label - 1] - at - 1;
-			continue;
-		}
-		to = g->labels[label];
-		if (to < 0)
-			dt_error(g->cc, NULL, "internal error: unplaced label");
-		if (to - at - 1 > INT16_MAX)
-			dt_error(g->cc, &g->locs[at], "program too large: a "
-				 "jump spans more than 32767 instructions");
-		g->insns[at].off = (int16_t)(to - at - 1);
-	}
-}
-
 
 void dt_cg_unit(struct dt_cg *g, struct dt_unit *u)
 {
@@ -1521,12 +1103,8 @@ void dt_cg_unit(struct dt_cg *g, struct dt_unit *u)
 
 	inject_line = inj ? atoi(inj) : 0;
 	g->u = u;
-	g->n = 0;
-	g->nfix = 0;
-	g->nlabels = 0;
-	g->sp_min = 0;
+	dt_emit_begin(g);
 	g->loc = u->nclauses ? u->clauses[0]->loc : (struct dt_loc){ 0 };
-	dt_regs_reset(g);
 	out = dt_label(g);
 	/* The context, the scratch area, the exit flag. */
 	dt_emit(g, I_STX(BPF_DW, BPF_REG_10, BPF_REG_1, DT_FP_CTX));
@@ -1576,19 +1154,10 @@ void dt_cg_unit(struct dt_cg *g, struct dt_unit *u)
 	if (g->chill_cb)
 		dt_cg_chill_callback(g, g->chill_cb - 1);
 	g->chill_cb = 0;
-	finish(g);
+	dt_emit_finish(g);
 	u->insns = sd_malloc(sizeof(*u->insns) * g->n);
 	memcpy(u->insns, g->insns, sizeof(*u->insns) * g->n);
 	u->locs = sd_malloc(sizeof(*u->locs) * g->n);
 	memcpy(u->locs, g->locs, sizeof(*u->locs) * g->n);
 	u->ninsns = g->n;
-}
-
-void dt_cg_free(struct dt_cg *g)
-{
-	free(g->insns);
-	free(g->locs);
-	free(g->labels);
-	free(g->fix);
-	memset(g, 0, sizeof(*g));
 }

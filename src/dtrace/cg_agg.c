@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* cg_agg — BPF code for the aggregating functions whose update is more
- * than one add: stddev() (count, sum and a 128-bit sum of squares) and
- * the histograms quantize(), lquantize() and llquantize(), which find the
- * bucket of a value (the rules of agg.c, unrolled with the parameters as
- * constants) and add the increment to it. dt_cg_agg (cg.c) looks the
- * value up or inserts it and hands over the pointer. */
+/* cg_agg — BPF code that updates an aggregation's per-CPU value: count(),
+ * sum(), avg(), min(), max(), stddev() (count, sum and a 128-bit sum of
+ * squares) and the histograms quantize(), lquantize() and llquantize(),
+ * which find the bucket of a value (the rules of agg.c, unrolled with the
+ * parameters as constants) and add the increment to it. dt_cg_agg (cg.c)
+ * looks the value up or inserts it and hands over the pointer. */
 #include "agg.h"
-#include "cg.h"
+#include "cg_agg.h"
+#include "emit.h"
 
 /* r = floor(log2(x)) for x != 0; x is destroyed. */
 static void cg_log2(struct dt_cg *g, int r, int x)
@@ -121,7 +122,7 @@ static void cg_llquantize_bucket(struct dt_cg *g, const struct dt_var *v,
 	dt_reg_free(g, t);
 }
 
-void dt_cg_agg_hist(struct dt_cg *g, const struct dt_var *v, int p, int val,
+static void cg_agg_hist(struct dt_cg *g, const struct dt_var *v, int p, int val,
 		    int incr)
 {
 	int nb = dt_agg_words(v), b = dt_reg(g), t, ok = dt_label(g);
@@ -154,7 +155,7 @@ void dt_cg_agg_hist(struct dt_cg *g, const struct dt_var *v, int p, int val,
 	dt_reg_free(g, b);
 }
 
-void dt_cg_agg_stddev(struct dt_cg *g, int p, int val)
+static void cg_agg_stddev(struct dt_cg *g, int p, int val)
 {
 	int x = dt_reg(g), a = dt_reg(g), lo = dt_reg(g), ab = dt_reg(g),
 	    t = dt_reg(g);
@@ -203,4 +204,58 @@ void dt_cg_agg_stddev(struct dt_cg *g, int p, int val)
 	dt_reg_free(g, lo);
 	dt_reg_free(g, a);
 	dt_reg_free(g, x);
+}
+
+void dt_cg_agg_update(struct dt_cg *g, const struct dt_var *v, int p,
+		      int val, int incr)
+{
+	int t = dt_reg(g);
+
+	switch (v->fn) {
+	case AGG_COUNT:
+		dt_emit(g, I_LDX(BPF_DW, t, p, 0));
+		dt_emit(g, I_ALU64_IMM(BPF_ADD, t, 1));
+		dt_emit(g, I_STX(BPF_DW, p, t, 0));
+		break;
+	case AGG_SUM:
+		dt_emit(g, I_LDX(BPF_DW, t, p, 0));
+		dt_emit(g, I_ALU64_REG(BPF_ADD, t, val));
+		dt_emit(g, I_STX(BPF_DW, p, t, 0));
+		break;
+	case AGG_AVG:
+		dt_emit(g, I_LDX(BPF_DW, t, p, 0));
+		dt_emit(g, I_ALU64_IMM(BPF_ADD, t, 1));
+		dt_emit(g, I_STX(BPF_DW, p, t, 0));
+		dt_emit(g, I_LDX(BPF_DW, t, p, 8));
+		dt_emit(g, I_ALU64_REG(BPF_ADD, t, val));
+		dt_emit(g, I_STX(BPF_DW, p, t, 8));
+		break;
+	case AGG_MIN:
+	case AGG_MAX: {
+		int set = dt_label(g), keep = dt_label(g);
+
+		/* value at 0, "has a value" at 8 */
+		dt_emit(g, I_LDX(BPF_DW, t, p, 8));
+		dt_jmp_imm(g, BPF_JEQ, t, 0, set);
+		dt_emit(g, I_LDX(BPF_DW, t, p, 0));
+		dt_jmp_reg(g, v->fn == AGG_MIN ? BPF_JSLE : BPF_JSGE, t, val,
+			   keep);
+		dt_place(g, set);
+		dt_emit(g, I_STX(BPF_DW, p, val, 0));
+		dt_emit(g, I_ST(BPF_DW, p, 8, 1));
+		dt_place(g, keep);
+		break;
+	}
+	case AGG_STDDEV:
+		cg_agg_stddev(g, p, val);
+		break;
+	case AGG_QUANTIZE:
+	case AGG_LQUANTIZE:
+	case AGG_LLQUANTIZE:
+		cg_agg_hist(g, v, p, val, incr);
+		break;
+	default:
+		break;
+	}
+	dt_reg_free(g, t);
 }

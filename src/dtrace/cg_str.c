@@ -5,8 +5,81 @@
  * is bounded by that size and every indexed access is preceded by a
  * compare the verifier can use; results go to a zeroed scratch temporary
  * of strsize bytes. The semantics follow illumos' dtrace_dif_subr. */
-#include "cg.h"
 #include "cg_str.h"
+#include "emit.h"
+
+void dt_cg_strcpy(struct dt_cg *g, int dst, int dst_size, int src,
+		  int src_size)
+{
+	int dn = (dst_size + 7) & ~7, sn = (src_size + 7) & ~7;
+	int n = dn < sn ? dn : sn, t = dt_reg(g);
+
+	for (int i = 0; i < n; i += 8) {
+		dt_emit(g, I_LDX(BPF_DW, t, src, i));
+		dt_emit(g, I_STX(BPF_DW, dst, t, i));
+	}
+	dt_reg_free(g, t);
+	for (int i = n; i < dn; i += 8)
+		dt_emit(g, I_ST(BPF_DW, dst, i, 0));
+	if (sn > dn)	/* truncated: keep the NUL */
+		dt_emit(g, I_ST(BPF_B, dst, dn - 1, 0));
+}
+
+/* The first difference of two strings (a[i] - b[i]), 0 when equal. Both
+ * are canonical (zero-padded to a multiple of 8 bytes), so the loop steps
+ * a word at a time: equal words with a NUL in them end it; a word that
+ * differs is searched byte by byte. Few iterations keep the verifier's
+ * work small even for long strsize. */
+int dt_cg_strcmp(struct dt_cg *g, int a, int asz, int b, int bsz)
+{
+	int an = (asz + 7) & ~7, bn = (bsz + 7) & ~7, n = an < bn ? an : bn;
+	int i = dt_reg(g), wa = dt_reg(g), wb = dt_reg(g), t = dt_reg(g);
+	int loop = dt_label(g), diff = dt_label(g), eq = dt_label(g),
+	    done = dt_label(g);
+
+	dt_emit(g, I_MOV_IMM(i, 0));
+	dt_place(g, loop);
+	dt_jmp_imm(g, BPF_JGE, i, n, eq);
+	dt_emit(g, I_MOV(wa, a));
+	dt_emit(g, I_ALU64_REG(BPF_ADD, wa, i));
+	dt_emit(g, I_LDX(BPF_DW, wa, wa, 0));
+	dt_emit(g, I_MOV(wb, b));
+	dt_emit(g, I_ALU64_REG(BPF_ADD, wb, i));
+	dt_emit(g, I_LDX(BPF_DW, wb, wb, 0));
+	dt_jmp_reg(g, BPF_JNE, wa, wb, diff);
+	/* (w - 0x01..01) & ~w & 0x80..80: nonzero when a byte is zero */
+	dt_emit(g, I_MOV(t, wa));
+	dt_emit(g, I_ALU64_IMM(BPF_XOR, t, -1));
+	dt_ld_imm64(g, wb, 0x0101010101010101ull);
+	dt_emit(g, I_ALU64_REG(BPF_SUB, wa, wb));
+	dt_emit(g, I_ALU64_REG(BPF_AND, wa, t));
+	dt_ld_imm64(g, wb, 0x8080808080808080ull);
+	dt_emit(g, I_ALU64_REG(BPF_AND, wa, wb));
+	dt_jmp_imm(g, BPF_JNE, wa, 0, eq);
+	dt_emit(g, I_ALU64_IMM(BPF_ADD, i, 8));
+	dt_jmp(g, loop);
+	/* The words differ: the first differing byte, or a NUL first. */
+	dt_place(g, diff);
+	for (int k = 0; k < 8; k++) {
+		dt_emit(g, I_MOV(i, wa));
+		dt_emit(g, I_ALU64_IMM(BPF_AND, i, 0xff));
+		dt_emit(g, I_MOV(t, wb));
+		dt_emit(g, I_ALU64_IMM(BPF_AND, t, 0xff));
+		dt_emit(g, I_ALU64_REG(BPF_SUB, i, t));
+		dt_jmp_imm(g, BPF_JNE, i, 0, done);
+		dt_jmp_imm(g, BPF_JEQ, t, 0, done);	/* both NUL: i == 0 */
+		dt_emit(g, I_ALU64_IMM(BPF_RSH, wa, 8));
+		dt_emit(g, I_ALU64_IMM(BPF_RSH, wb, 8));
+	}
+	dt_place(g, eq);
+	dt_emit(g, I_MOV_IMM(i, 0));
+	dt_place(g, done);
+	dt_reg_free(g, t);
+	dt_reg_free(g, wb);
+	dt_reg_free(g, wa);
+	/* the result is in i, allocated first: keep it */
+	return i;
+}
 
 /* Make the verifier forget what it knows of r (a load from the scratch
  * map is an unknown value): the states a loop leaves with, one per

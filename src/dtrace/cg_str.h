@@ -11,6 +11,14 @@
 
 struct dt_cg;
 
+/* Copy a string of src_size bytes at src to dst_size bytes at dst,
+ * zero-filling or truncating; both pointers are registers. */
+void dt_cg_strcpy(struct dt_cg *g, int dst, int dst_size, int src,
+		  int src_size);
+/* The first difference of the strings at a and b (a new register), 0
+ * when they are equal. */
+int dt_cg_strcmp(struct dt_cg *g, int a, int asz, int b, int bsz);
+
 int dt_cg_strlen(struct dt_cg *g, int s, int size);
 int dt_cg_strjoin(struct dt_cg *g, int a, int asize, int b, int bsize,
 		  int size);

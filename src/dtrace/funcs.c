@@ -367,15 +367,10 @@ static int cg_signal_act(struct dt_cg *g, struct dt_node *n)
 	if (n->nargs)
 		sig = dt_cg_expr(g, n->args[0]);
 	dt_call_begin(g);
-	if (sig >= 0) {
-		if (g->regs.saved & (1u << sig))
-			dt_emit(g, I_LDX(BPF_DW, BPF_REG_1, BPF_REG_10,
-					 g->regs.saved_slot[sig]));
-		else
-			dt_emit(g, I_MOV(BPF_REG_1, sig));
-	} else {
+	if (sig >= 0)
+		dt_call_arg(g, BPF_REG_1, sig);
+	else
 		dt_emit(g, I_MOV_IMM(BPF_REG_1, 19));	/* SIGSTOP */
-	}
 	dt_call(g, BPF_FUNC_send_signal);
 	dt_reg_free(g, sig);
 	dt_call_end_void(g);
@@ -747,11 +742,7 @@ static int cg_copyin(struct dt_cg *g, struct dt_node *n)
 	/* one zero byte past the data: stringof() of it ends there */
 	dt_emit(g, I_ST(BPF_B, DT_SCRATCH_REG, tmp + size, 0));
 	dt_call_begin(g);
-	if (g->regs.saved & (1u << addr))
-		dt_emit(g, I_LDX(BPF_DW, BPF_REG_3, BPF_REG_10,
-				 g->regs.saved_slot[addr]));
-	else
-		dt_emit(g, I_MOV(BPF_REG_3, addr));
+	dt_call_arg(g, BPF_REG_3, addr);
 	dt_emit(g, I_MOV(BPF_REG_1, DT_SCRATCH_REG));
 	dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_1, tmp));
 	dt_emit(g, I_MOV_IMM(BPF_REG_2, size));
@@ -788,11 +779,7 @@ static int cg_tracemem(struct dt_cg *g, struct dt_node *n)
 	int addr = dt_cg_expr(g, n->args[0]), rc;
 
 	dt_call_begin(g);
-	if (g->regs.saved & (1u << addr))
-		dt_emit(g, I_LDX(BPF_DW, BPF_REG_3, BPF_REG_10,
-				 g->regs.saved_slot[addr]));
-	else
-		dt_emit(g, I_MOV(BPF_REG_3, addr));
+	dt_call_arg(g, BPF_REG_3, addr);
 	dt_emit(g, I_MOV(BPF_REG_1, DT_SCRATCH_REG));
 	dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_1, g->rec_base +
 			       a->vals[0].off));
@@ -1007,11 +994,7 @@ static int cg_copyinstr(struct dt_cg *g, struct dt_node *n)
 	dt_cg_zero(g, r, size);
 	dt_reg_free(g, r);
 	dt_call_begin(g);
-	if (g->regs.saved & (1u << addr))
-		dt_emit(g, I_LDX(BPF_DW, BPF_REG_3, BPF_REG_10,
-				 g->regs.saved_slot[addr]));
-	else
-		dt_emit(g, I_MOV(BPF_REG_3, addr));
+	dt_call_arg(g, BPF_REG_3, addr);
 	dt_emit(g, I_MOV(BPF_REG_1, DT_SCRATCH_REG));
 	dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_1, tmp));
 	/* n->type.ssize bytes, NUL included */

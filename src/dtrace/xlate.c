@@ -6,6 +6,7 @@
  * probe_read_kernel at offsets found in the kernel's BTF when a script
  * uses the member, as dtrace-utils' translators do in D. */
 #include "cg.h"
+#include "xlate.h"
 #include "../lib/util.h"
 
 #include <string.h>
@@ -107,30 +108,6 @@ static int btf_off(struct dt_cg *g, const char *type, const char *member)
 	return off;
 }
 
-/* A new register with size bytes read from kernel ptr + off (0 when the
- * read fails); frees ptr. */
-static int read_kernel(struct dt_cg *g, int ptr, int off, int size,
-		       int helper)
-{
-	int tmp = dt_cg_temp(g, 8), r;
-
-	dt_emit(g, I_ST(BPF_DW, DT_SCRATCH_REG, tmp, 0));
-	dt_call_begin(g);
-	dt_call_arg(g, BPF_REG_3, ptr);
-	if (off)
-		dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_3, off));
-	dt_emit(g, I_MOV(BPF_REG_1, DT_SCRATCH_REG));
-	dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_1, tmp));
-	dt_emit(g, I_MOV_IMM(BPF_REG_2, size));
-	dt_call(g, helper);
-	dt_call_end_void(g);
-	dt_reg_free(g, ptr);
-	r = dt_reg(g);
-	dt_emit(g, I_LDX(size == 4 ? BPF_W : size == 2 ? BPF_H : size == 1 ?
-			 BPF_B : BPF_DW, r, DT_SCRATCH_REG, tmp));
-	return r;
-}
-
 /* A string of size bytes (zero-padded) read from kernel ptr + off into
  * the scratch buffer at buf; frees ptr. */
 static void read_str(struct dt_cg *g, int ptr, int off, int size, int buf)
@@ -181,34 +158,34 @@ static int psargs(struct dt_cg *g, int task)
 	dt_emit(g, I_STX(BPF_DW, DT_SCRATCH_REG, task, slot));
 	dt_reg_free(g, task);
 	/* the task's mm against the current one */
-	m = read_kernel(g, load_slot(g, slot), off_mm, 8,
+	m = dt_cg_read(g, load_slot(g, slot), off_mm, 8,
 			BPF_FUNC_probe_read_kernel);
 	dt_call_begin(g);
 	dt_call(g, BPF_FUNC_get_current_task);
 	c = dt_call_end(g);
-	c = read_kernel(g, c, off_mm, 8, BPF_FUNC_probe_read_kernel);
+	c = dt_cg_read(g, c, off_mm, 8, BPF_FUNC_probe_read_kernel);
 	dt_jmp_imm(g, BPF_JEQ, m, 0, comm);
 	dt_jmp_imm(g, BPF_JEQ, c, 0, comm);
 	/* the task's arguments: st, then the end in r */
 	dt_emit(g, I_STX(BPF_DW, DT_SCRATCH_REG, c, len));
 	dt_reg_free(g, c);
 	dt_emit(g, I_STX(BPF_DW, DT_SCRATCH_REG, m, end));
-	r = read_kernel(g, m, off_as, 8, BPF_FUNC_probe_read_kernel);
+	r = dt_cg_read(g, m, off_as, 8, BPF_FUNC_probe_read_kernel);
 	dt_emit(g, I_STX(BPF_DW, DT_SCRATCH_REG, r, st));
 	dt_reg_free(g, r);
 	m = load_slot(g, end);
-	r = read_kernel(g, m, off_ae, 8, BPF_FUNC_probe_read_kernel);
+	r = dt_cg_read(g, m, off_ae, 8, BPF_FUNC_probe_read_kernel);
 	dt_emit(g, I_STX(BPF_DW, DT_SCRATCH_REG, r, end));
 	dt_reg_free(g, r);
 	/* the same area in the current mm? */
 	m = load_slot(g, len);
-	r = read_kernel(g, m, off_as, 8, BPF_FUNC_probe_read_kernel);
+	r = dt_cg_read(g, m, off_as, 8, BPF_FUNC_probe_read_kernel);
 	m = load_slot(g, st);
 	dt_jmp_reg(g, BPF_JNE, r, m, comm);
 	dt_reg_free(g, m);
 	dt_reg_free(g, r);
 	m = load_slot(g, len);
-	r = read_kernel(g, m, off_ae, 8, BPF_FUNC_probe_read_kernel);
+	r = dt_cg_read(g, m, off_ae, 8, BPF_FUNC_probe_read_kernel);
 	m = load_slot(g, end);
 	dt_jmp_reg(g, BPF_JNE, r, m, comm);
 	dt_reg_free(g, r);
@@ -275,7 +252,7 @@ int dt_xlate_cg(struct dt_cg *g, int xl, int idx, int ptr)
 			dt_cg_scratch_ptr(g, r, buf);
 			return r;
 		}
-		r = read_kernel(g, r, off, last ? m->size : 8,
+		r = dt_cg_read(g, r, off, last ? m->size : 8,
 				BPF_FUNC_probe_read_kernel);
 	}
 	dt_cg_normalize(g, r, &m->type);

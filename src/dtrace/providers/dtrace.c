@@ -6,7 +6,7 @@
  * so they cost nothing to set up. ERROR's arg1..arg5 arrive in the
  * context: enabled probe id, action, instruction, fault, address. */
 #include "provider.h"
-#include "../cg.h"
+#include "../emit.h"
 
 #include <bpf/bpf.h>
 #include <errno.h>

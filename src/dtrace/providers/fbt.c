@@ -16,7 +16,7 @@
  * the offset of the instruction that returned. Needs CONFIG_KPROBES;
  * fentry (BPF trampolines) is not used. */
 #include "provider.h"
-#include "../cg.h"
+#include "../emit.h"
 #include "../../lib/bpf.h"
 #include "../../lib/tracefs.h"
 #include "../../lib/util.h"

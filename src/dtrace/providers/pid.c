@@ -17,7 +17,7 @@
  * -1, as on dtrace-utils: a uretprobe fires at the return address and
  * does not know which instruction returned. */
 #include "provider.h"
-#include "../cg.h"
+#include "../emit.h"
 #include "../../lib/bpf.h"
 #include "../../lib/elfsym.h"
 #include "../../lib/procmaps.h"

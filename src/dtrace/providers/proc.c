@@ -301,13 +301,11 @@ static void prologue(struct dt_cg *g)
 		dt_place(g, go);
 		return;
 	}
-	for (int i = 0; i < g->nfix; i++)
-		if (g->fix[i].label == leave) {
-			dt_place(g, leave);
-			dt_emit(g, I_MOV_IMM(BPF_REG_0, 0));
-			dt_emit(g, I_EXIT());
-			break;
-		}
+	if (dt_label_used(g, leave)) {
+		dt_place(g, leave);
+		dt_emit(g, I_MOV_IMM(BPF_REG_0, 0));
+		dt_emit(g, I_EXIT());
+	}
 	dt_place(g, go);
 }
 

@@ -7,7 +7,7 @@
  * sample interrupted the kernel, arg1 the user PC when it interrupted
  * user code. */
 #include "provider.h"
-#include "../cg.h"
+#include "../emit.h"
 #include "../../lib/bpf.h"
 #include "../../lib/util.h"
 

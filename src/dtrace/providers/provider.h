@@ -142,6 +142,9 @@ int dt_uprobe_attach(struct dt_unit *u, const struct dt_probe *p,
 uint32_t dt_uprobe_new_id(struct dt_probe *p);
 struct dt_probe *dt_uprobe_by_id(uint32_t id);
 
+/* For providers whose units have one probe: the probe's strings. */
+int dt_cg_probestr_const(struct dt_cg *g, int which);
+
 /* dtrace provider: run BEGIN/END/ERROR by hand (BPF_PROG_TEST_RUN). */
 int dt_dtrace_fire(struct dt_unit *u, const uint64_t *args, int nargs);
 

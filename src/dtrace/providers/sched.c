@@ -21,7 +21,8 @@
  * for each switch: off-cpu, sleep, preempt, then on-cpu. enqueue, dequeue,
  * change-pri, remain-cpu and tick have no tracepoint on Linux. */
 #include "provider.h"
-#include "../cg.h"
+#include "../emit.h"
+#include "../xlate.h"
 #include "../../lib/bpf.h"
 #include "../../lib/util.h"
 

@@ -18,7 +18,7 @@
  * relative to a symbol (sym(%rip)) are not decoded: they read 0. x86_64
  * only. */
 #include "provider.h"
-#include "../cg.h"
+#include "../emit.h"
 #include "../../lib/bpf.h"
 #include "../../lib/elfsym.h"
 #include "../../lib/util.h"
