@@ -14,7 +14,7 @@ set -eu
 BUILD="
 gcc make meson ninja-build pkg-config linux-libc-dev
 clang llvm libbpf-dev bpftool
-libelf-dev libdw-dev zlib1g-dev
+libelf-dev libdw-dev zlib1g-dev libiberty-dev
 libprotobuf-c-dev protobuf-c-compiler
 scdoc
 "
@@ -27,7 +27,7 @@ scdoc
 TEST="
 libcmocka-dev python3 python3-pytest
 elfutils binutils linux-perf bpftrace strace util-linux procps time
-systemtap-sdt-dev golang-go libgoogle-perftools-dev rustc
+systemtap-sdt-dev golang-go libgoogle-perftools-dev rustc g++
 qemu-system-x86 busybox-static cpio xz-utils
 gawk bc bash-completion
 "

@@ -282,7 +282,7 @@ void dt_fmt_print(FILE *f, const struct dt_fmt *fmt,
 }
 
 void dt_fmt_symbol(struct sbuf *sb, const char *mod, const char *fn,
-		   uint64_t off, bool readable)
+		   uint64_t off, unsigned demangle)
 {
 	size_t n = strcspn(fn, "@");
 	char *cut = NULL, *buf = NULL;
@@ -291,9 +291,9 @@ void dt_fmt_symbol(struct sbuf *sb, const char *mod, const char *fn,
 		sbuf_printf(sb, "%s`", mod);
 	if (fn[n])
 		fn = cut = sd_strndup(fn, n);
-	if (readable) {
+	if (demangle) {
 		buf = sd_malloc(DEMANGLE_MAX);
-		fn = demangle_display(fn, buf, DEMANGLE_MAX);
+		fn = demangle_name(fn, demangle, buf, DEMANGLE_MAX);
 	}
 	sbuf_puts(sb, fn);
 	if (off)

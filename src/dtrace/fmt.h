@@ -53,10 +53,10 @@ struct sbuf;
 
 /* A symbol as DTrace prints it, into sb: module`function, +0xoff when off
  * is not 0, no module when mod is NULL. An ELF version ("@GLIBC_2.2.5") is
- * cut off; with readable, a Rust function is shown demangled (lib/demangle's
- * display rule), any other name as it is. */
+ * cut off; demangle names the symbols shown readable (lib/demangle's
+ * DEMANGLE_RUST, DEMANGLE_CXX, DEMANGLE_ALL; 0: every name as it is). */
 void dt_fmt_symbol(struct sbuf *sb, const char *mod, const char *fn,
-		   uint64_t off, bool readable);
+		   uint64_t off, unsigned demangle);
 
 /* Print with vals (nvals of them, '*' ones included); the value of %@
  * comes from aggval (NULL outside printa). */

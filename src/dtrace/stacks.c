@@ -4,13 +4,14 @@
  * /proc/kallsyms, loaded when a stack is first printed; user frames
  * through the process's mappings, read while it lives: the frames of a
  * process that has exited stay addresses) and printed as DTrace prints
- * them (module`function+0xoffset, one per line, indented). Rust functions
- * are shown demangled (lib/demangle); the aggregation merge key asks for
- * the symbols as they are (readable false), so two symbols that read
- * alike stay two keys. */
+ * them (module`function+0xoffset, one per line, indented). C++ and Rust
+ * functions are shown demangled (lib/demangle); the aggregation merge key
+ * asks for the symbols as they are (readable false), so two symbols that
+ * read alike stay two keys. */
 #include "dtrace.h"
 #include "cg.h"
 #include "fmt.h"
+#include "../lib/demangle.h"
 #include "../lib/symbolizer.h"
 #include "../lib/util.h"
 
@@ -63,13 +64,13 @@ static bool tracing_frame(struct stacks *st, uint64_t pc)
 }
 
 static void kframe(struct stacks *st, struct sbuf *sb, uint64_t pc,
-		   bool readable)
+		   unsigned demangle)
 {
 	struct sym_info k;
 
 	/* as dtrace(1): no offset at the symbol's first byte */
 	if (symbolizer_kernel(st->z, pc, &k))
-		dt_fmt_symbol(sb, kmod(&k), k.function, k.offset, readable);
+		dt_fmt_symbol(sb, kmod(&k), k.function, k.offset, demangle);
 	else
 		sbuf_printf(sb, "0x%" PRIx64, pc);
 }
@@ -77,12 +78,12 @@ static void kframe(struct stacks *st, struct sbuf *sb, uint64_t pc,
 /* A user frame: module`function+0xoff; module`0xaddress in a file
  * without a symbol there; the address alone outside any file. */
 static void uframe(struct stacks *st, struct sbuf *sb, uint32_t pid,
-		   uint64_t pc, bool readable)
+		   uint64_t pc, unsigned demangle)
 {
 	struct sym_info u;
 
 	if (symbolizer_user(st->z, (pid_t)pid, pc, 0, &u))
-		dt_fmt_symbol(sb, u.module, u.function, u.offset, readable);
+		dt_fmt_symbol(sb, u.module, u.function, u.offset, demangle);
 	else if (u.path)
 		sbuf_printf(sb, "%s`0x%" PRIx64, u.module, pc);
 	else
@@ -95,6 +96,7 @@ char *dt_stack_text(struct dt_session *s, uint64_t key, bool user,
 	struct stacks *st = get(s);
 	uint64_t pcs[DT_STACK_FRAMES] = { 0 };
 	uint32_t id = (uint32_t)key, pid = (uint32_t)(key >> 32);
+	unsigned demangle = readable ? DEMANGLE_ALL : 0;
 	struct sbuf sb;
 
 	sbuf_init(&sb);
@@ -117,9 +119,9 @@ char *dt_stack_text(struct dt_session *s, uint64_t key, bool user,
 			break;
 		sbuf_printf(&sb, "%*s", STACKINDENT, "");
 		if (user)
-			uframe(st, &sb, pid, pcs[i], readable);
+			uframe(st, &sb, pid, pcs[i], demangle);
 		else
-			kframe(st, &sb, pcs[i], readable);
+			kframe(st, &sb, pcs[i], demangle);
 		sbuf_putc(&sb, '\n');
 	}
 	if (!sb.len)
@@ -131,6 +133,7 @@ char *dt_sym_text(struct dt_session *s, uint64_t addr, uint32_t pid,
 		  int which, bool readable)
 {
 	struct stacks *st = get(s);
+	unsigned demangle = readable ? DEMANGLE_ALL : 0;
 	struct sbuf sb;
 	struct sym_info r;
 
@@ -143,7 +146,7 @@ char *dt_sym_text(struct dt_session *s, uint64_t addr, uint32_t pid,
 		else
 			dt_fmt_symbol(&sb, kmod(&r), r.function,
 				      which == DT_SYM_SYM ? 0 : r.offset,
-				      readable);
+				      demangle);
 		return sbuf_steal(&sb);
 	}
 	if (!symbolizer_user(st->z, (pid_t)pid, addr, 0, &r) && !r.path)
@@ -154,7 +157,7 @@ char *dt_sym_text(struct dt_session *s, uint64_t addr, uint32_t pid,
 		sbuf_printf(&sb, "%s`0x%" PRIx64, r.module, addr);
 	else
 		dt_fmt_symbol(&sb, r.module, r.function,
-			      which == DT_SYM_USYM ? 0 : r.offset, readable);
+			      which == DT_SYM_USYM ? 0 : r.offset, demangle);
 	return sbuf_steal(&sb);
 }
 

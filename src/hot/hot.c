@@ -19,7 +19,8 @@
 static const char usage_text[] =
 "usage: sonde hot [-d DURATION] [-F HZ] [-e EVENT] [-f | -m] [-n TOP]\n"
 "                 [-C CPUS] [-p PID] [--user] [--no-idle] [--stacks]\n"
-"                 [--format table|folded|json] [-o FILE] [--svg FILE] [-v]\n"
+"                 [--no-demangle] [--format table|folded|json] [-o FILE]\n"
+"                 [--svg FILE] [-v]\n"
 "\n"
 "Sample every CPU and show where the kernel spends its time.\n"
 "\n"
@@ -35,6 +36,7 @@ static const char usage_text[] =
 "      --user               include user-mode samples (binary`function)\n"
 "      --no-idle            drop samples of the idle task\n"
 "      --stacks             record call chains (for folded, json, svg)\n"
+"      --no-demangle        show C++ and Rust symbols as they are\n"
 "      --format FORMAT      table (default), folded or json\n"
 "  -o, --output FILE        write the output to FILE instead of stdout\n"
 "      --svg FILE           also write a flame graph (implies --stacks)\n"
@@ -45,6 +47,7 @@ static const char usage_text[] =
 
 enum {
 	OPT_USER = 0x100, OPT_NO_IDLE, OPT_STACKS, OPT_FORMAT, OPT_SVG,
+	OPT_NO_DEMANGLE,
 };
 
 static const struct option long_opts[] = {
@@ -59,6 +62,7 @@ static const struct option long_opts[] = {
 	{ "user", no_argument, NULL, OPT_USER },
 	{ "no-idle", no_argument, NULL, OPT_NO_IDLE },
 	{ "stacks", no_argument, NULL, OPT_STACKS },
+	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "output", required_argument, NULL, 'o' },
 	{ "svg", required_argument, NULL, OPT_SVG },
@@ -152,6 +156,9 @@ static int parse_args(int argc, char **argv, struct hot_opts *o)
 			break;
 		case OPT_STACKS:
 			o->stacks = true;
+			break;
+		case OPT_NO_DEMANGLE:
+			o->no_demangle = true;
 			break;
 		case OPT_FORMAT:
 			if (!strcmp(optarg, "table"))

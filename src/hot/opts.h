@@ -21,6 +21,7 @@ struct hot_opts {
 	int ncpus;		/* size of the cpus array (possible CPUs) */
 	pid_t pid;		/* 0: every process */
 	bool user, no_idle, stacks, verbose;
+	bool no_demangle;	/* C++ and Rust symbols as they are */
 	enum hot_fmt format;
 	const char *out_path;
 	const char *svg_path;

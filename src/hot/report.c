@@ -3,8 +3,9 @@
  * lib/symbolizer (kernel addresses, user (file, offset) pairs, JIT code
  * by its perf map), aggregate leaves into rows by PC, function or module,
  * and write the table, folded stacks, JSON and flame-graph SVG. Rows and
- * stacks are keyed by the symbols' names; Rust ones are shown demangled
- * (JSON keeps the symbol, with "demangled" beside it on rows). */
+ * stacks are keyed by the symbols' names; C++ and Rust ones are shown
+ * demangled unless --no-demangle (JSON keeps the symbol, with "demangled"
+ * beside it on rows). */
 #include "report.h"
 #include "../lib/demangle.h"
 #include "../lib/flame.h"
@@ -46,14 +47,14 @@ static struct frame resolve(struct resolver *r, uint64_t f)
 	return (struct frame){ s.module, s.function, s.offset };
 }
 
-/* "func+0x1f" (PC), "func" (function), or the address in hex; shown:
- * the function as people read it (Rust demangled), else its symbol. */
-static void method(const struct frame *fr, bool with_off, bool shown,
+/* "func+0x1f" (PC), "func" (function), or the address in hex; shown
+ * (the demangle kinds, 0 for none): the function as people read it (C++
+ * and Rust demangled), else its symbol. */
+static void method(const struct frame *fr, bool with_off, unsigned shown,
 		   struct sbuf *sb)
 {
 	char buf[DEMANGLE_MAX];
-	const char *fn = shown ? demangle_display(fr->func, buf, sizeof(buf))
-			       : fr->func;
+	const char *fn = demangle_name(fr->func, shown, buf, sizeof(buf));
 
 	if (!fn)
 		sbuf_printf(sb, "0x%" PRIx64, fr->off);
@@ -65,7 +66,8 @@ static void method(const struct frame *fr, bool with_off, bool shown,
 
 /* A flame-graph frame: kernel functions bare, everything else
  * "module`function". */
-static void stack_frame(const struct frame *fr, bool shown, struct sbuf *sb)
+static void stack_frame(const struct frame *fr, unsigned shown,
+			struct sbuf *sb)
 {
 	if (fr->module != KSYM_KERNEL)
 		sbuf_printf(sb, "%s`", fr->module);
@@ -131,6 +133,7 @@ static void *keep(struct report *rep, void *p)
 static void build(struct resolver *r, struct report *rep)
 {
 	const struct hot_opts *o = r->o;
+	unsigned kinds = o->no_demangle ? 0 : DEMANGLE_ALL;
 	struct htab rows = { 0 };
 	struct sbuf sb;
 	size_t caprows = 0, capstacks = 0, capshown = 0;
@@ -152,7 +155,7 @@ static void build(struct resolver *r, struct report *rep)
 
 		sbuf_reset(&sb);
 		if (o->agg != HOT_AGG_MODULE)
-			method(&leaf, o->agg == HOT_AGG_PC, false, &sb);
+			method(&leaf, o->agg == HOT_AGG_PC, 0, &sb);
 		key.module = leaf.module;
 		key.method = o->agg == HOT_AGG_MODULE ? NULL : sb.buf;
 		h = hash_bytes(key.module, strlen(key.module), 0);
@@ -165,7 +168,7 @@ static void build(struct resolver *r, struct report *rep)
 			row->method = key.method ? sd_strdup(key.method) : NULL;
 			if (row->method) {
 				sbuf_reset(&sb);
-				method(&leaf, o->agg == HOT_AGG_PC, true, &sb);
+				method(&leaf, o->agg == HOT_AGG_PC, kinds, &sb);
 				if (strcmp(sb.buf, row->method))
 					row->shown = sd_strdup(sb.buf);
 			}
@@ -177,7 +180,7 @@ static void build(struct resolver *r, struct report *rep)
 		row->calls += c->count;
 
 		/* The same chain, root first, for folded output: by symbol
-		 * and as shown (equal when no frame is Rust). */
+		 * and as shown (equal when no frame is C++ or Rust). */
 		sd_grow(&rep->stacks, &capstacks, rep->nstacks + 1,
 			sizeof(*rep->stacks));
 		sd_grow(&rep->shown, &capshown, rep->nstacks + 1,
@@ -194,10 +197,10 @@ static void build(struct resolver *r, struct report *rep)
 			const char **raw = &st->frames[c->n - 1 - k];
 
 			sbuf_reset(&sb);
-			stack_frame(&fr, false, &sb);
+			stack_frame(&fr, 0, &sb);
 			*raw = keep(rep, sd_strdup(sb.buf));
 			sbuf_reset(&sb);
-			stack_frame(&fr, true, &sb);
+			stack_frame(&fr, kinds, &sb);
 			sh->frames[c->n - 1 - k] = strcmp(sb.buf, *raw) ?
 				keep(rep, sd_strdup(sb.buf)) : *raw;
 		}

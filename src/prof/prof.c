@@ -29,8 +29,9 @@
 
 static const char usage_text[] =
 "usage: sonde prof [-F HZ] [-o FILE] [--format pprof|folded|table] [--kernel]\n"
-"                  [-n TOP] [-v] -- COMMAND [ARGS...]\n"
-"       sonde prof -i PROFILE [--format table|folded|pprof] [-n TOP] [-o FILE]\n"
+"                  [-n TOP] [--no-demangle] [-v] -- COMMAND [ARGS...]\n"
+"       sonde prof -i PROFILE [--format table|folded|pprof] [-n TOP]\n"
+"                  [--no-demangle] [-o FILE]\n"
 "\n"
 "Profile the CPU time of COMMAND, every thread on its own CPU clock.\n"
 "\n"
@@ -45,6 +46,8 @@ static const char usage_text[] =
 "  -i, --input FILE     show a profile written before (pprof, a raw dump,\n"
 "                       or a directory of them, merged)\n"
 "  -n, --top N          rows in the table (default 25; 0 for all)\n"
+"      --no-demangle    C++ and Rust symbols as they are in the table and\n"
+"                       folded stacks (pprof keeps both)\n"
 "  -v, --verbose        say what was written on stderr\n"
 "  -h, --help           this help\n"
 "\n"
@@ -59,12 +62,12 @@ struct opts {
 	const char *out;
 	const char *input;
 	enum fmt format;
-	bool format_set, kernel, verbose;
+	bool format_set, kernel, verbose, no_demangle;
 	uint64_t top;
 	char **cmd;
 };
 
-enum { OPT_FORMAT = 0x100, OPT_KERNEL };
+enum { OPT_FORMAT = 0x100, OPT_KERNEL, OPT_NO_DEMANGLE };
 
 static const struct option long_opts[] = {
 	{ "frequency", required_argument, NULL, 'F' },
@@ -73,6 +76,7 @@ static const struct option long_opts[] = {
 	{ "kernel", no_argument, NULL, OPT_KERNEL },
 	{ "input", required_argument, NULL, 'i' },
 	{ "top", required_argument, NULL, 'n' },
+	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -117,6 +121,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case OPT_KERNEL:
 			o->kernel = true;
+			break;
+		case OPT_NO_DEMANGLE:
+			o->no_demangle = true;
 			break;
 		case 'v':
 			o->verbose = true;
@@ -315,9 +322,10 @@ static int render(const struct opts *o, struct pprof *p)
 		return 0;
 	}
 	if (o->format == FMT_FOLDED)
-		prof_write_folded(p, f);
+		prof_write_folded(p, f, o->no_demangle ? 0 : DEMANGLE_ALL);
 	else
-		prof_write_table(p, f, o->top);
+		prof_write_table(p, f, o->top,
+				 o->no_demangle ? 0 : DEMANGLE_ALL);
 	if (f != stdout) {
 		if (fclose(f)) {
 			sd_err("cannot write %s: %s", o->out, strerror(errno));

@@ -2,8 +2,8 @@
 /* report — the text views of a pprof profile for `sonde prof`: folded
  * stacks (one line per distinct stack, root first, inlined frames expanded
  * as frames of their own) and a table of the hottest functions plus one
- * of the threads, Rust names demangled. Reads only the profile, so it works on any pprof CPU
- * profile, not just sonde's. */
+ * of the threads, C++ and Rust names demangled. Reads only the profile, so
+ * it works on any pprof CPU profile, not just sonde's. */
 #include "prof.h"
 #include "../lib/demangle.h"
 #include "../lib/flame.h"
@@ -28,23 +28,29 @@ static size_t value_index(const struct pprof *p, bool *is_ns)
 	return 0;
 }
 
-/* A function's name as shown: sonde writes Rust names demangled, other
- * profilers may not, so a name still mangled is demangled here (interned
- * in p). */
-static const char *fn_name(struct pprof *p, const struct pprof_function *fn)
+/* A function's name as shown (kinds: lib/demangle's, 0 for none): sonde
+ * writes C++ and Rust names demangled with the symbol as system_name,
+ * other profilers may not, so a name still mangled is demangled here;
+ * without demangling, the symbol (interned in p). */
+static const char *fn_name(struct pprof *p, const struct pprof_function *fn,
+			   unsigned kinds)
 {
 	const char *name = pprof_string(p, fn->name);
 	char buf[DEMANGLE_MAX];
-	const char *d = demangle_display(name, buf, sizeof(buf));
+	const char *d;
 
+	if (!kinds && fn->system_name && *pprof_string(p, fn->system_name))
+		return pprof_string(p, fn->system_name);
+	d = demangle_name(name, kinds, buf, sizeof(buf));
 	return d == name ? name : pprof_string(p, pprof_str(p, d));
 }
 
 /* The name of one line of a location, or of a location without lines. */
-static const char *line_name(struct pprof *p, const struct pprof_line *l)
+static const char *line_name(struct pprof *p, const struct pprof_line *l,
+			     unsigned kinds)
 {
 	if (l->function && l->function <= p->nfunctions)
-		return fn_name(p, &p->functions[l->function - 1]);
+		return fn_name(p, &p->functions[l->function - 1], kinds);
 	return "??";
 }
 
@@ -67,7 +73,7 @@ static const char *addr_name(const struct pprof *p,
 
 /* Frames of sample s, root first, into names (interned in p). */
 static size_t sample_frames(struct pprof *p, const struct pprof_sample *s,
-			    const char ***names, size_t *cap)
+			    unsigned kinds, const char ***names, size_t *cap)
 {
 	size_t n = 0;
 	char buf[512];
@@ -86,13 +92,13 @@ static size_t sample_frames(struct pprof *p, const struct pprof_sample *s,
 		}
 		for (size_t j = l->nlines; j-- > 0;) {
 			sd_grow(names, cap, n + 1, sizeof(**names));
-			(*names)[n++] = line_name(p, &l->lines[j]);
+			(*names)[n++] = line_name(p, &l->lines[j], kinds);
 		}
 	}
 	return n;
 }
 
-void prof_write_folded(struct pprof *p, FILE *f)
+void prof_write_folded(struct pprof *p, FILE *f, unsigned kinds)
 {
 	struct flame_stack *st = sd_calloc(p->nsamples + 1, sizeof(*st));
 	size_t n = 0;
@@ -100,7 +106,7 @@ void prof_write_folded(struct pprof *p, FILE *f)
 	/* Folded stacks count samples: the first value (samples/count). */
 	for (size_t i = 0; i < p->nsamples; i++) {
 		const char **names = NULL;
-		size_t cap = 0, nf = sample_frames(p, &p->samples[i], &names, &cap);
+		size_t cap = 0, nf = sample_frames(p, &p->samples[i], kinds, &names, &cap);
 
 		if (p->samples[i].values[0] <= 0) {
 			free(names);
@@ -185,7 +191,8 @@ static const char *label_str(const struct pprof *p, const struct pprof_sample *s
 	return NULL;
 }
 
-void prof_write_table(struct pprof *p, FILE *f, uint64_t top)
+void prof_write_table(struct pprof *p, FILE *f, uint64_t top,
+		      unsigned kinds)
 {
 	static const char *fh[] = { "Function", "File", "Self", "Self share",
 				    "Total", "Total share" };
@@ -207,7 +214,7 @@ void prof_write_table(struct pprof *p, FILE *f, uint64_t top)
 		const char *file = pprof_string(p, p->functions[i].file);
 		const char *base = strrchr(file, '/');
 
-		rows[i].name = fn_name(p, &p->functions[i]);
+		rows[i].name = fn_name(p, &p->functions[i], kinds);
 		rows[i].file = base ? base + 1 : file;
 		rows[i].seen = SIZE_MAX;
 	}

@@ -88,8 +88,9 @@ static uint64_t map_id(struct sym *s, const struct procmaps_map *m)
 
 /* A function named by its symbol. The system name is the symbol as the
  * table has it; the name is what a reader wants: without the symbol
- * version (clock_gettime@@GLIBC_2.17 -> clock_gettime) and, for Rust,
- * demangled (_ZN3std2io5stdio6_print17h...E -> std::io::stdio::_print). */
+ * version (clock_gettime@@GLIBC_2.17 -> clock_gettime) and, for C++ and
+ * Rust, demangled (_ZN2ns1SIlE4spinEl -> ns::S<long>::spin(long),
+ * _ZN3std2io5stdio6_print17h...E -> std::io::stdio::_print). */
 static uint64_t named_function(struct sym *s, const char *sym, const char *file)
 {
 	const char *at = strchr(sym, '@');
@@ -97,10 +98,11 @@ static uint64_t named_function(struct sym *s, const char *sym, const char *file)
 
 	if (at && at != sym) {
 		snprintf(buf, sizeof(buf), "%.*s", (int)(at - sym), sym);
-		return pprof_function(s->p, demangle_display(buf, shown,
-				      sizeof(shown)), sym, file, 0);
+		return pprof_function(s->p, demangle_name(buf, DEMANGLE_ALL,
+				      shown, sizeof(shown)), sym, file, 0);
 	}
-	return pprof_function(s->p, demangle_display(sym, shown, sizeof(shown)),
+	return pprof_function(s->p, demangle_name(sym, DEMANGLE_ALL, shown,
+						  sizeof(shown)),
 			      sym, file, 0);
 }
 

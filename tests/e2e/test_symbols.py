@@ -172,3 +172,59 @@ def test_dtrace_names_jit_code_by_its_perf_map(sonde, root, names_bin):
     assert rows.get(want, 0) >= 0.5 * sum(rows.values()), rows
     assert any(re.fullmatch(re.escape(want) + r"(\+0x[0-9a-f]+)?", l)
                for l in leaves), leaves
+
+
+@pytest.fixture(scope="module")
+def cxx_spin(names_bin):
+    """The symbol nm lists for ns::S<long>::spin and its name as c++filt
+    prints it."""
+    syms = [l.split()[2] for l in run(["nm", names_bin]).stdout.splitlines()
+            if "1SIlE4spin" in l]
+    assert len(syms) == 1, syms
+    want = run(["c++filt", syms[0]]).stdout.strip()
+    assert want == "ns::S<long>::spin(long)", want
+    return syms[0], want
+
+
+def test_prof_names_cxx_as_cxxfilt(sonde, names_bin, cxx_spin):
+    """prof's folded leaves and table name the C++ template's member as
+    c++filt prints its symbol; --no-demangle shows the symbol."""
+    sym, want = cxx_spin
+    leaves = prof_folded(sonde, names_bin, "cxx", "1.5")
+    assert leaves.get(want, 0) >= 0.8 * sum(leaves.values()), leaves
+    p = run([sonde, "prof", "--format", "table", "-n", "3", "--", names_bin,
+             "cxx", "1"], timeout=120)
+    assert p.returncode == 0, p.stderr
+    rows = [l.split(" | ")[0].strip() for l in p.stdout.splitlines()
+            if " | " in l]
+    assert rows[1] == want, p.stdout        # the hottest row
+    p = run([sonde, "prof", "--format", "folded", "--no-demangle", "--",
+             names_bin, "cxx", "1"], timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert sym in p.stdout and want not in p.stdout, p.stdout
+
+
+def test_hot_names_cxx_as_cxxfilt(sonde, root, names_bin, cxx_spin):
+    """hot --user: the row's method is nm's symbol, shown as c++filt prints
+    it (and as the symbol with --no-demangle)."""
+    sym, want = cxx_spin
+    with Spinner(names_bin, "cxx", 10) as s:
+        rows = hot_rows(sonde, s.pid)
+        p = run([sonde, "hot", "-d", "1s", "--user", "-p", str(s.pid), "-f",
+                 "--no-demangle"])
+    row = top_user_row(rows, "names")
+    assert row["method"] == sym and row["demangled"] == want, rows
+    assert row["calls"] >= 0.5 * sum(r["calls"] for r in rows), rows
+    assert p.returncode == 0, p.stderr
+    assert sym in p.stdout and want not in p.stdout, p.stdout
+
+
+def test_dtrace_names_cxx_as_cxxfilt(sonde, root, names_bin, cxx_spin):
+    """ufunc() and ustack() name the C++ function as c++filt prints it."""
+    sym, want = cxx_spin
+    with Spinner(names_bin, "cxx", 10) as s:
+        rows, leaves = dtrace_rows(sonde, s.pid)
+    want = "names`" + want
+    assert rows.get(want, 0) >= 0.5 * sum(rows.values()), rows
+    assert any(re.fullmatch(re.escape(want) + r"(\+0x[0-9a-f]+)?", l)
+               for l in leaves), leaves

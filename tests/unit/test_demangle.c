@@ -4,8 +4,9 @@
  * leaves crate disambiguators out, as we do) and binutils' c++filt for the
  * legacy scheme (its "::h<hash>" dropped) — both over the pairs below and,
  * at run time, over every Rust symbol of the kernel reports in
- * ../shared/corpus. Then garbage: truncations, deep nesting, backref
- * chains, tiny buffers, random bytes; never a crash, always an error. */
+ * ../shared/corpus; C++ symbols against c++filt. Then garbage:
+ * truncations, deep nesting, backref chains, tiny buffers, random bytes;
+ * never a crash, always an error. */
 #include "test.h"
 #include "lib/demangle.h"
 #include "lib/util.h"
@@ -406,6 +407,161 @@ static void corpus_matches_oracle(void **state)
 	printf("# %zu Rust symbols of the corpus agree with llvm-cxxfilt\n", n);
 }
 
+/* C++ as c++filt prints it: templates, std:: in full, const methods,
+ * clones, lambdas, constructors and destructors, special names, thunks,
+ * operators. */
+static const struct {
+	const char *sym, *want;
+} cxx_pairs[] = {
+	{ "_ZN2ns1SIlE4spinEl", "ns::S<long>::spin(long)" },
+	{ "_ZNSt6vectorIiSaIiEE9push_backERKi",
+	  "std::vector<int, std::allocator<int> >::push_back(int const&)" },
+	{ "_ZNKSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE4sizeEv",
+	  "std::__cxx11::basic_string<char, std::char_traits<char>, "
+	  "std::allocator<char> >::size() const" },
+	{ "_ZN3foo3barEv.cold", "foo::bar() [clone .cold]" },
+	{ "_ZN3foo3barEi.constprop.0", "foo::bar(int) [clone .constprop.0]" },
+	{ "_ZZ4mainENKUlvE_clEv", "main::{lambda()#1}::operator()() const" },
+	{ "_ZN1AC2Ev", "A::A()" },
+	{ "_ZN1AD0Ev", "A::~A()" },
+	{ "_ZTV1A", "vtable for A" },
+	{ "_ZGVZ4mainE1x", "guard variable for main::x" },
+	{ "_ZplRK1XS1_", "operator+(X const&, X const&)" },
+	{ "_Z1fIiEvT_", "void f<int>(int)" },
+	{ "_ZN5Outer5InnerIPKcE6methodEPFvvE",
+	  "Outer::Inner<char const*>::method(void (*)())" },
+	{ "_Z8fakeNameiii", "fakeName(int, int, int)" },
+	{ "_ZThn8_N1B1fEv", "non-virtual thunk to B::f()" },
+};
+
+static void cxx_known_pairs(void **state)
+{
+	char out[1024];
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cxx_pairs); i++) {
+		int n = demangle_cxx(cxx_pairs[i].sym, out, sizeof(out));
+
+		if (n < 0)
+			fail_msg("%s: %s", cxx_pairs[i].sym, strerror(-n));
+		assert_string_equal(out, cxx_pairs[i].want);
+		assert_int_equal(n, strlen(cxx_pairs[i].want));
+		assert_true(demangle_is_cxx(cxx_pairs[i].sym));
+		assert_false(demangle_is_rust(cxx_pairs[i].sym));
+	}
+	/* a legacy Rust symbol is Rust's, not C++'s */
+	assert_false(demangle_is_cxx("_ZN4core9panicking5panic17h0123456789abcdefE"));
+	assert_false(demangle_is_cxx("main"));
+	assert_int_equal(demangle_cxx("main", out, sizeof(out)), -EINVAL);
+	assert_string_equal(out, "");
+	assert_int_equal(demangle_cxx("_ZN3foo", out, sizeof(out)), -EINVAL);
+	assert_int_equal(demangle_cxx("_Z", out, sizeof(out)), -EINVAL);
+	/* every buffer too small: -ENOSPC and nothing */
+	for (size_t cap = 1; cap <= strlen(cxx_pairs[1].want); cap++) {
+		char *small = malloc(cap);
+
+		assert_int_equal(demangle_cxx(cxx_pairs[1].sym, small, cap),
+				 -ENOSPC);
+		assert_string_equal(small, "");
+		free(small);
+	}
+}
+
+/* The pairs agree with c++filt as installed. */
+static void cxx_pairs_match_cxxfilt(void **state)
+{
+	char *syms[ARRAY_SIZE(cxx_pairs)], *outs[ARRAY_SIZE(cxx_pairs)] = { 0 };
+
+	(void)state;
+	if (!have("c++filt"))
+		skip();
+	for (size_t i = 0; i < ARRAY_SIZE(cxx_pairs); i++)
+		syms[i] = (char *)cxx_pairs[i].sym;
+	assert_true(oracle("c++filt", syms, ARRAY_SIZE(cxx_pairs), outs));
+	for (size_t i = 0; i < ARRAY_SIZE(cxx_pairs); i++) {
+		assert_string_equal(outs[i], cxx_pairs[i].want);
+		free(outs[i]);
+	}
+}
+
+/* Which kinds demangle_name makes readable; the kernel's prefixes. */
+static void name_kinds(void **state)
+{
+	const char *cxx = "_ZN2ns1SIlE4spinEl";
+	const char *rust = "_ZN4core9panicking5panic17h0123456789abcdefE";
+	const char *c = "vfs_read";
+	char buf[256];
+
+	(void)state;
+	assert_string_equal(demangle_name(cxx, DEMANGLE_ALL, buf, sizeof(buf)),
+			    "ns::S<long>::spin(long)");
+	assert_string_equal(demangle_name(rust, DEMANGLE_ALL, buf, sizeof(buf)),
+			    "core::panicking::panic");
+	assert_ptr_equal(demangle_name(cxx, DEMANGLE_RUST, buf, sizeof(buf)),
+			 cxx);
+	assert_ptr_equal(demangle_name(rust, DEMANGLE_CXX, buf, sizeof(buf)),
+			 rust);
+	assert_ptr_equal(demangle_name(cxx, 0, buf, sizeof(buf)), cxx);
+	assert_ptr_equal(demangle_name(c, DEMANGLE_ALL, buf, sizeof(buf)), c);
+	assert_string_equal(demangle_name("__pfx__ZN2ns1SIlE4spinEl",
+					  DEMANGLE_ALL, buf, sizeof(buf)),
+			    "__pfx_ns::S<long>::spin(long)");
+	assert_ptr_equal(demangle_name(cxx, DEMANGLE_ALL, buf, 10), cxx);
+}
+
+/* C++ garbage: every prefix, random bytes, a symbol longer than the
+ * output could hold, deep template nesting: an error or a name, fast. */
+static void cxx_hostile(void **state)
+{
+	static char sym[100000];
+	char out[DEMANGLE_MAX];
+	size_t o;
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cxx_pairs); i++)
+		for (size_t n = 0; n < strlen(cxx_pairs[i].sym); n++) {
+			snprintf(sym, sizeof(sym), "%.*s", (int)n,
+				 cxx_pairs[i].sym);
+			demangle_cxx(sym, out, sizeof(out));
+			assert_true(strlen(out) < sizeof(out));
+		}
+	/* f<f<f<...>>>: libiberty's recursion limit or our bounds */
+	o = (size_t)snprintf(sym, sizeof(sym), "_Z1f");
+	for (int i = 0; i < 20000 && o + 8 < sizeof(sym); i++)
+		o += (size_t)snprintf(sym + o, sizeof(sym) - o, "I1f");
+	sym[o] = '\0';
+	assert_true(demangle_cxx(sym, out, sizeof(out)) < 0);
+	/* each template argument two of the one before: f<a, pair<a, a>,
+	 * pair<pair<a, a>, pair<a, a>>, ...>, past 2^40 bytes printed */
+	o = (size_t)snprintf(sym, sizeof(sym), "_Z1fI1a4pairIS_S_E");
+	for (int i = 1; i < 64; i++) {
+		char sub[8];
+
+		snprintf(sub, sizeof(sub), "S%c_",
+			 "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"[(i - 1) % 36]);
+		if (i - 1 >= 36)
+			snprintf(sub, sizeof(sub), "S1%c_",
+				 "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"[i - 1 - 36]);
+		o += (size_t)snprintf(sym + o, sizeof(sym) - o, "S0_I%s%sE",
+				      sub, sub);
+	}
+	snprintf(sym + o, sizeof(sym) - o, "EvT_");
+	assert_true(demangle_cxx(sym, out, sizeof(out)) < 0);
+	srand(2);
+	for (int i = 0; i < 20000; i++) {
+		size_t n = 2 + (size_t)(rand() % 60);
+		static const char al[] = "_ZNKESIT0123456789abcdefilmnopvxyz"
+					 "CDLSt";
+
+		sym[0] = '_';
+		sym[1] = 'Z';
+		for (size_t j = 2; j < n; j++)
+			sym[j] = al[rand() % (int)(sizeof(al) - 1)];
+		sym[n] = '\0';
+		demangle_cxx(sym, out, sizeof(out));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -418,6 +574,10 @@ int main(void)
 		cmocka_unit_test(hostile),
 		cmocka_unit_test(pairs_match_oracles),
 		cmocka_unit_test(corpus_matches_oracle),
+		cmocka_unit_test(cxx_known_pairs),
+		cmocka_unit_test(cxx_pairs_match_cxxfilt),
+		cmocka_unit_test(name_kinds),
+		cmocka_unit_test(cxx_hostile),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -40,12 +40,12 @@ static void build(struct pprof *p)
 
 static void folded(FILE *f, void *arg)
 {
-	prof_write_folded(arg, f);
+	prof_write_folded(arg, f, DEMANGLE_ALL);
 }
 
 static void table(FILE *f, void *arg)
 {
-	prof_write_table(arg, f, 0);
+	prof_write_table(arg, f, 0, DEMANGLE_ALL);
 }
 
 static void folded_stacks(void **state)
