@@ -23,13 +23,14 @@ scdoc
 # elfutils' and binutils' addr2line and c++filt, go tool pprof, bpftrace,
 # gperftools, rustc for Rust fixtures), systemtap's sdt.h for USDT
 # fixtures, qemu and busybox for the kernel tier, gawk and bc for DTrace's
-# own test suite, bash-completion for the completion test.
+# own test suite, bash-completion for the completion test, gcc-multilib
+# for the 32-bit programs ktrace records.
 TEST="
 libcmocka-dev python3 python3-pytest
 elfutils binutils linux-perf bpftrace strace util-linux procps time
 systemtap-sdt-dev golang-go libgoogle-perftools-dev rustc g++
 qemu-system-x86 busybox-static cpio xz-utils
-gawk bc bash-completion
+gawk bc bash-completion gcc-multilib
 "
 
 case ${1:-all} in
