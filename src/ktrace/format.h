@@ -216,8 +216,10 @@ struct ktr_fork {
 };
 
 /* EXEC: path_len bytes of path (NUL included), then argv_len bytes of the
- * new argv as the process sees it (NUL-separated), truncated to what the
- * recorder copies (argc says how many there were; 0 unknown). */
+ * new argv as the process sees it (NUL-separated), cut to what the
+ * recorder copies: argc says how many strings there were (0 unknown) and
+ * argv_total how many bytes (version 2; 0 in version 1 files), so a cut
+ * is seen. Its environment follows in a STRU ENVP record. */
 struct ktr_exec {
 	struct ktr_rec h;
 	uint32_t old_tid;	/* the thread that called exec (a non-leader
@@ -225,7 +227,7 @@ struct ktr_exec {
 	uint16_t path_len;
 	uint16_t argv_len;
 	uint32_t argc;
-	uint32_t reserved;
+	uint32_t argv_total;
 	char data[];
 };
 
@@ -247,48 +249,53 @@ struct ktr_drop {
 
 /* STRU: the bytes of a structure a syscall read (at entry) or wrote (at
  * its successful return), in the layout of the record's ABI (pers), for
- * the decoder to read as kind says; data_len bytes follow, of total bytes
- * (or elements, for the array kinds) the structure had: data_len < total
- * (or fewer elements) says it was cut at the recorder's bound. Written
- * after the call's CALL (inputs) or before its RET (outputs). */
+ * the decoder to read as kind says; data_len bytes follow, of the total
+ * bytes the structure (or array) had: data_len < total says it was cut at
+ * the recorder's bound. Written after the call's CALL (inputs) or before
+ * its RET (outputs). */
 enum ktr_stru_kind {
 	KTR_STRU_SOCKADDR = 1,	/* struct sockaddr_*, total its length */
-	KTR_STRU_STAT = 2,	/* struct stat (the ABI's: stat64 on i386) */
-	KTR_STRU_STATX = 3,
+	KTR_STRU_STAT = 2,	/* the ABI's struct stat (x86_64: 144 bytes,
+				 * i386's old one: 64) */
+	KTR_STRU_STATX = 3,	/* struct statx */
 	KTR_STRU_FDPAIR = 4,	/* int[2]: pipe, pipe2, socketpair */
 	KTR_STRU_WSTATUS = 5,	/* int: wait4's status */
-	KTR_STRU_SIGINFO = 6,	/* siginfo_t: waitid */
-	KTR_STRU_POLLFD = 7,	/* struct pollfd[]: total the count */
-	KTR_STRU_SIGACTION = 8,	/* the kernel's struct sigaction */
-	KTR_STRU_SIGSET = 9,	/* sigset_t, total its size argument */
-	KTR_STRU_TIMESPEC = 10,
-	KTR_STRU_TIMEVAL = 11,
+	KTR_STRU_SIGINFO = 6,	/* siginfo_t (128 bytes): waitid */
+	KTR_STRU_POLLFD = 7,	/* struct pollfd[], events and revents */
+	KTR_STRU_SIGACTION = 8,	/* the kernel's struct sigaction (the ABI's) */
+	KTR_STRU_SIGSET = 9,	/* the kernel's sigset_t (8 bytes) */
+	KTR_STRU_TIMESPEC = 10,	/* the ABI's timespec (i386: 32-bit fields) */
+	KTR_STRU_TIMEVAL = 11,	/* the ABI's timeval */
 	KTR_STRU_ITIMERSPEC = 12,
 	KTR_STRU_ITIMERVAL = 13,
-	KTR_STRU_RLIMIT = 14,
-	KTR_STRU_UTSNAME = 15,
-	KTR_STRU_EPOLL_EVENT = 16,	/* struct epoll_event[]: total the count */
-	KTR_STRU_IOVEC = 17,	/* struct iovec[] (the ABI's): total the count */
-	KTR_STRU_ENVP = 18,	/* exec's environment, NUL-separated strings:
-				 * total the bytes it had */
-	KTR_STRU_DIRENT64 = 19,	/* getdents64's linux_dirent64 entries as
-				 * the call returned them, total its bytes */
+	KTR_STRU_RLIMIT = 14,	/* the ABI's rlimit (i386: 32-bit fields) */
+	KTR_STRU_UTSNAME = 15,	/* struct new_utsname (6 x 65 bytes) */
+	KTR_STRU_EPOLL_EVENT = 16,	/* struct epoll_event[] (12 bytes each on
+					 * x86, 16 on aarch64) */
+	KTR_STRU_IOVEC = 17,	/* struct iovec[] (the ABI's: 16 or 8 bytes) */
+	KTR_STRU_ENVP = 18,	/* exec's environment, NUL-separated */
+	KTR_STRU_DIRENT64 = 19,	/* getdents64's linux_dirent64 entries */
+	KTR_STRU_STAT64 = 20,	/* i386's struct stat64 (96 bytes) */
+	KTR_STRU_TIMESPEC64 = 21,	/* __kernel_timespec (16 bytes) whatever
+					 * the ABI: i386's *_time64 calls */
+	KTR_STRU_ITIMERSPEC64 = 22,	/* __kernel_itimerspec (32 bytes) */
+	KTR_STRU_RLIMIT64 = 23,	/* struct rlimit64 (16 bytes): prlimit64 */
 	KTR_STRU_NKINDS
 };
 
 #define KTR_STRU_IN 0		/* read by the call, at entry */
 #define KTR_STRU_OUT 1		/* written by the call, at its return */
-#define KTR_STRU_RET 255	/* arg: the structure is the call's own (exec) */
+#define KTR_STRU_NOARG 255	/* arg: not an argument's (exec's ENVP) */
 
 struct ktr_stru {
 	struct ktr_rec h;
 	uint32_t nr;		/* the syscall */
 	uint16_t kind;		/* enum ktr_stru_kind */
 	uint8_t arg;		/* the argument it came from (0-5), or
-				 * KTR_STRU_RET */
+				 * KTR_STRU_NOARG */
 	uint8_t dir;		/* KTR_STRU_IN or KTR_STRU_OUT */
 	uint32_t data_len;
-	uint32_t total;
+	uint32_t total;		/* bytes */
 	char data[];
 };
 

@@ -39,7 +39,7 @@ static const char usage_text[] =
 "  -m, --max-data MAXDATA print at most MAXDATA bytes of each I/O\n"
 "  -s, --no-data          do not print I/O data\n"
 "  -p, --pid PID          only records of this process or thread\n"
-"  -t, --trace TRSTR      only these trace points (c n i s w p, as ktrace -t)\n"
+"  -t, --trace TRSTR      only these trace points (c n i s w p t, as ktrace -t)\n"
 "      --format F         text (default) or json (one object per line)\n"
 "  -h, --help             this help\n";
 
@@ -87,7 +87,7 @@ static const char *const type_names[KTR_NTYPES] = {
 	[KTR_GIO] = "GIO", [KTR_PSIG] = "PSIG", [KTR_CSW] = "CSW",
 	[KTR_FORK] = "FORK", [KTR_EXEC] = "EXEC", [KTR_EXIT] = "EXIT",
 	[KTR_DROP] = "DROP", [KTR_RETGIO] = "RETGIO",
-	[KTR_CALLRET] = "CALLRET",
+	[KTR_CALLRET] = "CALLRET", [KTR_STRU] = "STRU",
 };
 
 static uint32_t type_point(uint16_t type)
@@ -101,6 +101,7 @@ static uint32_t type_point(uint16_t type)
 	case KTR_FORK: case KTR_EXEC: case KTR_EXIT: return KTR_PT_PROC;
 	case KTR_RETGIO: return KTR_PT_GENIO | KTR_PT_SYSCALL;
 	case KTR_CALLRET: return KTR_PT_GENIO | KTR_PT_SYSCALL;
+	case KTR_STRU: return KTR_PT_STRU;
 	default: return ~0u;	/* DROP and unknown types always show */
 	}
 }
@@ -206,6 +207,29 @@ static const char *si_code_name(int code)
 	case -6: return "SI_TKILL";
 	default: return NULL;
 	}
+}
+
+static const char *stru_name(unsigned kind)
+{
+	static const char *const names[KTR_STRU_NKINDS] = {
+		[KTR_STRU_SOCKADDR] = "sockaddr", [KTR_STRU_STAT] = "stat",
+		[KTR_STRU_STATX] = "statx", [KTR_STRU_FDPAIR] = "fdpair",
+		[KTR_STRU_WSTATUS] = "wstatus", [KTR_STRU_SIGINFO] = "siginfo",
+		[KTR_STRU_POLLFD] = "pollfd", [KTR_STRU_SIGACTION] = "sigaction",
+		[KTR_STRU_SIGSET] = "sigset", [KTR_STRU_TIMESPEC] = "timespec",
+		[KTR_STRU_TIMEVAL] = "timeval",
+		[KTR_STRU_ITIMERSPEC] = "itimerspec",
+		[KTR_STRU_ITIMERVAL] = "itimerval", [KTR_STRU_RLIMIT] = "rlimit",
+		[KTR_STRU_UTSNAME] = "utsname",
+		[KTR_STRU_EPOLL_EVENT] = "epoll_event",
+		[KTR_STRU_IOVEC] = "iovec", [KTR_STRU_ENVP] = "envp",
+		[KTR_STRU_DIRENT64] = "dirent64", [KTR_STRU_STAT64] = "stat64",
+		[KTR_STRU_TIMESPEC64] = "timespec64",
+		[KTR_STRU_ITIMERSPEC64] = "itimerspec64",
+		[KTR_STRU_RLIMIT64] = "rlimit64",
+	};
+
+	return kind < KTR_STRU_NKINDS && names[kind] ? names[kind] : "unknown";
 }
 
 static void text_record(struct kstate *s, const struct ktr_rec *r)
@@ -345,6 +369,9 @@ static void text_record(struct kstate *s, const struct ktr_rec *r)
 			sbuf_putc(sb, '"');
 			i += l + 1;
 		}
+		if (e->argv_total > e->argv_len)
+			sbuf_printf(sb, " (cut: %u of %u bytes, %u arguments)",
+				    e->argv_len, e->argv_total, e->argc);
 		break;
 	}
 	case KTR_EXIT: {
@@ -365,6 +392,28 @@ static void text_record(struct kstate *s, const struct ktr_rec *r)
 
 		sbuf_printf(sb, "%llu records lost (ring buffer full)",
 			    (unsigned long long)d->count);
+		break;
+	}
+	case KTR_STRU: {
+		/* Minimal (the structures' decoding is to come): which
+		 * structure, the bytes in hex. */
+		const struct ktr_stru *st = (const void *)r;
+
+		sbuf_printf(sb, "struct %s %s", stru_name(st->kind),
+			    st->dir == KTR_STRU_IN ? "in" : "out");
+		if (st->arg != KTR_STRU_NOARG)
+			sbuf_printf(sb, " arg %u", st->arg);
+		sbuf_printf(sb, " %u bytes", st->total);
+		if (st->data_len < st->total)
+			sbuf_printf(sb, " (%u recorded)", st->data_len);
+		if (st->data_len && !s->o->nodata) {
+			sbuf_puts(sb, "\n       ");
+			for (uint32_t i = 0; i < st->data_len; i++)
+				sbuf_printf(sb, "%02x%s",
+					    (unsigned char)st->data[i],
+					    i + 1 < st->data_len && i % 32 == 31
+					    ? "\n       " : "");
+		}
 		break;
 	}
 	default:
@@ -554,6 +603,12 @@ static void json_record(struct kstate *s, const struct ktr_rec *r,
 			i += l + 1;
 		}
 		json_arr_end(&j);
+		json_key(&j, "argc");
+		json_u64(&j, e->argc);
+		if (e->argv_total) {
+			json_key(&j, "argv_bytes");
+			json_u64(&j, e->argv_total);
+		}
 		break;
 	}
 	case KTR_EXIT: {
@@ -570,6 +625,28 @@ static void json_record(struct kstate *s, const struct ktr_rec *r,
 
 		json_key(&j, "lost");
 		json_u64(&j, d->count);
+		break;
+	}
+	case KTR_STRU: {
+		const struct ktr_stru *st = (const void *)r;
+
+		json_key(&j, "struct");
+		json_str(&j, stru_name(st->kind));
+		json_key(&j, "nr");
+		json_u64(&j, st->nr);
+		json_key(&j, "dir");
+		json_str(&j, st->dir == KTR_STRU_IN ? "in" : "out");
+		if (st->arg != KTR_STRU_NOARG) {
+			json_key(&j, "arg");
+			json_u64(&j, st->arg);
+		}
+		json_key(&j, "bytes");
+		json_u64(&j, st->total);
+		sbuf_reset(&s->line);
+		for (uint32_t i = 0; i < st->data_len; i++)
+			sbuf_printf(&s->line, "%02x", (unsigned char)st->data[i]);
+		json_key(&j, "data_hex");
+		json_strn(&j, s->line.buf ? s->line.buf : "", s->line.len);
 		break;
 	}
 	}
@@ -704,7 +781,7 @@ static int parse_args(int argc, char **argv, struct kopts *o)
 		case 't':
 			if (ktrace_parse_points(optarg, &o->points))
 				return sd_usage_error("bad trace points '%s' (letters "
-						   "c n i s w p)", optarg);
+						   "c n i s w p t)", optarg);
 			break;
 		case OPT_FORMAT:
 			if (!strcmp(optarg, "json"))

@@ -19,6 +19,7 @@ int ktrace_parse_points(const char *s, uint32_t *points)
 		case 's': p |= KTR_PT_SIG; break;
 		case 'w': p |= KTR_PT_CSW; break;
 		case 'p': p |= KTR_PT_PROC; break;
+		case 't': p |= KTR_PT_STRU; break;
 		case '+': p |= KTR_PT_DEFAULT; break;
 		default: return -EINVAL;
 		}

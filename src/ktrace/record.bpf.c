@@ -55,6 +55,28 @@ struct {
 	__type(value, __u32);
 } sysinfo SEC(".maps");
 
+/* How to capture each syscall's structures (KTR_SI_KEY), and the
+ * arguments the capture reads (one call at a time per CPU). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, KTR_NPERS * KTR_NR_MAX);
+	__type(key, __u32);
+	__type(value, struct ktr_captures);
+} captures SEC(".maps");
+
+struct cargs {
+	__u64 args[KTR_MAX_ARGS];
+	__s64 ret;
+	__u32 nr, pers;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct cargs);
+} cargs SEC(".maps");
+
 /* What each CPU knows about the task running on it, so that the syscall
  * programs (run for every syscall of every process) find out with plain
  * per-CPU loads, without a hash look-up or a task-storage call:
@@ -585,6 +607,8 @@ static __always_inline __u64 sc_arg_pers(struct pt_regs *regs, int i,
 }
 #endif
 
+__noinline int emit_entry(__u32 key);
+
 SEC("tp_btf/sys_enter")
 int BPF_PROG(on_sys_enter, struct pt_regs *regs, long id)
 {
@@ -636,6 +660,17 @@ int BPF_PROG(on_sys_enter, struct pt_regs *regs, long id)
 		v->args[4] = sc_arg_pers(regs, 4, pers);
 		v->args[5] = sc_arg_pers(regs, 5, pers);
 		__sync_lock_test_and_set(&v->pending, 1);
+		/* A call that reads structures writes its CALL and them
+		 * now: they may be overwritten (select's fd sets) or the
+		 * call fail. */
+		if (points & KTR_PT_STRU) {
+			__u32 key = KTR_SI_KEY(pers, nr), *info;
+
+			info = bpf_map_lookup_elem(&sysinfo, &key);
+			if (info && (*info & KTR_SI_STRU_IN) &&
+			    __sync_lock_test_and_set(&v->pending, 0))
+				emit_entry(key);
+		}
 		return 0;
 	}
 	/* (exec renames the thread and may change its id.) */
@@ -889,6 +924,140 @@ out:
 	return 0;
 }
 
+/* The i-th capture of the call (key: KTR_SI_KEY) in direction dir, as a
+ * STRU record of time ts at offset off of this CPU's scratch buffer, its
+ * arguments and return value in cargs: the offset after it (off when
+ * there is nothing to record or no room). */
+__noinline __u32 cap_one(__u32 off, __u32 key, __u32 i, __u32 dir, __u64 ts)
+{
+	__u32 cpu = bpf_get_smp_processor_id(), zero = 0, total = 0, n;
+	char *b = bpf_map_lookup_elem(&scratch, &cpu);
+	struct ktr_captures *caps = bpf_map_lookup_elem(&captures, &key);
+	struct cargs *a = bpf_map_lookup_elem(&cargs, &zero);
+	struct ktr_capture *c;
+	struct ktr_stru *st;
+	__u64 ptr, next;
+
+	if (!b || !caps || !a || i >= KTR_CAPS)
+		return off;
+	c = &caps->c[i];
+	if (c->rule == KTR_CAP_NONE || c->dir != dir || c->arg >= 5)
+		return off;
+	ptr = a->args[c->arg];
+	next = a->args[c->arg + 1];
+	if (!ptr)
+		return off;
+	switch (c->rule) {
+	case KTR_CAP_FIXED:
+		total = c->size;
+		break;
+	case KTR_CAP_LEN_ARG:
+		total = (__u32)next;
+		break;
+	case KTR_CAP_LEN_PTR:
+		if (!next || bpf_probe_read_user(&total, 4, (void *)next))
+			return off;
+		break;
+	case KTR_CAP_COUNT_ARG:
+		total = (__u32)next * c->size;
+		break;
+	case KTR_CAP_COUNT_RET:
+		total = a->ret > 0 ? (__u32)a->ret * c->size : 0;
+		break;
+	case KTR_CAP_BYTES_RET:
+		total = a->ret > 0 ? (__u32)a->ret : 0;
+		break;
+	case KTR_CAP_MSGNAME:
+		/* msg_name, msg_namelen: a pointer and an int, 8 and 4
+		 * bytes (compat: 4 and 4). */
+		if (c->size == 56) {
+			__u64 m[2];
+
+			if (bpf_probe_read_user(m, sizeof(m), (void *)ptr))
+				return off;
+			ptr = m[0];
+			total = (__u32)m[1];
+		} else {
+			__u32 m[2];
+
+			if (bpf_probe_read_user(m, sizeof(m), (void *)ptr))
+				return off;
+			ptr = m[0];
+			total = m[1];
+		}
+		if (!ptr)
+			return off;
+		break;
+	default:
+		return off;
+	}
+	n = total < c->max ? total : c->max;
+	if (n > KTR_STRU_MAX)
+		n = KTR_STRU_MAX;
+	if (off > SCRATCH - 2 * KTR_STRU_MAX)
+		return off;
+	off &= SCRATCH - 1;
+	st = (struct ktr_stru *)(b + off);
+	fill_ts(&st->h, 0, KTR_STRU, NULL, ts);
+	st->h.pers = a->pers;
+	st->nr = a->nr;
+	st->kind = c->kind;
+	st->arg = c->arg;
+	st->dir = dir;
+	st->total = total;
+	{
+		/* (Bounded for the verifier, which does not see n's.) */
+		__u64 len = n;
+
+		barrier_var(len);
+		len &= KTR_STRU_MAX * 2 - 1;
+		if (len && bpf_probe_read_user(b + off + sizeof(*st), len,
+					       (void *)ptr))
+			n = 0;
+	}
+	st->data_len = n;
+	n = pad8(b, off + sizeof(*st) + n);
+	st->h.len = n - off;
+	return n;
+}
+
+/* A call that reads structures: its CALL record (from this CPU's slot,
+ * whose entry the caller took) and a STRU record for each, written at
+ * entry in one copy (a plain CALL then: its RET comes on its own). */
+__noinline int emit_entry(__u32 key)
+{
+	__u32 cpu = bpf_get_smp_processor_id(), zero = 0, off, pid;
+	char *b = bpf_map_lookup_elem(&scratch, &cpu);
+	struct slot *v = bpf_map_lookup_elem(&slots, &zero);
+	struct cargs *a = bpf_map_lookup_elem(&cargs, &zero);
+	struct ktr_call *c;
+
+	if (!b || !v || !a)
+		return 0;
+	pid = v->pid;
+	c = (struct ktr_call *)b;
+	fill_ts(&c->h, sizeof(*c), KTR_CALL, NULL, v->ts);
+	c->h.cpu = v->cpu;
+	c->h.pers = v->pers;
+	__builtin_memcpy(c->h.comm, v->comm, sizeof(c->h.comm));
+	c->nr = v->nr;
+	c->reserved = 0;
+	for (int i = 0; i < KTR_MAX_ARGS; i++)
+		a->args[i] = c->args[i] = v->args[i];
+	a->ret = 0;
+	a->nr = v->nr;
+	a->pers = v->pers;
+	off = sizeof(*c);
+	for (int i = 0; i < KTR_CAPS; i++)
+		off = cap_one(off, key, i, KTR_STRU_IN, v->ts);
+	c->h.flags |= take_drops(pid, NULL);
+	if (off > SCRATCH)
+		return 0;
+	if (output(b, off))
+		note_drop(pid, 1);
+	return 0;
+}
+
 /* A small read or write and its return, in one RETGIO record: one
  * reservation instead of two. */
 __noinline int emit_retgio(__u64 ubuf, __s64 ret, __u64 kind_fd, __u32 nr)
@@ -1000,7 +1169,7 @@ static __always_inline int emit_callret(struct slot *v, __u64 ubuf,
  * and written with one copy. Whether the RET went out. */
 static __always_inline bool emit_named(struct slot *v, struct pt_regs *regs,
 				       __u32 info, long ret, __u32 nr,
-				       __u32 pers, bool with_ret)
+				       __u32 pers, bool with_ret, bool stru)
 {
 	__u32 cpu = bpf_get_smp_processor_id(), off = 0, pid, n = 0;
 	char *b = bpf_map_lookup_elem(&scratch, &cpu);
@@ -1033,8 +1202,24 @@ static __always_inline bool emit_named(struct slot *v, struct pt_regs *regs,
 			n++;
 		}
 	}
-	if (with_ret && off <= SCRATCH / 2) {
-		off &= SCRATCH / 2 - 1;
+	/* Structures the call wrote, after its names. */
+	if (stru) {
+		__u32 zero = 0, key = KTR_SI_KEY(pers, nr);
+		struct cargs *a = bpf_map_lookup_elem(&cargs, &zero);
+
+		if (a) {
+			for (int i = 0; i < KTR_MAX_ARGS; i++)
+				a->args[i] = sc_arg_pers(regs, i, pers);
+			a->ret = ret;
+			a->nr = nr;
+			a->pers = pers;
+			for (int i = 0; i < KTR_CAPS; i++)
+				off = cap_one(off, key, i, KTR_STRU_OUT, now);
+			n += KTR_CAPS;
+		}
+	}
+	if (with_ret && off <= SCRATCH - sizeof(*r)) {
+		off &= SCRATCH - 1;
 		r = (struct ktr_ret *)(b + off);
 		fill_ts(&r->h, sizeof(*r), KTR_RET, NULL, now);
 		r->h.pers = pers;
@@ -1045,7 +1230,7 @@ static __always_inline bool emit_named(struct slot *v, struct pt_regs *regs,
 		n++;
 	}
 	((struct ktr_rec *)b)->flags |= take_drops(pid, NULL);
-	if (off > SCRATCH / 2 + sizeof(*r))
+	if (off > SCRATCH)
 		return with_ret;
 	if (output(b, off))
 		note_drop(pid, n);
@@ -1075,7 +1260,7 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 	struct slot *s, *v = NULL;
 	__u32 pid, nr, *infop, info = 0, zero = 0, pers, key;
 	struct ktr_ret *r;
-	bool paths = false;
+	bool paths = false, stru;
 
 	if (never)
 		bpf_tail_call(ctx, &task_stack, 0);
@@ -1110,7 +1295,7 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 		if (nr == ~0u)
 			nr = nr_rt_sigreturn[pers];
 	}
-	if (points & (KTR_PT_NAMEI | KTR_PT_GENIO)) {
+	if (points & (KTR_PT_NAMEI | KTR_PT_GENIO | KTR_PT_STRU)) {
 		key = KTR_SI_KEY(pers, nr);
 		infop = bpf_map_lookup_elem(&sysinfo, &key);
 		if (infop)
@@ -1119,6 +1304,7 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 	paths = (points & KTR_PT_NAMEI) && KTR_SI_PATHMASK(info) &&
 		!(ret == 0 && (nr == nr_execve[pers] ||
 			       nr == nr_execveat[pers]));
+	stru = (points & KTR_PT_STRU) && (info & KTR_SI_STRU_OUT) && ret >= 0;
 	/* The entry goes out on its own when something comes between (data
 	 * that does not fit, a drop record; a rename wrote it already). */
 	if (v && pending_drops && bpf_map_lookup_elem(&dropped, &pid)) {
@@ -1130,12 +1316,14 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 	 * exec tracepoint (the old memory is gone). The call's CALL, NAMI
 	 * and (unless data comes between) RET records go out together, as
 	 * one ring-buffer record. */
-	if (paths) {
+	if (paths || stru) {
 		bool gio = (points & KTR_PT_GENIO) && ret > 0 &&
 			   KTR_SI_IO(info);
 
+		if (!paths)
+			info &= ~KTR_SI_PATHS;
 		if (emit_named(v, regs, info, ret, nr, pers,
-			       !gio && (points & KTR_PT_SYSCALL)))
+			       !gio && (points & KTR_PT_SYSCALL), stru))
 			return 0;
 		v = NULL;
 	}
@@ -1236,7 +1424,6 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid,
 	e = (struct ktr_exec *)h;
 	b = (char *)h;
 	e->old_tid = old_pid;
-	e->reserved = 0;
 	n = bpf_probe_read_kernel_str(b + sizeof(*e), KTR_PATH_MAX, fname);
 	if (n <= 0) {
 		b[sizeof(*e)] = 0;
@@ -1248,6 +1435,7 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid,
 	as = BPF_CORE_READ(mm, arg_start);
 	ae = BPF_CORE_READ(mm, arg_end);
 	m = ae > as ? ae - as : 0;
+	e->argv_total = m;
 	if (m > KTR_ARGV_MAX)
 		m = KTR_ARGV_MAX;
 	if (m && bpf_probe_read_user(b + sizeof(*e) + n,
@@ -1267,6 +1455,32 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid,
 		e->argc = argc;
 	}
 	h->len = pad8(b, sizeof(*e) + n + m);
+	/* The environment, bounded like argv, in a STRU record after it:
+	 * one copy for both. */
+	if (points & KTR_PT_STRU) {
+		__u32 off = h->len & (SCRATCH / 2 - 1);
+		struct ktr_stru *s = (struct ktr_stru *)(b + off);
+
+		fill(&s->h, 0, KTR_STRU, NULL);
+		s->nr = 0;
+		s->kind = KTR_STRU_ENVP;
+		s->arg = KTR_STRU_NOARG;
+		s->dir = KTR_STRU_IN;
+		as = BPF_CORE_READ(mm, env_start);
+		ae = BPF_CORE_READ(mm, env_end);
+		m = ae > as ? ae - as : 0;
+		s->total = m;
+		if (m > KTR_ENV_MAX)
+			m = KTR_ENV_MAX;
+		if (m && bpf_probe_read_user(b + off + sizeof(*s),
+					     m & (KTR_ENV_MAX * 2 - 1),
+					     (void *)as))
+			m = 0;
+		s->data_len = m;
+		s->h.len = pad8(b, off + sizeof(*s) + m) - off;
+		emit_scratch(h, off + s->h.len, pid);
+		return 0;
+	}
 	emit_scratch(h, h->len, pid);
 	return 0;
 }

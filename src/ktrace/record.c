@@ -43,11 +43,12 @@ static const char usage_text[] =
 "\n"
 "  -f, --file FILE          the trace file (default ktrace.out), mode 0600\n"
 "  -a, --append             append to FILE instead of truncating it\n"
-"  -t, --trace TRSTR        trace points (default cnisp):\n"
+"  -t, --trace TRSTR        trace points (default cnispt):\n"
 "                             c syscalls (call and return)  n path names\n"
 "                             i data read and written (genio)  s signals\n"
 "                             w context switches  p process life (fork,\n"
-"                             exec, exit)\n"
+"                             exec, exit)  t structures (addresses, stat,\n"
+"                             fds of pipe, wait status, environment...)\n"
 "  -m, --max-data MAXDATA   data bytes recorded per I/O call (default 4096,\n"
 "                           at most 16k)\n"
 "  -b, --buffer-size SIZE   ring buffer size (default 8M; a power of two)\n"
@@ -221,7 +222,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		case 't':
 			if (ktrace_parse_points(optarg, &o->points))
 				return sd_usage_error("bad trace points '%s' (letters "
-						   "c n i s w p, or +)", optarg);
+						   "c n i s w p t, or +)", optarg);
 			break;
 		case 'm':
 			if (sd_parse_size(optarg, &o->maxdata) ||
@@ -565,6 +566,7 @@ static void collect_batches(struct tracer *t)
 static void fill_sysinfo(struct record *skel)
 {
 	int fd = bpf_map__fd(skel->maps.sysinfo);
+	int cfd = bpf_map__fd(skel->maps.captures);
 
 	/* Each ABI's numbers: a hint never applies to another ABI's call. */
 	for (unsigned pers = 0; pers < KTR_NPERS; pers++) {
@@ -575,8 +577,12 @@ static void fill_sysinfo(struct record *skel)
 			const struct ktrace_syscall *sc = ktrace_syscall_nr(abi, nr);
 			uint32_t key = KTR_SI_KEY(pers, nr), v;
 
+			struct ktr_captures caps;
+
 			if (sc && (v = ktrace_syscall_hints(sc)))
 				bpf_map_update_elem(fd, &key, &v, BPF_ANY);
+			if (sc && ktrace_syscall_captures(sc, abi, &caps))
+				bpf_map_update_elem(cfd, &key, &caps, BPF_ANY);
 		}
 	}
 }

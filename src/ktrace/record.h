@@ -13,8 +13,9 @@
 #define KTR_PT_SIG 0x08		/* s */
 #define KTR_PT_CSW 0x10		/* w */
 #define KTR_PT_PROC 0x20	/* p */
+#define KTR_PT_STRU 0x40	/* t (FreeBSD's letter: structures) */
 #define KTR_PT_DEFAULT (KTR_PT_SYSCALL | KTR_PT_NAMEI | KTR_PT_GENIO | \
-			KTR_PT_SIG | KTR_PT_PROC)
+			KTR_PT_SIG | KTR_PT_PROC | KTR_PT_STRU)
 #define KTR_PT_ALL (KTR_PT_DEFAULT | KTR_PT_CSW)
 
 /* Values of the traced map (key: process id). */
@@ -39,6 +40,10 @@
 	(((paths) & KTR_SI_PATHS) | ((unsigned)(io) << KTR_SI_IO_SHIFT) | \
 	 ((unsigned)(fd) << KTR_SI_FD_SHIFT) | \
 	 ((unsigned)(buf) << KTR_SI_BUF_SHIFT))
+/* Structures the call reads (captured at entry) or writes (at its
+ * successful return): the captures map holds how (struct ktr_captures). */
+#define KTR_SI_STRU_IN (1u << 20)
+#define KTR_SI_STRU_OUT (1u << 21)
 /* The fields of a hint word. */
 #define KTR_SI_PATHMASK(info) ((info) & KTR_SI_PATHS)
 #define KTR_SI_IO(info) (((info) >> KTR_SI_IO_SHIFT) & 7)
@@ -54,12 +59,43 @@ enum {
 	KTR_IO_SENDMSG,
 };
 
+/* How to capture a structure argument (STRU records), per syscall and
+ * ABI: up to KTR_CAPS of them, in the captures map under KTR_SI_KEY. The
+ * bytes are size, or come from the next argument, the return value or
+ * the msghdr, as rule says, and never more than max. */
+enum {
+	KTR_CAP_NONE,
+	KTR_CAP_FIXED,		/* size bytes */
+	KTR_CAP_LEN_ARG,	/* the next argument's value in bytes */
+	KTR_CAP_LEN_PTR,	/* the u32 the next argument points to */
+	KTR_CAP_COUNT_ARG,	/* the next argument's value times size */
+	KTR_CAP_COUNT_RET,	/* the return value times size */
+	KTR_CAP_BYTES_RET,	/* the return value in bytes */
+	KTR_CAP_MSGNAME,	/* a msghdr's msg_name, msg_namelen bytes
+				 * (size: the msghdr's, 56 or 28 in compat) */
+};
+struct ktr_capture {
+	uint8_t arg;		/* the argument (0-5) */
+	uint8_t kind;		/* enum ktr_stru_kind */
+	uint8_t dir;		/* KTR_STRU_IN or KTR_STRU_OUT */
+	uint8_t rule;		/* KTR_CAP_* */
+	uint16_t size;
+	uint16_t max;
+};
+#define KTR_CAPS 3
+struct ktr_captures {
+	struct ktr_capture c[KTR_CAPS];
+};
+/* The most bytes one STRU record carries, and of an exec's environment. */
+#define KTR_STRU_MAX 4096
+#define KTR_ENV_MAX 8192
+
 /* The most data one GIO record carries (-m's ceiling) and iovec entries
  * followed. */
 #define KTR_GIO_MAX 16384
 #define KTR_IOV_MAX 8
 /* How much of an exec's argv is copied. */
-#define KTR_ARGV_MAX 2048
+#define KTR_ARGV_MAX 8192
 #define KTR_PATH_MAX 4096
 
 /* A CPU's batch (record.bpf.c): the latest records of the thread running

@@ -14,18 +14,20 @@ static const struct ktrace_syscall table[] = {
 	{ "write", { KA_FD, KA_BUF, KA_NUM }, KTR_IO_WRITE },
 	{ "open", { KA_PATH, KA_SET(XLAT_OPEN), KA_CREATE_MODE } },
 	{ "close", { KA_FD } },
-	{ "stat", { KA_PATH, KA_PTR } },
-	{ "fstat", { KA_FD, KA_PTR } },
-	{ "lstat", { KA_PATH, KA_PTR } },
-	{ "poll", { KA_PTR, KA_NUM, KA_NUM } },
+	{ "stat", { KA_PATH, KA_OUT(STAT) } },
+	{ "fstat", { KA_FD, KA_OUT(STAT) } },
+	{ "lstat", { KA_PATH, KA_OUT(STAT) } },
+	{ "poll", { KA_OUT(POLLFD), KA_NUM, KA_NUM } },
 	{ "lseek", { KA_FD, KA_NUM, KA_SET(XLAT_SEEK) } },
 	{ "mmap", { KA_PTR, KA_NUM, KA_SET(XLAT_PROT), KA_SET(XLAT_MMAP),
 		    KA_FD, KA_NUM } },
 	{ "mprotect", { KA_PTR, KA_NUM, KA_SET(XLAT_PROT) } },
 	{ "munmap", { KA_PTR, KA_NUM } },
 	{ "brk", { KA_PTR } },
-	{ "rt_sigaction", { KA_SIGNAL, KA_PTR, KA_PTR, KA_NUM } },
-	{ "rt_sigprocmask", { KA_SET(XLAT_SIGHOW), KA_PTR, KA_PTR, KA_NUM } },
+	{ "rt_sigaction", { KA_SIGNAL, KA_IN(SIGACTION), KA_OUT(SIGACTION),
+			    KA_NUM } },
+	{ "rt_sigprocmask", { KA_SET(XLAT_SIGHOW), KA_IN(SIGSET),
+			      KA_OUT(SIGSET), KA_NUM } },
 	{ "rt_sigreturn" },
 	{ "ioctl", { KA_FD, KA_NUM, KA_PTR } },
 	{ "pread64", { KA_FD, KA_BUF, KA_NUM, KA_NUM }, KTR_IO_READ },
@@ -33,7 +35,7 @@ static const struct ktrace_syscall table[] = {
 	{ "readv", { KA_FD, KA_IOV, KA_NUM }, KTR_IO_READV },
 	{ "writev", { KA_FD, KA_IOV, KA_NUM }, KTR_IO_WRITEV },
 	{ "access", { KA_PATH, KA_SET(XLAT_ACCESS) } },
-	{ "pipe", { KA_PTR } },
+	{ "pipe", { KA_OUT(FDPAIR) } },
 	{ "select", { KA_NUM, KA_PTR, KA_PTR, KA_PTR, KA_PTR } },
 	{ "sched_yield" },
 	{ "mremap", { KA_PTR, KA_NUM, KA_NUM, KA_NUM, KA_PTR } },
@@ -43,28 +45,28 @@ static const struct ktrace_syscall table[] = {
 	{ "dup2", { KA_FD, KA_FD } },
 	{ "dup3", { KA_FD, KA_FD, KA_NUM } },
 	{ "pause" },
-	{ "nanosleep", { KA_PTR, KA_PTR } },
-	{ "getitimer", { KA_NUM, KA_PTR } },
+	{ "nanosleep", { KA_IN(TIMESPEC), KA_PTR } },
+	{ "getitimer", { KA_NUM, KA_OUT(ITIMERVAL) } },
 	{ "alarm", { KA_NUM } },
-	{ "setitimer", { KA_NUM, KA_PTR, KA_PTR } },
+	{ "setitimer", { KA_NUM, KA_IN(ITIMERVAL), KA_OUT(ITIMERVAL) } },
 	{ "getpid" },
 	{ "sendfile", { KA_FD, KA_FD, KA_PTR, KA_NUM } },
 	{ "socket", { KA_NUM, KA_NUM, KA_NUM } },
-	{ "connect", { KA_FD, KA_PTR, KA_NUM } },
-	{ "accept", { KA_FD, KA_PTR, KA_PTR } },
-	{ "accept4", { KA_FD, KA_PTR, KA_PTR, KA_NUM } },
-	{ "sendto", { KA_FD, KA_BUF, KA_NUM,
-		     KA_NUM, KA_PTR, KA_NUM }, KTR_IO_WRITE },
-	{ "recvfrom", { KA_FD, KA_BUF, KA_NUM,
-		       KA_NUM, KA_PTR, KA_PTR }, KTR_IO_READ },
+	{ "connect", { KA_FD, KA_IN(SOCKADDR), KA_NUM } },
+	{ "accept", { KA_FD, KA_OUT(SOCKADDR), KA_PTR } },
+	{ "accept4", { KA_FD, KA_OUT(SOCKADDR), KA_PTR, KA_NUM } },
+	{ "sendto", { KA_FD, KA_BUF, KA_NUM, KA_NUM, KA_IN(SOCKADDR), KA_NUM },
+	  KTR_IO_WRITE },
+	{ "recvfrom", { KA_FD, KA_BUF, KA_NUM, KA_NUM, KA_OUT(SOCKADDR), KA_PTR },
+	  KTR_IO_READ },
 	{ "sendmsg", { KA_FD, KA_MSGHDR, KA_NUM }, KTR_IO_SENDMSG },
 	{ "recvmsg", { KA_FD, KA_MSGHDR, KA_NUM }, KTR_IO_RECVMSG },
 	{ "shutdown", { KA_FD, KA_NUM } },
-	{ "bind", { KA_FD, KA_PTR, KA_NUM } },
+	{ "bind", { KA_FD, KA_IN(SOCKADDR), KA_NUM } },
 	{ "listen", { KA_FD, KA_NUM } },
-	{ "getsockname", { KA_FD, KA_PTR, KA_PTR } },
-	{ "getpeername", { KA_FD, KA_PTR, KA_PTR } },
-	{ "socketpair", { KA_NUM, KA_NUM, KA_NUM, KA_PTR } },
+	{ "getsockname", { KA_FD, KA_OUT(SOCKADDR), KA_PTR } },
+	{ "getpeername", { KA_FD, KA_OUT(SOCKADDR), KA_PTR } },
+	{ "socketpair", { KA_NUM, KA_NUM, KA_NUM, KA_OUT(FDPAIR) } },
 	{ "setsockopt", { KA_FD, KA_NUM, KA_NUM, KA_PTR, KA_NUM } },
 	{ "getsockopt", { KA_FD, KA_NUM, KA_NUM, KA_PTR, KA_PTR } },
 	{ "clone", { KA_CLONE_FLAGS, KA_PTR, KA_PTR, KA_PTR, KA_PTR } },
@@ -75,12 +77,12 @@ static const struct ktrace_syscall table[] = {
 	{ "execveat", { KA_DIRFD, KA_PATH, KA_PTR, KA_PTR, KA_SET(XLAT_AT) } },
 	{ "exit", { KA_NUM } },
 	{ "exit_group", { KA_NUM } },
-	{ "wait4", { KA_NUM, KA_PTR, KA_PTR, KA_PTR } },
-	{ "waitid", { KA_NUM, KA_NUM, KA_PTR, KA_NUM, KA_PTR } },
+	{ "wait4", { KA_NUM, KA_OUT(WSTATUS), KA_NUM, KA_PTR } },
+	{ "waitid", { KA_NUM, KA_NUM, KA_OUT(SIGINFO), KA_NUM, KA_PTR } },
 	{ "kill", { KA_NUM, KA_SIGNAL } },
 	{ "tkill", { KA_NUM, KA_SIGNAL } },
 	{ "tgkill", { KA_NUM, KA_NUM, KA_SIGNAL } },
-	{ "uname", { KA_PTR } },
+	{ "uname", { KA_OUT(UTSNAME) } },
 	{ "fcntl", { KA_FD, KA_SET(XLAT_FCNTL), KA_NUM } },
 	{ "flock", { KA_FD, KA_NUM } },
 	{ "fsync", { KA_FD } },
@@ -88,7 +90,7 @@ static const struct ktrace_syscall table[] = {
 	{ "truncate", { KA_PATH, KA_NUM } },
 	{ "ftruncate", { KA_FD, KA_NUM } },
 	{ "getdents", { KA_FD, KA_PTR, KA_NUM } },
-	{ "getdents64", { KA_FD, KA_PTR, KA_NUM } },
+	{ "getdents64", { KA_FD, KA_OUT(DIRENT64), KA_NUM } },
 	{ "getcwd", { KA_PTR, KA_NUM } },
 	{ "chdir", { KA_PATH } },
 	{ "fchdir", { KA_FD } },
@@ -106,10 +108,10 @@ static const struct ktrace_syscall table[] = {
 	{ "fchown", { KA_FD, KA_NUM, KA_NUM } },
 	{ "lchown", { KA_PATH, KA_NUM, KA_NUM } },
 	{ "umask", { KA_MODE } },
-	{ "gettimeofday", { KA_PTR, KA_PTR } },
-	{ "getrlimit", { KA_NUM, KA_PTR } },
-	{ "setrlimit", { KA_NUM, KA_PTR } },
-	{ "prlimit64", { KA_NUM, KA_NUM, KA_PTR, KA_PTR } },
+	{ "gettimeofday", { KA_OUT(TIMEVAL), KA_PTR } },
+	{ "getrlimit", { KA_NUM, KA_OUT(RLIMIT) } },
+	{ "setrlimit", { KA_NUM, KA_IN(RLIMIT) } },
+	{ "prlimit64", { KA_NUM, KA_NUM, KA_IN(RLIMIT64), KA_OUT(RLIMIT64) } },
 	{ "getrusage", { KA_NUM, KA_PTR } },
 	{ "sysinfo", { KA_PTR } },
 	{ "times", { KA_PTR } },
@@ -139,14 +141,14 @@ static const struct ktrace_syscall table[] = {
 	{ "sched_getaffinity", { KA_NUM, KA_NUM, KA_PTR } },
 	{ "sched_setaffinity", { KA_NUM, KA_NUM, KA_PTR } },
 	{ "set_tid_address", { KA_PTR } },
-	{ "clock_gettime", { KA_NUM, KA_PTR } },
-	{ "clock_getres", { KA_NUM, KA_PTR } },
-	{ "clock_nanosleep", { KA_NUM, KA_NUM, KA_PTR, KA_PTR } },
+	{ "clock_gettime", { KA_NUM, KA_OUT(TIMESPEC) } },
+	{ "clock_getres", { KA_NUM, KA_OUT(TIMESPEC) } },
+	{ "clock_nanosleep", { KA_NUM, KA_NUM, KA_IN(TIMESPEC), KA_PTR } },
 	{ "openat", { KA_DIRFD, KA_PATH, KA_SET(XLAT_OPEN), KA_CREATE_MODE } },
 	{ "openat2", { KA_DIRFD, KA_PATH, KA_PTR, KA_NUM } },
 	{ "mkdirat", { KA_DIRFD, KA_PATH, KA_MODE } },
 	{ "mknodat", { KA_DIRFD, KA_PATH, KA_MODE, KA_NUM } },
-	{ "newfstatat", { KA_DIRFD, KA_PATH, KA_PTR, KA_SET(XLAT_AT) } },
+	{ "newfstatat", { KA_DIRFD, KA_PATH, KA_OUT(STAT), KA_SET(XLAT_AT) } },
 	{ "unlinkat", { KA_DIRFD, KA_PATH, KA_SET(XLAT_AT) } },
 	{ "renameat", { KA_DIRFD, KA_PATH, KA_DIRFD, KA_PATH } },
 	{ "renameat2", { KA_DIRFD, KA_PATH, KA_DIRFD, KA_PATH, KA_NUM } },
@@ -159,17 +161,20 @@ static const struct ktrace_syscall table[] = {
 	{ "faccessat2", { KA_DIRFD, KA_PATH, KA_SET(XLAT_ACCESS),
 			  KA_SET(XLAT_AT) } },
 	{ "utimensat", { KA_DIRFD, KA_PATH, KA_PTR, KA_SET(XLAT_AT) } },
-	{ "statx", { KA_DIRFD, KA_PATH, KA_SET(XLAT_AT), KA_NUM, KA_PTR } },
+	{ "statx", { KA_DIRFD, KA_PATH, KA_SET(XLAT_AT), KA_NUM,
+		    KA_OUT(STATX) } },
 	{ "pselect6", { KA_NUM, KA_PTR, KA_PTR, KA_PTR, KA_PTR, KA_PTR } },
-	{ "ppoll", { KA_PTR, KA_NUM, KA_PTR, KA_PTR, KA_NUM } },
+	{ "ppoll", { KA_OUT(POLLFD), KA_NUM, KA_IN(TIMESPEC), KA_PTR,
+		     KA_NUM } },
 	{ "set_robust_list", { KA_PTR, KA_NUM } },
 	{ "get_robust_list", { KA_NUM, KA_PTR, KA_PTR } },
 	{ "epoll_create1", { KA_NUM } },
-	{ "epoll_ctl", { KA_FD, KA_NUM, KA_FD, KA_PTR } },
-	{ "epoll_wait", { KA_FD, KA_PTR, KA_NUM, KA_NUM } },
-	{ "epoll_pwait", { KA_FD, KA_PTR, KA_NUM, KA_NUM, KA_PTR, KA_NUM } },
+	{ "epoll_ctl", { KA_FD, KA_NUM, KA_FD, KA_IN(EPOLL_EVENT) } },
+	{ "epoll_wait", { KA_FD, KA_OUT(EPOLL_EVENT), KA_NUM, KA_NUM } },
+	{ "epoll_pwait", { KA_FD, KA_OUT(EPOLL_EVENT), KA_NUM, KA_NUM, KA_PTR,
+			  KA_NUM } },
 	{ "eventfd2", { KA_NUM, KA_NUM } },
-	{ "pipe2", { KA_PTR, KA_NUM } },
+	{ "pipe2", { KA_OUT(FDPAIR), KA_NUM } },
 	{ "getrandom", { KA_PTR, KA_NUM, KA_NUM } },
 	{ "memfd_create", { KA_PTR, KA_NUM } },
 	{ "close_range", { KA_NUM, KA_NUM, KA_NUM } },
@@ -192,9 +197,11 @@ static const struct ktrace_syscall table[] = {
 	{ "umount2", { KA_PATH, KA_NUM } },
 	{ "sethostname", { KA_PTR, KA_NUM } },
 	{ "timer_create", { KA_NUM, KA_PTR, KA_PTR } },
-	{ "timer_settime", { KA_NUM, KA_NUM, KA_PTR, KA_PTR } },
+	{ "timer_settime", { KA_NUM, KA_NUM, KA_IN(ITIMERSPEC),
+			    KA_OUT(ITIMERSPEC) } },
 	{ "timerfd_create", { KA_NUM, KA_NUM } },
-	{ "timerfd_settime", { KA_FD, KA_NUM, KA_PTR, KA_PTR } },
+	{ "timerfd_settime", { KA_FD, KA_NUM, KA_IN(ITIMERSPEC),
+			      KA_OUT(ITIMERSPEC) } },
 	{ "sched_getparam", { KA_NUM, KA_PTR } },
 	{ "sched_setscheduler", { KA_NUM, KA_NUM, KA_PTR } },
 	{ "sched_getscheduler", { KA_NUM } },
@@ -240,15 +247,18 @@ static const struct ktrace_syscall table[] = {
 	/* i386's own calls, and those whose arguments differ there: 64-bit
 	 * values in two registers, old structure-taking forms. */
 #define I386 .abis = 1u << SC_I386
-	{ "mmap", { KA_PTR }, I386 },	/* old_mmap(struct mmap_arg_struct *) */
+	/* old_mmap(struct mmap_arg_struct *), old_select(struct
+	 * sel_arg_struct *) */
+	{ "mmap", { KA_PTR }, I386 },
 	{ "mmap2", { KA_PTR, KA_NUM, KA_SET(XLAT_PROT), KA_SET(XLAT_MMAP),
 		     KA_FD, KA_NUM }, I386 },
-	{ "select", { KA_PTR }, I386 },	/* old_select(struct sel_arg_struct *) */
+	{ "select", { KA_PTR }, I386 },
 	{ "_newselect", { KA_INT, KA_PTR, KA_PTR, KA_PTR, KA_PTR }, I386 },
-	{ "stat64", { KA_PATH, KA_PTR }, I386 },
-	{ "lstat64", { KA_PATH, KA_PTR }, I386 },
-	{ "fstat64", { KA_FD, KA_PTR }, I386 },
-	{ "fstatat64", { KA_DIRFD, KA_PATH, KA_PTR, KA_SET(XLAT_AT) }, I386 },
+	{ "stat64", { KA_PATH, KA_OUT(STAT64) }, I386 },
+	{ "lstat64", { KA_PATH, KA_OUT(STAT64) }, I386 },
+	{ "fstat64", { KA_FD, KA_OUT(STAT64) }, I386 },
+	{ "fstatat64", { KA_DIRFD, KA_PATH, KA_OUT(STAT64),
+			 KA_SET(XLAT_AT) }, I386 },
 	{ "_llseek", { KA_FD, KA_U64_HI, KA_NUM, KA_PTR, KA_SET(XLAT_SEEK) },
 	  I386 },
 	{ "fcntl64", { KA_FD, KA_SET(XLAT_FCNTL), KA_NUM }, I386 },
@@ -277,6 +287,17 @@ static const struct ktrace_syscall table[] = {
 	{ "readahead", { KA_FD, KA_U64_LO, KA_NUM, KA_NUM }, I386 },
 	{ "fanotify_mark", { KA_FD, KA_NUM, KA_U64_LO, KA_NUM, KA_DIRFD,
 			     KA_PATH }, I386 },
+	{ "ugetrlimit", { KA_NUM, KA_OUT(RLIMIT) }, I386 },
+	{ "clock_gettime64", { KA_NUM, KA_OUT(TIMESPEC64) }, I386 },
+	{ "clock_getres_time64", { KA_NUM, KA_OUT(TIMESPEC64) }, I386 },
+	{ "clock_nanosleep_time64", { KA_NUM, KA_NUM, KA_IN(TIMESPEC64),
+				      KA_PTR }, I386 },
+	{ "ppoll_time64", { KA_OUT(POLLFD), KA_NUM, KA_IN(TIMESPEC64), KA_PTR,
+			    KA_NUM }, I386 },
+	{ "timer_settime64", { KA_NUM, KA_NUM, KA_IN(ITIMERSPEC64),
+			       KA_OUT(ITIMERSPEC64) }, I386 },
+	{ "timerfd_settime64", { KA_FD, KA_NUM, KA_IN(ITIMERSPEC64),
+				 KA_OUT(ITIMERSPEC64) }, I386 },
 #undef I386
 };
 
@@ -303,6 +324,8 @@ const struct ktrace_syscall *ktrace_syscall_abi(enum sc_abi abi,
 			return &table[i];
 	return ktrace_syscall_find(name);
 }
+
+static uint32_t strus(const struct ktrace_syscall *sc);
 
 /* Per ABI: the row of each number, found once. */
 static const struct ktrace_syscall **by_nr[SC_NABIS];
@@ -359,6 +382,118 @@ uint32_t ktrace_syscall_hints(const struct ktrace_syscall *sc)
 		}
 	}
 	if (sc->io == KTR_IO_NONE || fd < 0 || buf < 0)
-		return KTR_SI_MAKE(paths, KTR_IO_NONE, 0, 0);
-	return KTR_SI_MAKE(paths, sc->io, fd, buf);
+		return KTR_SI_MAKE(paths, KTR_IO_NONE, 0, 0) | strus(sc);
+	return KTR_SI_MAKE(paths, sc->io, fd, buf) | strus(sc);
+}
+
+/* ---- structures ---- */
+
+/* A structure's bytes in an ABI (0: its length comes from elsewhere):
+ * [0] 64-bit (x86_64, x32's 64-bit calls, aarch64), [1] i386. */
+static const uint16_t stru_size[KTR_STRU_NKINDS][2] = {
+	[KTR_STRU_STAT] = { 144, 64 },
+	[KTR_STRU_STATX] = { 256, 256 },
+	[KTR_STRU_FDPAIR] = { 8, 8 },
+	[KTR_STRU_WSTATUS] = { 4, 4 },
+	[KTR_STRU_SIGINFO] = { 128, 128 },
+	[KTR_STRU_POLLFD] = { 8, 8 },		/* an element */
+	[KTR_STRU_SIGACTION] = { 32, 20 },
+	[KTR_STRU_SIGSET] = { 8, 8 },
+	[KTR_STRU_TIMESPEC] = { 16, 8 },
+	[KTR_STRU_TIMEVAL] = { 16, 8 },
+	[KTR_STRU_ITIMERSPEC] = { 32, 16 },
+	[KTR_STRU_ITIMERVAL] = { 32, 16 },
+	[KTR_STRU_RLIMIT] = { 16, 8 },
+	[KTR_STRU_UTSNAME] = { 390, 390 },
+	[KTR_STRU_EPOLL_EVENT] = { 12, 12 },	/* an element (packed on x86) */
+	[KTR_STRU_IOVEC] = { 16, 8 },		/* an element */
+	[KTR_STRU_STAT64] = { 96, 96 },
+	[KTR_STRU_TIMESPEC64] = { 16, 16 },
+	[KTR_STRU_ITIMERSPEC64] = { 32, 32 },
+	[KTR_STRU_RLIMIT64] = { 16, 16 },
+};
+
+/* Whether the row reads structures at entry or writes some. */
+static uint32_t strus(const struct ktrace_syscall *sc)
+{
+	uint32_t v = 0;
+
+	for (int i = 0; i < KTRACE_ARGS_MAX; i++) {
+		switch (KA_KIND(sc->args[i])) {
+		case KA_STRU_IN: case KA_IOV:
+			v |= KTR_SI_STRU_IN;
+			break;
+		case KA_STRU_OUT:
+			v |= KTR_SI_STRU_OUT;
+			break;
+		case KA_MSGHDR:
+			v |= sc->io == KTR_IO_RECVMSG ? KTR_SI_STRU_OUT
+						      : KTR_SI_STRU_IN;
+			break;
+		}
+	}
+	return v;
+}
+
+int ktrace_syscall_captures(const struct ktrace_syscall *sc, enum sc_abi abi,
+			    struct ktr_captures *caps)
+{
+	int n = 0, c32 = abi == SC_I386;
+
+	memset(caps, 0, sizeof(*caps));
+	for (int i = 0; i < KTRACE_ARGS_MAX && n < KTR_CAPS; i++) {
+		unsigned kind = KA_KIND(sc->args[i]), t = KA_STRU_OF(sc->args[i]);
+		struct ktr_capture *c = &caps->c[n];
+
+		c->arg = i;
+		c->max = KTR_STRU_MAX;
+		if (kind == KA_IOV) {
+			t = KTR_STRU_IOVEC;
+			kind = KA_STRU_IN;
+		} else if (kind == KA_MSGHDR) {
+			c->kind = KTR_STRU_SOCKADDR;
+			c->dir = sc->io == KTR_IO_RECVMSG ? KTR_STRU_OUT
+							  : KTR_STRU_IN;
+			c->rule = KTR_CAP_MSGNAME;
+			c->size = c32 ? 28 : 56;	/* the msghdr's */
+			c->max = 128;
+			n++;
+			continue;
+		} else if (kind != KA_STRU_IN && kind != KA_STRU_OUT) {
+			continue;
+		}
+		if (t == 0 || t >= KTR_STRU_NKINDS)
+			continue;
+		c->kind = t;
+		c->dir = kind == KA_STRU_IN ? KTR_STRU_IN : KTR_STRU_OUT;
+		c->size = stru_size[t][c32];
+		if (abi == SC_AARCH64 && t == KTR_STRU_STAT)
+			c->size = 128;
+		if (abi == SC_AARCH64 && t == KTR_STRU_EPOLL_EVENT)
+			c->size = 16;
+		switch (t) {
+		case KTR_STRU_SOCKADDR:
+			c->rule = c->dir == KTR_STRU_IN ? KTR_CAP_LEN_ARG
+							: KTR_CAP_LEN_PTR;
+			c->max = 128;
+			break;
+		case KTR_STRU_POLLFD:
+		case KTR_STRU_IOVEC:
+			c->rule = KTR_CAP_COUNT_ARG;
+			c->max = 64 * c->size;
+			break;
+		case KTR_STRU_EPOLL_EVENT:
+			c->rule = c->dir == KTR_STRU_IN ? KTR_CAP_FIXED
+							: KTR_CAP_COUNT_RET;
+			c->max = 64 * c->size;
+			break;
+		case KTR_STRU_DIRENT64:
+			c->rule = KTR_CAP_BYTES_RET;
+			break;
+		default:
+			c->rule = KTR_CAP_FIXED;
+		}
+		n++;
+	}
+	return n;
 }

@@ -19,6 +19,8 @@
 #include <stdint.h>
 
 #include "../lib/syscalls.h"
+#include "format.h"
+#include "record.h"
 
 /* What an argument is: how kdump prints it, and what the recorder reads
  * through it. A row's argument is a kind, or KA_SET(XLAT_X): a value of
@@ -45,6 +47,11 @@ enum ktrace_arg {
 				 * half is the next argument (32-bit ABIs) */
 	KA_U64_HI,		/* the high half; the low half is next */
 	KA_SETVAL,		/* with a set in the high byte: KA_SET() */
+	KA_STRU_IN,		/* a structure the call reads, its kind
+				 * (enum ktr_stru_kind) in the high byte:
+				 * KA_IN(); a STRU record at entry */
+	KA_STRU_OUT,		/* one it writes: KA_OUT(); a STRU record at
+				 * its successful return */
 	KA_NKINDS
 };
 
@@ -54,6 +61,15 @@ enum ktrace_arg {
 #define KA_SET(set) ((uint16_t)(KA_SETVAL | (set) << 8))
 #define KA_KIND(a) ((a) & 0xff)
 #define KA_SET_OF(a) ((enum xlat_set)((a) >> 8))
+/* A structure argument: KA_IN(SOCKADDR) is connect's address. The bytes
+ * recorded follow from the kind (and the ABI): a sockaddr's length is the
+ * next argument (in) or what it points to (out), a pollfd, iovec or
+ * epoll_event array's count the next argument (in) or the return value
+ * (epoll_wait), getdents64's bytes the return value. A KA_IOV argument
+ * records its iovec array, a KA_MSGHDR its msg_name, besides their data. */
+#define KA_IN(kind) ((uint16_t)(KA_STRU_IN | KTR_STRU_##kind << 8))
+#define KA_OUT(kind) ((uint16_t)(KA_STRU_OUT | KTR_STRU_##kind << 8))
+#define KA_STRU_OF(a) ((a) >> 8)
 
 #define KTRACE_ARGS_MAX 6
 
@@ -81,7 +97,11 @@ const struct ktrace_syscall *ktrace_syscall_abi(enum sc_abi abi,
  * first use: not to be called from two threads at once). */
 const struct ktrace_syscall *ktrace_syscall_nr(enum sc_abi abi, long nr);
 /* The recorder's hints for a row: record.h's KTR_SI_* word (0 when the
- * syscall has neither path names nor data). */
+ * syscall has neither path names, data nor structures). */
 uint32_t ktrace_syscall_hints(const struct ktrace_syscall *sc);
+/* How the recorder captures the row's structures for an ABI (record.h's
+ * struct ktr_captures, ABI-dependent sizes resolved): how many. */
+int ktrace_syscall_captures(const struct ktrace_syscall *sc, enum sc_abi abi,
+			    struct ktr_captures *caps);
 
 #endif

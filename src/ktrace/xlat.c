@@ -220,7 +220,7 @@ void xlat_call(struct sbuf *sb, enum sc_abi abi, uint32_t nr,
 			sbuf_putc(sb, ',');
 		switch (o->raw ? KA_NUM : KA_KIND(kinds[i])) {
 		case KA_PTR: case KA_PATH: case KA_BUF: case KA_IOV:
-		case KA_MSGHDR:
+		case KA_MSGHDR: case KA_STRU_IN: case KA_STRU_OUT:
 			sbuf_printf(sb, "%#llx", (unsigned long long)v);
 			break;
 		case KA_INT:

@@ -201,6 +201,7 @@ def test_fixture_text(root, sonde, tmp_path, fixture, data_file):
 @pytest.mark.parametrize("points,types", [
     ("c", {"CALL", "RET"}), ("n", {"NAMI"}), ("i", {"GIO"}),
     ("s", {"PSIG"}), ("p", {"FORK", "EXEC", "EXIT"}), ("w", {"CSW"}),
+    ("t", {"STRU"}),
 ])
 def test_trace_point_subsets(root, sonde, tmp_path, fixture, data_file,
                              points, types):

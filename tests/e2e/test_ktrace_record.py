@@ -6,8 +6,11 @@ every ABI the kernel runs (i386, x32) against strace, the structures
 import json
 import os
 import re
+import select
 import signal
+import socket
 import stat
+import struct
 import subprocess
 
 import pytest
@@ -367,3 +370,211 @@ def test_restart_shown(root, sonde, tmp_path, signals_bin, mode):
     text = run([SONDE, "kdump", "-f", str(out)]).stdout
     assert re.search(r"RET   read RESTART ERESTARTSYS \(To be restarted if "
                      r"SA_RESTART is set\)\n", text)
+
+
+STRUCTS_SRC = os.path.join(HERE, "ktrace", "structs.c")
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def strace_call(lines, name, pat):
+    """The first line of strace's calls to name matching pat: its match."""
+    for l in lines:
+        m = re.search(rf"\b{name}\((.*)|<\.\.\. {name} resumed>(.*)", l)
+        if m:
+            mm = re.search(pat, m.group(1) or m.group(2))
+            if mm:
+                return mm
+    raise AssertionError(f"strace shows no {name} matching {pat}")
+
+
+def strus(recs, name):
+    """The STRU records of the calls to name: (dir, arg) -> bytes."""
+    out, call = {}, {}
+    for r in recs:
+        if r["type"] == "CALL":
+            call[r["tid"]] = r["syscall"]
+        if r["type"] == "STRU" and call.get(r["tid"]) == name:
+            out.setdefault((r["dir"], r.get("arg")), []).append(
+                (bytes.fromhex(r["data_hex"]), r["bytes"]))
+    return out
+
+
+def sockaddr(b):
+    fam = struct.unpack_from("<H", b)[0]
+    if fam == socket.AF_INET:
+        return ("AF_INET", struct.unpack_from(">H", b, 2)[0],
+                socket.inet_ntoa(b[4:8]))
+    if fam == socket.AF_UNIX:
+        return ("AF_UNIX", b[2:].split(b"\0")[0].decode())
+    return (fam,)
+
+
+def test_structures_match_strace(root, sonde, tmp_path):
+    """Each structure a call reads or writes is recorded (STRU records),
+    and decoded it says what strace -v prints for the same program: the
+    IPv4 and AF_UNIX addresses of bind, connect, accept, getsockname; stat
+    of a file of known size and mode; pipe2's fds; wait4's status of a
+    child exiting 3; poll's pollfd with revents; a sigaction's handler
+    flags and mask; writev's iovec lengths; a limit; utsname; a timespec;
+    getdents64's entries."""
+    exe = tmp_path / "structs"
+    p = run(["gcc", "-O1", "-o", str(exe), STRUCTS_SRC])
+    assert p.returncode == 0, p.stderr
+    work = tmp_path / "w"
+    work.mkdir()
+    f = work / "f"
+    f.write_bytes(b"\0" * 1234)
+    os.chmod(f, 0o640)
+    # (Two ports: the first is in TIME_WAIT after the strace run.)
+    sport, port = free_port(), free_port()
+    sock = str(work / "sock")
+    st = tmp_path / "strace.txt"
+    p = run(["strace", "-f", "-v", "-qq", "-s", "4096", "-o", str(st),
+             str(exe), str(sport), sock, "f"], cwd=work)
+    assert p.returncode == 0, p.stderr
+    theirs = open(st).read().splitlines()
+    os.unlink(sock)
+    out = tmp_path / "structs.out"
+    p = ktrace(["--", str(exe), str(port), sock, "f"], out, cwd=work)
+    assert p.returncode == 0, p.stderr
+    recs = kdump_json(out)
+
+    for name, arg in (("bind", 1), ("connect", 1)):
+        got = [sockaddr(b) for b, _ in strus(recs, name)[("in", arg)]]
+        want = [("AF_INET", port, "127.0.0.1"), ("AF_UNIX", sock)]
+        m = strace_call(theirs, name, r"sin_port=htons\((\d+)\), "
+                        r"sin_addr=inet_addr\(\"([\d.]+)\"\)")
+        assert (int(m.group(1)), m.group(2)) == (sport, "127.0.0.1")
+        m = strace_call(theirs, name, r"sun_path=\"([^\"]+)\"")
+        assert m.group(1) == sock
+        assert got == want
+    for name in ("accept", "getsockname"):
+        m = strace_call(theirs, name, r"sin_port=htons\((\d+)\), "
+                        r"sin_addr=inet_addr\(\"([\d.]+)\"\)\}, \[128 => (\d+)\]")
+        (b, total), = strus(recs, name)[("out", 1)]
+        fam, _, addr = sockaddr(b)
+        # (The client's port is the kernel's choice each run.)
+        assert (fam, addr, total) == ("AF_INET", m.group(2), int(m.group(3)))
+
+    m = strace_call(theirs, "newfstatat", r"^AT_FDCWD, \"f\", \{st_dev=.*?"
+                    r"st_ino=(\d+), st_mode=S_IFREG\|(\d+), st_nlink=(\d+), "
+                    r"st_uid=(\d+), st_gid=(\d+), st_blksize=(\d+), "
+                    r"st_blocks=(\d+), st_size=(\d+)")
+    stats = strus(recs, "newfstatat")[("out", 2)]
+    mine = [struct.unpack_from("<QQQIII4xQqqq", b) for b, _ in stats]
+    # dev, ino, nlink, mode, uid, gid, rdev, size, blksize, blocks
+    want = (int(m.group(1)), int(m.group(3)), 0o100000 | int(m.group(2), 8),
+            int(m.group(4)), int(m.group(5)), int(m.group(8)),
+            int(m.group(6)), int(m.group(7)))
+    assert want in [(s[1], s[2], s[3], s[4], s[5], s[7], s[8], s[9])
+                    for s in mine]
+    assert want[2:6:3] == (0o100640, 1234)
+
+    m = strace_call(theirs, "pipe2", r"^\[(\d+), (\d+)\], O_CLOEXEC\)")
+    (b, _), = strus(recs, "pipe2")[("out", 0)]
+    assert struct.unpack("<ii", b) == (int(m.group(1)), int(m.group(2)))
+
+    m = strace_call(theirs, "wait4", r"WEXITSTATUS\(s\) == (\d+)")
+    (b, _), = strus(recs, "wait4")[("out", 1)]
+    status, = struct.unpack("<i", b)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == int(m.group(1))
+
+    m = strace_call(theirs, "poll", r"^\[\{fd=(\d+), events=POLLIN\}\], 1, "
+                    r"1000\) += 1 \(\[\{fd=\d+, revents=POLLIN\}\]\)")
+    (b, total), = strus(recs, "poll")[("out", 0)]
+    assert struct.unpack("<ihh", b) == (int(m.group(1)), select.POLLIN,
+                                        select.POLLIN) and total == 8
+
+    m = strace_call(theirs, "rt_sigaction", r"^SIGUSR1, \{sa_handler=(0x[0-9a-f]+), "
+                    r"sa_mask=\[(.*?)\], sa_flags=([A-Z_|]+),")
+    acts = strus(recs, "rt_sigaction")[("in", 1)]
+    mine = [struct.unpack("<QQQQ", b) for b, _ in acts]
+    flags = {"SA_RESTORER": 0x04000000, "SA_RESTART": 0x10000000}
+    mask = sum(1 << (getattr(signal, "SIG" + n) - 1)
+               for n in m.group(2).split())
+    want_flags = sum(flags[x] for x in m.group(3).split("|"))
+    assert any(h != 0 and fl == want_flags and mk == mask
+               for h, fl, _, mk in mine), (mine, mask, want_flags)
+
+    m = strace_call(theirs, "writev", r"iov_len=(\d+)\}, \{iov_base=\"cde\", "
+                    r"iov_len=(\d+)\}\], 2\)")
+    (b, total), = strus(recs, "writev")[("in", 1)]
+    lens = [struct.unpack_from("<QQ", b, i * 16)[1] for i in range(2)]
+    assert lens == [int(m.group(1)), int(m.group(2))] and total == 32
+
+    m = strace_call(theirs, "prlimit64", r"^0, RLIMIT_NOFILE, NULL, "
+                    r"\{rlim_cur=(\d+), rlim_max=(\d+)\}")
+    got = [struct.unpack("<QQ", b) for b, _ in
+           strus(recs, "prlimit64")[("out", 3)]]
+    assert (int(m.group(1)), int(m.group(2))) in got
+
+    m = strace_call(theirs, "uname", r"sysname=\"(\w+)\", nodename=\"([^\"]+)\", "
+                    r"release=\"([^\"]+)\"")
+    (b, total), = strus(recs, "uname")[("out", 0)]
+    fields = [b[i * 65:(i + 1) * 65].split(b"\0")[0].decode() for i in range(3)]
+    assert fields == list(m.groups()) and total == 390
+
+    m = strace_call(theirs, "clock_nanosleep", r"\{tv_sec=(\d+), "
+                    r"tv_nsec=(\d+)\}")
+    (b, _), = strus(recs, "clock_nanosleep")[("in", 2)]
+    assert struct.unpack("<qq", b) == (int(m.group(1)), int(m.group(2)))
+
+    m = strace_call(theirs, "getdents64", r"^\d+, \[(.*)\], 4096\)")
+    want = sorted(re.findall(r"d_type=DT_(\w+), d_name=\"([^\"]+)\"",
+                             m.group(1)))
+    (b, total), = strus(recs, "getdents64")[("out", 1)]
+    got, off = [], 0
+    types = {4: "DIR", 8: "REG", 12: "SOCK"}
+    while off < len(b):
+        ino, doff, reclen, typ = struct.unpack_from("<QqHB", b, off)
+        got.append((types.get(typ, str(typ)),
+                    b[off + 19:off + reclen].split(b"\0")[0].decode()))
+        off += reclen
+    assert sorted(got) == want and total == len(b)
+
+
+def test_exec_argv_and_environment(root, sonde, tmp_path):
+    """execve of a 3,000-byte argument and 5 environment variables: the
+    EXEC record's argv and the ENVP structure are what strace -v shows;
+    a 10,000-byte argument is cut at the recorder's bound and says so."""
+    big = "x" * 3000
+    env = ["A=1", "B=two", "C=", "D=4=4", "E=" + "e" * 40]
+    cmd = ["env", "-i"] + env + ["/bin/true", big]
+    st = tmp_path / "strace.txt"
+    run(["strace", "-f", "-v", "-qq", "-s", "20000", "-o", str(st)] + cmd)
+    line = next(l for l in open(st) if 'execve("/bin/true"' in l)
+    m = re.search(r'execve\("/bin/true", \[(.*)\], \[(.*)\]\) = 0', line)
+    argv = re.findall(r'"([^"]*)"', m.group(1))
+    envp = re.findall(r'"([^"]*)"', m.group(2))
+    assert argv == ["/bin/true", big] and envp == env
+    out = tmp_path / "exec.out"
+    p = ktrace(["--"] + cmd, out)
+    assert p.returncode == 0, p.stderr
+    recs = kdump_json(out)
+    i = next(k for k, r in enumerate(recs)
+             if r["type"] == "EXEC" and r["path"] == "/bin/true")
+    assert recs[i]["argv"] == argv and recs[i]["argc"] == 2
+    assert recs[i]["argv_bytes"] == len("/bin/true") + 1 + len(big) + 1
+    e = recs[i + 1]
+    assert e["type"] == "STRU" and e["struct"] == "envp"
+    got = bytes.fromhex(e["data_hex"]).split(b"\0")[:-1]
+    assert [x.decode() for x in got] == envp
+    assert e["bytes"] == sum(len(x) + 1 for x in env)
+    # Cut: 10,000 bytes of argument, 8 KiB recorded, the total known.
+    huge = "y" * 10000
+    p = ktrace(["--", "/bin/true", huge], out)
+    assert p.returncode == 0, p.stderr
+    ex = next(r for r in kdump_json(out) if r["type"] == "EXEC")
+    assert ex["argc"] == 2 and ex["argv_bytes"] == 10 + 10001
+    assert ex["argv"][0] == "/bin/true"
+    assert huge.startswith(ex["argv"][1]) and len(ex["argv"][1]) < 10000
+    text = run([SONDE, "kdump", "-f", str(out)]).stdout
+    assert re.search(r"EXEC  \"/bin/true\" argv .*\(cut: 8192 of 10011 "
+                     r"bytes, 2 arguments\)", text)

@@ -361,7 +361,7 @@ static void i386_lines(void **state)
 }
 
 /* The recorder's hints come from the table's argument kinds: the same
- * words the hand-written hint table had. */
+ * words the hand-written hint table had, with the structure bits. */
 static void hints_from_the_table(void **state)
 {
 	static const struct {
@@ -370,9 +370,11 @@ static void hints_from_the_table(void **state)
 	} want[] = {
 		{ "read", KTR_SI_MAKE(0, KTR_IO_READ, 0, 1) },
 		{ "pwrite64", KTR_SI_MAKE(0, KTR_IO_WRITE, 0, 1) },
-		{ "writev", KTR_SI_MAKE(0, KTR_IO_WRITEV, 0, 1) },
-		{ "recvmsg", KTR_SI_MAKE(0, KTR_IO_RECVMSG, 0, 1) },
-		{ "sendto", KTR_SI_MAKE(0, KTR_IO_WRITE, 0, 1) },
+		{ "writev", KTR_SI_MAKE(0, KTR_IO_WRITEV, 0, 1) |
+			    KTR_SI_STRU_IN },
+		{ "recvmsg", KTR_SI_MAKE(0, KTR_IO_RECVMSG, 0, 1) |
+			     KTR_SI_STRU_OUT },
+		{ "sendto", KTR_SI_MAKE(0, KTR_IO_WRITE, 0, 1) | KTR_SI_STRU_IN },
 		{ "openat", KTR_SI_MAKE(1 << 1, 0, 0, 0) },
 		{ "renameat2", KTR_SI_MAKE(1 << 1 | 1 << 3, 0, 0, 0) },
 		{ "symlinkat", KTR_SI_MAKE(1 << 0 | 1 << 2, 0, 0, 0) },
@@ -415,6 +417,72 @@ static void hints_from_the_table(void **state)
 	assert_null(ktrace_syscall_nr(SC_X86_64, -1));
 }
 
+/* How each ABI's structures are captured: kind, direction, the rule for
+ * their length and its bound, the ABI's sizes. */
+static void captures(void **state)
+{
+	struct ktr_captures c;
+	const struct ktr_capture *k = c.c;
+
+	(void)state;
+	assert_int_equal(ktrace_syscall_captures(ktrace_syscall_find("connect"),
+						 SC_X86_64, &c), 1);
+	assert_int_equal(k->arg, 1);
+	assert_int_equal(k->kind, KTR_STRU_SOCKADDR);
+	assert_int_equal(k->dir, KTR_STRU_IN);
+	assert_int_equal(k->rule, KTR_CAP_LEN_ARG);
+	assert_int_equal(k->max, 128);
+	assert_int_equal(ktrace_syscall_captures(ktrace_syscall_find("accept4"),
+						 SC_X86_64, &c), 1);
+	assert_int_equal(k->dir, KTR_STRU_OUT);
+	assert_int_equal(k->rule, KTR_CAP_LEN_PTR);
+	/* rt_sigaction: the new action in, the old one out; i386's is the
+	 * 20-byte compat struct. */
+	assert_int_equal(ktrace_syscall_captures(
+		ktrace_syscall_find("rt_sigaction"), SC_X86_64, &c), 2);
+	assert_int_equal(k[0].dir, KTR_STRU_IN);
+	assert_int_equal(k[0].size, 32);
+	assert_int_equal(k[1].dir, KTR_STRU_OUT);
+	assert_int_equal(k[1].arg, 2);
+	ktrace_syscall_captures(ktrace_syscall_find("rt_sigaction"), SC_I386,
+				&c);
+	assert_int_equal(k[0].size, 20);
+	ktrace_syscall_captures(ktrace_syscall_find("newfstatat"), SC_X86_64,
+				&c);
+	assert_int_equal(k->kind, KTR_STRU_STAT);
+	assert_int_equal(k->rule, KTR_CAP_FIXED);
+	assert_int_equal(k->size, 144);
+	ktrace_syscall_captures(ktrace_syscall_find("fstat"), SC_AARCH64, &c);
+	assert_int_equal(k->size, 128);
+	ktrace_syscall_captures(ktrace_syscall_abi(SC_I386, "fstat64"),
+				SC_I386, &c);
+	assert_int_equal(k->kind, KTR_STRU_STAT64);
+	assert_int_equal(k->size, 96);
+	ktrace_syscall_captures(ktrace_syscall_find("epoll_wait"), SC_X86_64,
+				&c);
+	assert_int_equal(k->rule, KTR_CAP_COUNT_RET);
+	assert_int_equal(k->size, 12);
+	ktrace_syscall_captures(ktrace_syscall_find("poll"), SC_X86_64, &c);
+	assert_int_equal(k->rule, KTR_CAP_COUNT_ARG);
+	assert_int_equal(k->max, 64 * 8);
+	ktrace_syscall_captures(ktrace_syscall_find("getdents64"), SC_X86_64,
+				&c);
+	assert_int_equal(k->rule, KTR_CAP_BYTES_RET);
+	/* readv's iovec array goes in, recvmsg's address out. */
+	ktrace_syscall_captures(ktrace_syscall_find("readv"), SC_I386, &c);
+	assert_int_equal(k->kind, KTR_STRU_IOVEC);
+	assert_int_equal(k->size, 8);
+	ktrace_syscall_captures(ktrace_syscall_find("recvmsg"), SC_X86_64, &c);
+	assert_int_equal(k->rule, KTR_CAP_MSGNAME);
+	assert_int_equal(k->dir, KTR_STRU_OUT);
+	assert_int_equal(k->size, 56);
+	ktrace_syscall_captures(ktrace_syscall_find("sendmsg"), SC_I386, &c);
+	assert_int_equal(k->dir, KTR_STRU_IN);
+	assert_int_equal(k->size, 28);
+	assert_int_equal(ktrace_syscall_captures(ktrace_syscall_find("read"),
+						 SC_X86_64, &c), 0);
+}
+
 static void trace_points(void **state)
 {
 	uint32_t p;
@@ -422,8 +490,10 @@ static void trace_points(void **state)
 	(void)state;
 	assert_int_equal(ktrace_parse_points("c", &p), 0);
 	assert_int_equal(p, KTR_PT_SYSCALL);
-	assert_int_equal(ktrace_parse_points("cnisw", &p), 0);
+	assert_int_equal(ktrace_parse_points("cnistw", &p), 0);
 	assert_int_equal(p, KTR_PT_ALL & ~KTR_PT_PROC);
+	assert_int_equal(ktrace_parse_points("t", &p), 0);
+	assert_int_equal(p, KTR_PT_STRU);
 	assert_int_equal(ktrace_parse_points("+", &p), 0);
 	assert_int_equal(p, KTR_PT_DEFAULT);
 	assert_int_equal(ktrace_parse_points("+w", &p), 0);
@@ -446,6 +516,7 @@ int main(void)
 		cmocka_unit_test(call_lines_constants),
 		cmocka_unit_test(hints_from_the_table),
 		cmocka_unit_test(i386_lines),
+		cmocka_unit_test(captures),
 		cmocka_unit_test(trace_points),
 	};
 
