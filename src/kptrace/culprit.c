@@ -29,7 +29,7 @@ static const char *const generic[] = {
 	"do_mem_abort", "do_page_fault", "do_translation_fault",
 	"__do_kernel_fault", "die_kernel_fault", "do_kern_addr_fault",
 	"do_user_addr_fault", "page_fault_oops", "kernelmode_fixup_or_oops",
-	"no_context", "__bad_area_nosemaphore", "bad_area_nosemaphore",
+	"no_context",
 	"handle_page_fault", "page_fault", "async_page_fault",
 	"do_general_protection", "general_protection", "do_divide_error",
 	"divide_error", "error_entry", "error_exit",
@@ -207,7 +207,7 @@ static const char *const plumbing[] = {
 	"__get_user", "__put_user", "do_user_addr_fault", "do_kern_addr_fault",
 	"asm_exc", "do_mem_abort", "die_kernel_fault",
 	"__do_kernel_fault", "do_translation_fault", "do_page_fault",
-	"__sanitizer_cov", "__schedule", "schedule",
+	"__sanitizer_cov",
 	"queue_work", "timer_delete", "kill_fasync", "atomic_read", "atomic_",
 	"_compound_head", "va_format", "vsnprintf", "vscnprintf", "hex_dump",
 	"crc16", "crc_", "xas_", "iput", "stack_trace_", "_copy_to_iter",
@@ -243,7 +243,9 @@ static const char *const plumbing[] = {
 	"copy_to_iter", "copy_from_iter", "copy_page_from_iter",
 	"copy_folio_to_iter", "devres_release_all", "kmalloc", "kzalloc",
 	"kcalloc", "vmalloc", "kvmalloc", "kvzalloc", "krealloc", "kmem_cache",
-	"allocate_slab", "slab_", NULL,
+	"allocate_slab", "slab_", "set_bit", "clear_bit", "change_bit",
+	"test_bit", "print_hex_dump", "extract_user_to_sg",
+	"extract_iter_to_sg", "trace_softirq", "do_kernel_fault", NULL,
 };
 
 static bool has(const char *kind, const char *s)
@@ -566,6 +568,7 @@ static const struct kind_skip kind_skips[] = {
 	{ "BUG: using ", sk_preempt },
 	{ "INFO: trying to register non-static key", sk_nonstatic },
 	{ "kernel panic: corrupted stack end", sk_sched },
+	{ "BUG: scheduling while atomic", sk_sched },
 	{ NULL, NULL },
 };
 

@@ -59,6 +59,70 @@ static char *read_stream(FILE *f, size_t *len)
 	return sbuf_steal(&sb);
 }
 
+/* A crash event as text: its first report, which names it, in full;
+ * the reports that followed from it one line each. */
+static void print_event(const struct kp_reports *rs, size_t ev,
+			const char *strip)
+{
+	const struct kp_event *e = &rs->events[ev];
+
+	kp_print_text(stdout, &rs->v[e->first], strip);
+	for (size_t i = e->first + 1; i < e->first + e->n; i++)
+		printf("  then: %s (line %d; -a shows it)\n", rs->v[i].title,
+		       rs->v[i].first_line);
+}
+
+/* The JSON document: reports first .. rs->n - 1, the events they are in
+ * (docs/kptrace.md). */
+static void print_json(const struct kp_reports *rs, size_t first,
+		       const char *what, const char *strip)
+{
+	struct json j;
+	size_t ev0 = first < rs->n ? (size_t)rs->v[first].event : 0;
+
+	json_init(&j, stdout, true);
+	json_obj_begin(&j);
+	json_key(&j, "input");
+	json_str(&j, what);
+	json_key(&j, "lines");
+	json_u64(&j, rs->lines);
+	json_key(&j, "long_lines");
+	json_u64(&j, rs->long_lines);
+	json_key(&j, "reports_found");
+	json_u64(&j, rs->n);
+	json_key(&j, "events_found");
+	json_u64(&j, rs->nevents);
+	json_key(&j, "strip");
+	json_str(&j, strip);
+	json_key(&j, "reports");
+	json_arr_begin(&j);
+	for (size_t i = first; i < rs->n; i++)
+		kp_print_json_report(&j, &rs->v[i], strip);
+	json_arr_end(&j);
+	/* each event: its title (its first report's) and its reports as
+	 * indices into "reports" */
+	json_key(&j, "events");
+	json_arr_begin(&j);
+	for (size_t ev = ev0; first < rs->n && ev < rs->nevents; ev++) {
+		const struct kp_event *e = &rs->events[ev];
+
+		json_obj_begin(&j);
+		json_key(&j, "title");
+		json_str(&j, rs->v[e->first].title);
+		json_key(&j, "panicked");
+		json_bool(&j, e->panicked);
+		json_key(&j, "reports");
+		json_arr_begin(&j);
+		for (size_t i = e->first; i < e->first + e->n; i++)
+			json_u64(&j, i - first);
+		json_arr_end(&j);
+		json_obj_end(&j);
+	}
+	json_arr_end(&j);
+	json_obj_end(&j);
+	json_end(&j);
+}
+
 int cmd_kptrace(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -195,6 +259,8 @@ int cmd_kptrace(int argc, char **argv)
 		else
 			sd_err("%s: no kernel crash report found (%zu lines "
 			       "read)", what, rs.lines);
+		if (json)	/* an empty document, same exit status */
+			print_json(&rs, 0, what, "");
 		ret = SD_EXIT_FAIL;
 		goto out;
 	}
@@ -202,7 +268,8 @@ int cmd_kptrace(int argc, char **argv)
 		sd_warn("%s: %zu lines longer than %d bytes were cut", what,
 			rs.long_lines, KP_MAX_LINE);
 
-	first = all ? 0 : rs.n - 1;
+	/* every report with -a, else those of the last crash event */
+	first = all ? 0 : rs.events[rs.nevents - 1].first;
 	for (size_t i = first; i < rs.n; i++) {
 		int err = kp_symbolize(&rs.v[i], &rs, &so);
 
@@ -220,36 +287,21 @@ int cmd_kptrace(int argc, char **argv)
 		strip = auto_strip = kp_detect_strip(v, n);
 	}
 	if (json) {
-		struct json j;
-
-		json_init(&j, stdout, true);
-		json_obj_begin(&j);
-		json_key(&j, "input");
-		json_str(&j, what);
-		json_key(&j, "lines");
-		json_u64(&j, rs.lines);
-		json_key(&j, "long_lines");
-		json_u64(&j, rs.long_lines);
-		json_key(&j, "reports_found");
-		json_u64(&j, rs.n);
-		json_key(&j, "strip");
-		json_str(&j, strip);
-		json_key(&j, "reports");
-		json_arr_begin(&j);
-		for (size_t i = first; i < rs.n; i++)
-			kp_print_json_report(&j, &rs.v[i], strip);
-		json_arr_end(&j);
-		json_obj_end(&j);
-		json_end(&j);
-	} else {
+		print_json(&rs, first, what, strip);
+	} else if (all) {
 		for (size_t i = first; i < rs.n; i++) {
 			if (i > first)
 				putchar('\n');
 			kp_print_text(stdout, &rs.v[i], strip);
 		}
-		if (!all && rs.n > 1)
+	} else {
+		print_event(&rs, rs.nevents - 1, strip);
+		if (rs.nevents > 1 && rs.nevents == rs.n)
 			printf("\n# the last of %zu reports in %s; -a shows "
 			       "all\n", rs.n, what);
+		else if (rs.nevents > 1)
+			printf("\n# the last of %zu crash events (%zu reports) "
+			       "in %s; -a shows all\n", rs.nevents, rs.n, what);
 	}
 	if (fflush(stdout) || ferror(stdout)) {
 		sd_err("writing output: %s", strerror(errno));

@@ -62,12 +62,14 @@ size_t lx_sym_len(const char *s)
 
 /* Remove `<6>`, journal/syslog "Mon DD HH:MM:SS host kernel: ",
  * "MESSAGE=", "[  12.345678]", "[T123]", "[C1]", dmesg -T's
- * "[Mon Nov 23 18:00:00 2026]". Sets *ctx from [T..]/[C..] (0 if none). */
-const char *lx_strip_prefix(const char *s, int *ctx)
+ * "[Mon Nov 23 18:00:00 2026]". Sets *ctx from [T..]/[C..] (0 if none)
+ * and *ts from [  12.345678] (-1 if none). */
+const char *lx_strip_prefix(const char *s, int *ctx, double *ts)
 {
 	const char *p;
 
 	*ctx = 0;
+	*ts = -1;
 	if (lx_starts(s, "MESSAGE="))
 		s += 8;
 	if (s[0] == '<' && isdigit((unsigned char)s[1])) {
@@ -107,6 +109,7 @@ const char *lx_strip_prefix(const char *s, int *ctx)
 				d++;
 			if (d != close)
 				break;
+			*ts = strtod(q, NULL);
 		} else if (!(isupper((unsigned char)q[0]) &&
 			     islower((unsigned char)q[1]) && q[3] == ' ' &&
 			     close - s > 20)) {	/* dmesg -T date */
@@ -332,10 +335,11 @@ const char *lx_pc_line(const char *s, bool *user)
 	s = lx_skip_ws(s);
 	if (lx_starts(s, "RIP: ") || lx_starts(s, "EIP: ")) {
 		p = s + 5;
-		/* "0010:" segment; 0033/002b: user space */
+		/* "0010:" segment; 0033/0023/002b/0073: user space */
 		if (isxdigit((unsigned char)p[0]) && p[4] == ':') {
 			*user = !strncmp(p, "0033", 4) || !strncmp(p, "002b", 4)
-				|| !strncmp(p, "0073", 4);
+				|| !strncmp(p, "0073", 4) ||
+				!strncmp(p, "0023", 4);
 			p += 5;
 		}
 		return p;

@@ -63,8 +63,9 @@ char *lx_func_at(const char *p);
 /* Remove `<6>`, journal/syslog "Mon DD HH:MM:SS host kernel: ",
  * "MESSAGE=", "[  12.345678]", "[T123]", "[C1]", dmesg -T's
  * "[Mon Nov 23 18:00:00 2026]". Sets *ctx from [T..]/[C..] (T: id + 1,
- * C: -(id + 1), 0 if none). */
-const char *lx_strip_prefix(const char *s, int *ctx);
+ * C: -(id + 1), 0 if none) and *ts from "[  12.345678]" (seconds since
+ * boot, -1 if none). */
+const char *lx_strip_prefix(const char *s, int *ctx, double *ts);
 
 /* One frame as a line printed it; the strings point into the line. */
 struct lx_frame {

@@ -343,7 +343,8 @@ char *lx_headline(const char *body, char **func)
 		if (lx_starts(s, f->prefix))
 			return sd_strdup(f->kind);
 	if (lx_starts(s, "INFO: task ")) {
-		if (strstr(s, " blocked for more than"))
+		/* "blocked in I/O wait for more than" since 6.16 */
+		if (strstr(s, " blocked") && strstr(s, " for more than "))
 			return sd_strdup("INFO: task hung");
 		if (strstr(s, " can't die for more than"))
 			return sd_strdup("INFO: task can't die");
@@ -432,6 +433,7 @@ char *lx_headline_inside(const char *body, char **func)
 		"general protection fault", "BUG: ", "WARNING: CPU:",
 		"Kernel panic - not syncing", "kernel BUG at ",
 		"Unable to handle kernel ", "INFO: task ", "INFO: rcu_",
+		": WARNING: ",	/* dev_warn(): "usb 5-1: WARNING: ..." */
 		NULL,
 	};
 	const char *best = NULL;
@@ -439,6 +441,8 @@ char *lx_headline_inside(const char *body, char **func)
 	for (int i = 0; marks[i]; i++) {
 		const char *m = strstr(body + 1, marks[i]);
 
+		if (m && marks[i][0] == ':')
+			m += 2;
 		if (m && (!best || m < best))
 			best = m;
 	}
@@ -521,4 +525,21 @@ char *lx_release_of(const char *s)
 	if (!n || !isdigit((unsigned char)*p) || n > 64)
 		return NULL;
 	return sd_strndup(p, n);
+}
+
+bool lx_panic_follows(const char *msg)
+{
+	static const char *const after[] = {
+		"Fatal exception", "panic_on_", "hung_task: blocked tasks",
+		"softlockup: hung tasks", "hardlockup", "Hard LOCKUP",
+		"RCU Stall", "rcu_stall", "Attempted to kill init",
+		"Attempted to kill the idle task", "Machine halted",
+		"Aiee, killing interrupt handler", "scheduling while atomic",
+		NULL,
+	};
+
+	for (int i = 0; after[i]; i++)
+		if (strstr(msg, after[i]))
+			return true;
+	return false;
 }

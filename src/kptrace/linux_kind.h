@@ -32,6 +32,11 @@ const char *lx_prelude_kind(const char *s);
  * stack is corrupted in:"): the kind, or NULL; *len the length of the
  * marker (the function it names follows). */
 const char *lx_refine_kind(const char *s, size_t *len);
+/* Whether a panic message (after "Kernel panic - not syncing: ") is one
+ * the kernel prints because of a report before it: "Fatal exception",
+ * "panic_on_warn set", "hung_task: blocked tasks", "Attempted to kill
+ * init", ... (not "sysrq triggered crash" or "VFS: Unable to mount root"). */
+bool lx_panic_follows(const char *msg);
 /* A headline without a leading "rcu: ", "watchdog: ", "Oops: ", ... */
 const char *lx_strip_subsys(const char *s);
 

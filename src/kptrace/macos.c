@@ -318,6 +318,7 @@ int kp_macos_parse(const char *buf, size_t len, struct kp_reports *out)
 	if (!r->nstacks)
 		kp_stack_add(r, "Backtrace");
 	out->n++;
+	kp_event_add(out, out->n - 1);
 	for (size_t i = 0; i < len; i++)
 		out->lines += buf[i] == '\n';
 	return 0;

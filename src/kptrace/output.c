@@ -107,6 +107,8 @@ void kp_print_text(FILE *o, const struct kp_report *r, const char *pfx)
 	}
 	if (!r->nframes)
 		fprintf(o, "  (no frames in the report)\n");
+	if (r->has_user_pc)
+		fprintf(o, "  user space: pc 0x%" PRIx64 "\n", r->user_pc);
 }
 
 static void hex_or_null(struct json *j, const char *key, bool has, uint64_t v)
@@ -141,6 +143,8 @@ static void json_frame(struct json *j, const struct kp_frame *f,
 	json_bool(j, f->pc);
 	json_key(j, "reliable");
 	json_bool(j, f->reliable);
+	json_key(j, "user");
+	json_bool(j, f->user);
 	json_key(j, "section");
 	json_str(j, section_names[f->section]);
 	json_key(j, "stack");
@@ -197,6 +201,7 @@ void kp_print_json_report(struct json *j, const struct kp_report *r,
 	hex_or_null(j, "kaslr_offset", r->has_kaslr_used, r->kaslr_used);
 	str_or_null(j, "kaslr_source", r->kaslr_source);
 	str_or_null(j, "panic", r->panic);
+	hex_or_null(j, "user_pc", r->has_user_pc, r->user_pc);
 	str_or_null(j, "symbols", r->symfile ? r->symfile : r->fallback);
 	json_key(j, "dwarf");
 	json_bool(j, r->dwarf);

@@ -139,6 +139,20 @@ void kp_note(struct kp_report *r, const char *fmt, ...)
 	r->notes[r->nnotes++] = sbuf_steal(&sb);
 }
 
+void kp_event_add(struct kp_reports *rs, size_t idx)
+{
+	struct kp_event *e;
+
+	sd_grow(&rs->events, &rs->capevents, rs->nevents + 1, sizeof(*e));
+	e = &rs->events[rs->nevents++];
+	memset(e, 0, sizeof(*e));
+	e->first = idx;
+	e->n = 1;
+	e->last_line = rs->v[idx].last_line;
+	e->last_ts = -1;
+	rs->v[idx].event = (int)(rs->nevents - 1);
+}
+
 void kp_reports_free(struct kp_reports *rs)
 {
 	for (size_t i = 0; i < rs->n; i++)
@@ -152,5 +166,6 @@ void kp_reports_free(struct kp_reports *rs)
 		free(rs->modsecs[i].section);
 	}
 	free(rs->modsecs);
+	free(rs->events);
 	memset(rs, 0, sizeof(*rs));
 }

@@ -38,6 +38,8 @@ struct kp_frame {
 	bool reliable;		/* false for `?` frames */
 	bool pc;		/* the faulting pc (RIP/pc line): looked up at
 				 * addr, return addresses at addr - 1 */
+	bool user;		/* a user-space address (set by symbolize.c):
+				 * no kernel symbol, shown as user`0x... */
 	enum kp_section section;
 	int stack;		/* index into kp_report.stacks */
 	int line;		/* 1-based input line */
@@ -73,7 +75,13 @@ struct kp_report {
 	size_t nframes, capframes;
 	int first_line, last_line;
 	int ctx;		/* [T123] / [C1] of the first line, or 0 */
+	uint64_t user_pc;	/* the task's user-space pc ("RIP: 0033:"),
+				 * no frame of the kernel's */
+	bool has_user_pc;
 	bool corrupted;
+	bool ended;		/* closed by "---[ end trace": the kernel went
+				 * on */
+	int event;		/* index into kp_reports.events */
 
 	/* Filled by symbolize.c. */
 	char *symfile;		/* vmlinux / kernel the frames were looked
@@ -118,9 +126,23 @@ struct kp_modsec {
 	uint64_t addr;
 };
 
+/* A crash event: one crash and what followed from it in the log — the
+ * reports it set off, other CPUs' reports printed at the same time, its
+ * panic, "Kernel Offset" and reboot lines. Reports first .. first + n - 1
+ * of kp_reports.v; the first names the event, as syzkaller titles a log
+ * by its first report. */
+struct kp_event {
+	size_t first, n;
+	int last_line;		/* last input line that belonged to it */
+	double last_ts;		/* its printk time (s since boot), -1 none */
+	bool panicked;		/* a panic line belongs to it */
+};
+
 struct kp_reports {
 	struct kp_report *v;
 	size_t n, cap;
+	struct kp_event *events;
+	size_t nevents, capevents;
 	struct kp_modbase *modbases;
 	size_t nmodbases, capmodbases;
 	struct kp_modsec *modsecs;
@@ -136,12 +158,23 @@ struct kp_reports {
 /* Parse a Linux kernel log (dmesg, serial console, journal, pstore) and
  * append every report found to out. Returns 0, or -ENOMEM. */
 int kp_linux_parse(const char *buf, size_t len, struct kp_reports *out);
+/* The same, a piece at a time: a log read as it grows. Lines may be
+ * split between calls. Reports are appended to out as they start; the
+ * events before the last one are complete (kp_linux_done_events) and
+ * kp_linux_end completes the rest and frees the parser. */
+struct kp_linux;
+struct kp_linux *kp_linux_begin(struct kp_reports *out);
+void kp_linux_feed(struct kp_linux *p, const char *buf, size_t len);
+size_t kp_linux_done_events(const struct kp_linux *p);
+void kp_linux_end(struct kp_linux *p);
 /* Parse a macOS panic report (text or JSON .panic/.ips). 0 when at least
  * one was found, -ENOENT when the text is not one. */
 int kp_macos_parse(const char *buf, size_t len, struct kp_reports *out);
 /* Whether buf looks like a macOS panic rather than a Linux log. */
 bool kp_macos_detect(const char *buf, size_t len);
 void kp_reports_free(struct kp_reports *r);
+/* Make report idx (the last one) an event of its own. */
+void kp_event_add(struct kp_reports *rs, size_t idx);
 void kp_report_free(struct kp_report *r);
 
 /* The culprit rules (culprit.c): the function a report is about, chosen

@@ -50,6 +50,10 @@ struct obj {
 	size_t ntext;
 };
 
+/* User addresses of 64-bit kernels lie below this (x86_64 with 5-level
+ * paging: 2^56; arm64, riscv64, ppc64, s390x below that). */
+#define USER_TOP (1ull << 56)
+
 static struct obj **objs;
 static size_t nobjs, capobjs;
 
@@ -838,7 +842,7 @@ static void fallback_table(struct kp_report *r, const struct kp_symopts *o,
 		struct ksym k;
 		uint64_t a;
 
-		if (f->function || !f->has_addr)
+		if (f->function || !f->has_addr || f->user)
 			continue;
 		a = f->addr - delta - (f->pc ? 0 : 1);
 		if (!ksym_lookup(t, a, &k))
@@ -914,10 +918,21 @@ int kp_symbolize(struct kp_report *r, const struct kp_reports *rs,
 {
 	const char *rel = o->release ? o->release : r->release;
 	struct obj *v;
+	bool wide = false;
 	int err;
 
 	if (r->macos)
 		return macos_symbolize(r, o);
+	/* a bare address below the kernel's half of a 64-bit address space
+	 * is the task's user code (an old unwinder walked into it) */
+	for (size_t i = 0; i < r->nframes; i++)
+		wide |= r->frames[i].has_addr && r->frames[i].addr >> 63;
+	for (size_t i = 0; i < r->nframes && wide; i++) {
+		struct kp_frame *f = &r->frames[i];
+
+		f->user = f->has_addr && !f->sym && !f->module &&
+			  f->addr < USER_TOP;
+	}
 	v = vmlinux_for(r, o, rel, &err);
 	if (err)
 		return err;
@@ -933,6 +948,17 @@ int kp_symbolize(struct kp_report *r, const struct kp_reports *rs,
 		const char *module = f->module;
 		uint64_t lookup = 0;
 		bool ret = !f->pc, found = false, keep = false;
+
+		if (f->user) {
+			f->object = sd_strdup("user");
+			continue;
+		}
+		if (f->object && !strcmp(f->object, "?")) {
+			/* its module was not found: said once */
+			free(f->object);
+			f->object = NULL;
+			continue;
+		}
 
 		if (!module && f->has_addr && !f->sym) {
 			if ((mb = module_at(rs, f->addr)))
@@ -952,7 +978,8 @@ int kp_symbolize(struct kp_report *r, const struct kp_reports *rs,
 				/* remember the failure: one note per module */
 				for (size_t j = i + 1; j < r->nframes; j++)
 					if (r->frames[j].module &&
-					    !strcmp(r->frames[j].module, module))
+					    !strcmp(r->frames[j].module, module) &&
+					    !r->frames[j].object)
 						r->frames[j].object =
 							sd_strdup("?");
 				continue;
@@ -960,13 +987,8 @@ int kp_symbolize(struct kp_report *r, const struct kp_reports *rs,
 			if (!f->module)
 				f->module = sd_strdup(module);
 		}
-		if (!m || (f->object && !strcmp(f->object, "?"))) {
-			if (f->object && !strcmp(f->object, "?")) {
-				free(f->object);
-				f->object = NULL;
-			}
+		if (!m)
 			continue;
-		}
 		if (f->sym && f->has_off) {
 			const struct sym *s = frame_sym(m, f, NULL);
 

@@ -401,3 +401,88 @@ def test_macos_panic_unslid_with_kexts_and_symbol_map(sonde, tmp_path):
     p = run([sonde, "kptrace", src])
     assert p.stdout.startswith("panic: userspace watchdog timeout")
     assert "  - com.apple.driver.watchdog`0x289b\n" in p.stdout
+
+
+GPF_PANIC = (
+    "[  100.000000][ T1234] general protection fault, probably for non-canonical address 0xdffffc0000000001: 0000 [#1] PREEMPT SMP KASAN\n"
+    "[  100.000002][ T1234] CPU: 0 PID: 1234 Comm: syz-executor Not tainted 6.8.0-syzkaller #0\n"
+    "[  100.000003][ T1234] RIP: 0010:foo_ioctl+0x42/0x100\n"
+    "[  100.000004][ T1234] Call Trace:\n"
+    "[  100.000005][ T1234]  <TASK>\n"
+    "[  100.000006][ T1234]  __x64_sys_ioctl+0x1a/0x20\n"
+    "[  100.000008][ T1234]  entry_SYSCALL_64_after_hwframe+0x63/0xcd\n"
+    "[  100.000009][ T1234] RIP: 0033:0x7f2ffb48c0d9\n"
+    "[  100.000011][ T1234]  </TASK>\n"
+    "[  100.000013][ T1234] ---[ end trace 0000000000000000 ]---\n"
+    "[  100.000014][ T1234] RIP: 0010:foo_ioctl+0x42/0x100\n"
+    "[  100.300000][ T1234] Kernel panic - not syncing: Fatal exception\n"
+    "[  100.400000][ T1234] Kernel Offset: 0x1e000000 from 0xffffffff81000000\n"
+    "[  100.500000][ T1234] Rebooting in 86400 seconds..\n")
+
+
+def test_one_crash_one_report(sonde, tmp_path):
+    """An oops and the panic it caused: the default output is the oops,
+    the panic one line of it; the user RIP is labelled user space."""
+    p = kptrace(sonde, GPF_PANIC, tmp_path=tmp_path, fmt="text")
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.splitlines()
+    assert lines[0] == "general protection fault in foo_ioctl"
+    assert lines[1] == "  panic: Fatal exception"
+    assert "  user space: pc 0x7f2ffb48c0d9" in lines
+    assert not any("vmlinux`0x7f2ffb48c0d9" in l for l in lines)
+    assert "# the last of" not in p.stdout
+    doc = json.loads(kptrace(sonde, GPF_PANIC, "-a", tmp_path=tmp_path).stdout)
+    assert doc["reports_found"] == 1 and doc["events_found"] == 1
+    rep = doc["reports"][0]
+    assert rep["panic"] == "Fatal exception" and rep["user_pc"] == "0x7f2ffb48c0d9"
+    assert rep["kaslr_offset"] == "0x1e000000"
+    assert doc["events"] == [{"title": rep["title"], "panicked": True,
+                              "reports": [0]}]
+
+
+INTERLEAVED = (
+    "[    5.000000][   T10] BUG: KASAN: use-after-free in a_func+0x1/0x2\n"
+    "[    5.000001][   T11] WARNING: CPU: 1 PID: 11 at kernel/x.c:1 b_func+0x1/0x2\n"
+    "[    5.000002][   T10] Read of size 8 at addr ffff888000000000 by task a/10\n"
+    "[    5.000003][   T11] Call Trace:\n"
+    "[    5.000004][   T10] Call Trace:\n"
+    "[    5.000005][   T11]  b_caller+0x1/0x2\n"
+    "[    5.000007][   T10]  a_caller+0x1/0x2\n"
+    "[    5.000009][   T11] ---[ end trace 0 ]---\n"
+    "[    5.000010][   T10]  a_syscall+0x1/0x2\n"
+    "[    5.000011][   T10] Kernel panic - not syncing: panic_on_warn set ...\n")
+
+
+def test_event_titled_by_its_first_report(sonde, tmp_path):
+    """Two tasks' reports printed at once are one crash event, titled by
+    the one that started first; each keeps its own task's frames."""
+    p = kptrace(sonde, INTERLEAVED, tmp_path=tmp_path, fmt="text")
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.splitlines()
+    assert lines[0] == "KASAN: use-after-free Read in a_func"
+    assert "  then: WARNING in b_func (line 2; -a shows it)" in lines
+    assert [l.split("`")[1] for l in lines if l.startswith("  - ")] == \
+        ["a_caller+0x1", "a_syscall+0x1"]
+    doc = json.loads(kptrace(sonde, INTERLEAVED, tmp_path=tmp_path).stdout)
+    assert [r["title"] for r in doc["reports"]] == [
+        "KASAN: use-after-free Read in a_func", "WARNING in b_func"]
+    assert [f["symbol"] for f in doc["reports"][1]["frames"]] == ["b_caller"]
+    assert doc["events"] == [{"title": "KASAN: use-after-free Read in a_func",
+                              "panicked": True, "reports": [0, 1]}]
+    # two such events a minute apart: the last one by default
+    later = INTERLEAVED.replace("[    5.", "[   95.").replace("a_func", "c_func")
+    p = kptrace(sonde, INTERLEAVED.replace(" ...\n", "\n[    5.1] Rebooting in 1 seconds..\n") +
+                "[    0.000000] Linux version 6.8.0 (gcc) #1 SMP\n" + later,
+                tmp_path=tmp_path, fmt="text")
+    assert p.stdout.startswith("KASAN: use-after-free Read in c_func\n")
+    assert "# the last of 2 crash events (4 reports) in " in p.stdout
+
+
+def test_json_without_a_report(sonde, tmp_path):
+    """No report: text and JSON fail alike, JSON with an empty list."""
+    text = kptrace(sonde, "just a line\n", tmp_path=tmp_path, fmt="text")
+    p = kptrace(sonde, "just a line\n", tmp_path=tmp_path)
+    assert p.returncode == text.returncode == 1
+    doc = json.loads(p.stdout)
+    assert doc["reports"] == [] and doc["reports_found"] == 0
+    assert p.stderr == text.stderr

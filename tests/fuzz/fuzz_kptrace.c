@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* libFuzzer target: any bytes as a kernel log through the Linux report
- * parser and its culprit rules, as a macOS panic through its parser, and
+ * parser and its culprit rules (whole, and fed in pieces), as a macOS panic through its parser, and
  * as a Rust symbol through lib/demangle (into a roomy and a tiny buffer).
  * Built when the compiler is clang:
  *   CC=clang meson setup build-fuzz -Db_sanitize=address,undefined \
@@ -32,6 +32,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	kp_linux_parse((const char *)data, size, &rs);
 	kp_reports_free(&rs);
+	/* the same fed in three pieces, cut where the first byte says */
+	if (size > 2) {
+		struct kp_linux *p = kp_linux_begin(&rs);
+		size_t cut = data[0] % size, cut2 = cut + (size - cut) / 2;
+
+		kp_linux_feed(p, (const char *)data, cut);
+		kp_linux_feed(p, (const char *)data + cut, cut2 - cut);
+		kp_linux_done_events(p);
+		kp_linux_feed(p, (const char *)data + cut2, size - cut2);
+		kp_linux_end(p);
+		kp_reports_free(&rs);
+	}
 	if (kp_macos_detect((const char *)data, size)) {
 		kp_macos_parse((const char *)data, size, &rs);
 		kp_reports_free(&rs);
