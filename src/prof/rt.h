@@ -1,17 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* rt — what the parts of libsonde-prof.so share: the per-thread slots and
  * their stack tables, the process-wide state, and the few functions one
- * part calls in another. The parts:
+ * part calls in another. The parts, each calling only those below it:
  *
- *   runtime.c    start (the constructor), stop, and the writer at exit
- *   handler.c    the SIGPROF handler and all it calls: async-signal-safe,
- *                no malloc, no locks, no stdio
- *   threads.c    arming threads (timers, perf events), their slots, the
- *                log of finished threads, pthread_create
- *   fatal.c      death by SIGINT/SIGTERM/SIGHUP: a raw dump written from
- *                the signal handler (async-signal-safe too)
+ *   runtime.c    the start (the constructor)
  *   interpose.c  the libc calls sonde prof stands in for: fork, exec,
  *                _exit, and the program's own SIGPROF, signals and timers
+ *   fatal.c      death by SIGINT/SIGTERM/SIGHUP: a raw dump written from
+ *                the signal handler (async-signal-safe)
+ *   stop.c       the end: samples to the log, the log to the writer
+ *   threads.c    arming threads (timers, perf events), their slots, the
+ *                log of finished threads, pthread_create
+ *   handler.c    the SIGPROF handler and all it calls: async-signal-safe,
+ *                no malloc, no locks, no stdio
+ *   state.c      the state below, notes and messages, the interposed
+ *                functions' next definitions
  *
  * Everything here has hidden visibility: the library exports only the
  * functions it interposes (runtime.map). */
@@ -73,7 +76,7 @@ struct slot {
 	struct slot *next_free;
 };
 
-/* The process-wide state (runtime.c). */
+/* The process-wide state (state.c). */
 struct rt_state {
 	bool active;		/* SONDE_PROF was set and sampling runs */
 	_Atomic int stopping;	/* exit or exec: no new threads armed */
@@ -152,7 +155,7 @@ static inline void *map_anon(size_t n)
 	return p == MAP_FAILED ? NULL : p;
 }
 
-/* runtime.c */
+/* state.c */
 enum {
 	REAL_EXIT, REAL_EXECVE, REAL_EXECVPE, REAL_EXECV, REAL_EXECVP,
 	REAL_FEXECVE, REAL_SIGNAL, REAL_SYSV_SIGNAL, REAL_SETITIMER,
@@ -166,6 +169,8 @@ void rt_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void rt_report(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The file this process writes: FILE, or FILE with its pid inserted. */
 void rt_out_name(char *buf, size_t len);
+
+/* stop.c */
 /* Stop sampling, every live thread's samples to the log (lock held). In
  * a signal handler only async-signal-safe calls are made. */
 void rt_stop_all(bool in_handler);
