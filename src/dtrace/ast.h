@@ -15,6 +15,8 @@
 #ifndef SONDE_DTRACE_AST_H
 #define SONDE_DTRACE_AST_H
 
+#include "layout.h"
+
 #include <setjmp.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -278,7 +280,8 @@ struct dt_var {
 	struct dt_var *next;
 };
 
-/* ---- record layout (the contract between cg.c and consume.c) ---- */
+/* ---- record layout (the contract between cg.c and consume.c; the
+ * bytes themselves are in layout.h) ---- */
 
 enum dt_actkind {
 	ACT_TRACE, ACT_PRINTF, ACT_PRINTA, ACT_EXIT,
@@ -306,37 +309,6 @@ struct dt_action {
 	struct dt_var *agg;	/* printa */
 	struct dt_recval *vals;
 	int nvals;
-};
-
-/* The header that starts every record in the ring buffer. */
-struct dt_rechdr {
-	uint32_t kind;		/* DT_REC_* */
-	uint32_t clause;	/* clause index; errors: the faulting clause */
-	uint32_t probe;		/* probe id */
-	uint32_t cpu;
-};
-enum { DT_REC_DATA = 1, DT_REC_ERROR = 2 };
-/* A data record of a clause that called speculate(id): kind is
- * DT_REC_DATA | DT_REC_SPEC | id << 8 (id in 23 bits), kept by the
- * consumer until commit(id) or discard(id). */
-#define DT_REC_SPEC 0x80000000u
-/* An error record follows its header with these. */
-struct dt_errrec {
-	uint32_t fault;		/* DTRACEFLT_* */
-	uint32_t action;	/* statement number, from 1 */
-	uint32_t insn;		/* BPF instruction offset */
-	uint32_t pad;
-	uint64_t addr;		/* DTRACEFLT_BADADDR: the address */
-};
-enum { DTRACEFLT_BADADDR = 1, DTRACEFLT_DIVZERO = 4,
-	DTRACEFLT_NOSCRATCH = 5 };
-
-/* Per-CPU counters at the start of the scratch area. */
-struct dt_counters {
-	uint64_t drops;		/* ring buffer full */
-	uint64_t aggdrops;	/* aggregation map full */
-	uint64_t dyndrops;	/* thread-local / array map full */
-	uint64_t errors;
 };
 
 /* ---- the program ---- */

@@ -103,14 +103,16 @@ void dt_cg_store_val(struct dt_cg *g, struct dt_node *e, int ptr, int off,
 		dt_emit(g, I_STX(BPF_DW, ptr, r, off));
 		dt_reg_free(g, r);
 		if (!DT_SYM_USER(k->which)) {
-			dt_emit(g, I_ST(BPF_DW, ptr, off + 8, 0));
+			dt_emit(g, I_ST(BPF_DW, ptr, off +
+					offsetof(struct dt_symkey, pid), 0));
 			return;
 		}
 		dt_call_begin(g);
 		dt_call(g, BPF_FUNC_get_current_pid_tgid);
 		r = dt_call_end(g);
 		dt_emit(g, I_ALU64_IMM(BPF_RSH, r, 32));
-		dt_emit(g, I_STX(BPF_DW, ptr, r, off + 8));
+		dt_emit(g, I_STX(BPF_DW, ptr, r, off +
+				 offsetof(struct dt_symkey, pid)));
 		dt_reg_free(g, r);
 		return;
 	case KEY_STR:
@@ -184,7 +186,8 @@ static int lval_ptr(struct dt_cg *g, struct lval *lv)
 	dt_cg_fault(g, DTRACEFLT_BADADDR, d);
 	dt_place(g, ok);
 	dt_emit(g, I_ALU64_REG(BPF_ADD, d, DT_SCRATCH_REG));
-	dt_emit(g, I_ALU64_IMM(BPF_ADD, d, g->p->alloca_off + 8));
+	dt_emit(g, I_ALU64_IMM(BPF_ADD, d, g->p->alloca_off +
+			       offsetof(struct dt_alloca, mem)));
 	return d;
 }
 
@@ -252,7 +255,7 @@ static void map_store(struct dt_cg *g, struct dt_var *v, int key_base,
 	dt_jmp_imm(g, BPF_JEQ, BPF_REG_0, 0, done);
 	/* A full map drops the value, counted as DTrace's dynamic variable
 	 * drops. */
-	dt_cg_count(g, offsetof(struct dt_counters, dyndrops));
+	dt_cg_count(g, DT_SCR(counters.dyndrops));
 	dt_jmp(g, done);
 	dt_place(g, del);
 	if (zero_test >= 0) {
@@ -946,7 +949,7 @@ void dt_cg_agg(struct dt_cg *g, struct dt_node *s)
 		dt_ld_map_value(g, BPF_REG_3, DT_MAP_RODATA, g->p->zero_off);
 	} else {
 		dt_emit(g, I_MOV(BPF_REG_3, DT_SCRATCH_REG));
-		dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_3, DT_SCR_ZERO));
+		dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_3, DT_SCR(zero)));
 	}
 	dt_emit(g, I_MOV_IMM(BPF_REG_4, BPF_NOEXIST));
 	dt_call(g, BPF_FUNC_map_update_elem);
@@ -960,7 +963,7 @@ void dt_cg_agg(struct dt_cg *g, struct dt_node *s)
 	dt_cg_agg_update(g, v, p, val, incr);
 	dt_jmp(g, done);
 	dt_place(g, drop);
-	dt_cg_count(g, offsetof(struct dt_counters, aggdrops));
+	dt_cg_count(g, DT_SCR(counters.aggdrops));
 	dt_place(g, done);
 	dt_reg_free(g, p);
 	dt_reg_free(g, incr);
@@ -1050,7 +1053,8 @@ static void cg_clause(struct dt_cg *g, struct dt_clause *cl)
 	dt_regs_reset(g);
 	/* alloca()'s memory lasts for the clause */
 	if (g->p->uses_alloca)
-		dt_emit(g, I_ST(BPF_DW, DT_SCRATCH_REG, g->p->alloca_off, 0));
+		dt_emit(g, I_ST(BPF_DW, DT_SCRATCH_REG, g->p->alloca_off +
+				offsetof(struct dt_alloca, used), 0));
 	/* A unit of many probes, or a kernel event shared with probes no
 	 * clause enables: the provider tells them apart. */
 	if (g->u->prov->cg_guard)
@@ -1063,14 +1067,19 @@ static void cg_clause(struct dt_cg *g, struct dt_clause *cl)
 	if (cl->emits) {
 		int h = g->rec_base;
 
-		dt_emit(g, I_ST(BPF_W, DT_SCRATCH_REG, h + 0, DT_REC_DATA));
-		dt_emit(g, I_ST(BPF_W, DT_SCRATCH_REG, h + 4, cl->index));
+		dt_emit(g, I_ST(BPF_W, DT_SCRATCH_REG,
+				h + offsetof(struct dt_rechdr, kind), DT_REC_DATA));
+		dt_emit(g, I_ST(BPF_W, DT_SCRATCH_REG,
+				h + offsetof(struct dt_rechdr, clause),
+				cl->index));
 		r = dt_reg(g);
 		dt_emit(g, I_LDX(BPF_DW, r, BPF_REG_10, DT_FP_PROBE));
-		dt_emit(g, I_STX(BPF_W, DT_SCRATCH_REG, r, h + 8));
+		dt_emit(g, I_STX(BPF_W, DT_SCRATCH_REG, r,
+				 h + offsetof(struct dt_rechdr, probe)));
 		dt_reg_free(g, r);
 		r = cg_helper0(g, BPF_FUNC_get_smp_processor_id);
-		dt_emit(g, I_STX(BPF_W, DT_SCRATCH_REG, r, h + 12));
+		dt_emit(g, I_STX(BPF_W, DT_SCRATCH_REG, r,
+				 h + offsetof(struct dt_rechdr, cpu)));
 		dt_reg_free(g, r);
 	}
 	cg_stmts(g, cl->body);
@@ -1088,7 +1097,7 @@ static void cg_clause(struct dt_cg *g, struct dt_clause *cl)
 		dt_call(g, BPF_FUNC_ringbuf_output);
 		dt_jmp_imm(g, BPF_JEQ, BPF_REG_0, 0, ok);
 		dt_call_end_void(g);
-		dt_cg_count(g, offsetof(struct dt_counters, drops));
+		dt_cg_count(g, DT_SCR(counters.drops));
 		dt_place(g, ok);
 	}
 	dt_place(g, g->skip);
@@ -1120,7 +1129,8 @@ void dt_cg_unit(struct dt_cg *g, struct dt_unit *u)
 	dt_jmp_imm(g, BPF_JEQ, BPF_REG_0, 0, out);
 	dt_emit(g, I_MOV(DT_SCRATCH_REG, BPF_REG_0));
 	if (!dt_unit_is_end(u)) {
-		dt_ld_map_value(g, BPF_REG_1, DT_MAP_GLOBALS, 0);
+		dt_ld_map_value(g, BPF_REG_1, DT_MAP_GLOBALS,
+				offsetof(struct dt_globals, exited));
 		dt_emit(g, I_LDX(BPF_DW, BPF_REG_1, BPF_REG_1, 0));
 		dt_jmp_imm(g, BPF_JNE, BPF_REG_1, 0, out);
 	}
@@ -1145,7 +1155,8 @@ void dt_cg_unit(struct dt_cg *g, struct dt_unit *u)
 		dt_emit(g, I_ST(BPF_DW, DT_SCRATCH_REG, g->p->this_off + off, 0));
 	/* strtok(NULL, ...) before any strtok(s, ...) of the firing: none */
 	if (g->p->uses_strtok)
-		dt_emit(g, I_ST(BPF_DW, DT_SCRATCH_REG, g->p->strtok_off, -1));
+		dt_emit(g, I_ST(BPF_DW, DT_SCRATCH_REG, g->p->strtok_off +
+				offsetof(struct dt_strtok, pos), -1));
 	for (int i = 0; i < u->nclauses; i++)
 		cg_clause(g, u->clauses[i]);
 	dt_place(g, out);

@@ -9,6 +9,24 @@
 #include "cg_agg.h"
 #include "emit.h"
 
+#define SD(m) ((int)offsetof(struct dt_aggval_stddev, m))
+#define MM(m) ((int)offsetof(struct dt_aggval_minmax, m))
+
+/* The word at p + off += imm or += register v (t: a scratch register). */
+static void add_imm(struct dt_cg *g, int p, int off, int imm, int t)
+{
+	dt_emit(g, I_LDX(BPF_DW, t, p, off));
+	dt_emit(g, I_ALU64_IMM(BPF_ADD, t, imm));
+	dt_emit(g, I_STX(BPF_DW, p, t, off));
+}
+
+static void add_reg(struct dt_cg *g, int p, int off, int v, int t)
+{
+	dt_emit(g, I_LDX(BPF_DW, t, p, off));
+	dt_emit(g, I_ALU64_REG(BPF_ADD, t, v));
+	dt_emit(g, I_STX(BPF_DW, p, t, off));
+}
+
 /* r = floor(log2(x)) for x != 0; x is destroyed. */
 static void cg_log2(struct dt_cg *g, int r, int x)
 {
@@ -161,12 +179,8 @@ static void cg_agg_stddev(struct dt_cg *g, int p, int val)
 	    t = dt_reg(g);
 	int l1 = dt_label(g), l2 = dt_label(g), l3 = dt_label(g);
 
-	dt_emit(g, I_LDX(BPF_DW, t, p, 0));
-	dt_emit(g, I_ALU64_IMM(BPF_ADD, t, 1));
-	dt_emit(g, I_STX(BPF_DW, p, t, 0));
-	dt_emit(g, I_LDX(BPF_DW, t, p, 8));
-	dt_emit(g, I_ALU64_REG(BPF_ADD, t, val));
-	dt_emit(g, I_STX(BPF_DW, p, t, 8));
+	add_imm(g, p, SD(count), 1, t);
+	add_reg(g, p, SD(sum), val, t);
 	/* |val|^2 as 128 bits: with val = a * 2^32 + b,
 	 * a^2 * 2^64 + a*b * 2^33 + b^2 */
 	dt_emit(g, I_MOV(x, val));
@@ -189,16 +203,12 @@ static void cg_agg_stddev(struct dt_cg *g, int p, int val)
 	dt_place(g, l2);
 	dt_emit(g, I_ALU64_IMM(BPF_RSH, ab, 31));
 	dt_emit(g, I_ALU64_REG(BPF_ADD, a, ab));
-	/* add to the sum of squares at 16 (low) and 24 (high) */
-	dt_emit(g, I_LDX(BPF_DW, t, p, 16));
-	dt_emit(g, I_ALU64_REG(BPF_ADD, t, lo));
-	dt_emit(g, I_STX(BPF_DW, p, t, 16));
+	/* add to the sum of squares, low word first */
+	add_reg(g, p, SD(sumsq_lo), lo, t);
 	dt_jmp_reg(g, BPF_JGE, t, lo, l3);
 	dt_emit(g, I_ALU64_IMM(BPF_ADD, a, 1));
 	dt_place(g, l3);
-	dt_emit(g, I_LDX(BPF_DW, t, p, 24));
-	dt_emit(g, I_ALU64_REG(BPF_ADD, t, a));
-	dt_emit(g, I_STX(BPF_DW, p, t, 24));
+	add_reg(g, p, SD(sumsq_hi), a, t);
 	dt_reg_free(g, t);
 	dt_reg_free(g, ab);
 	dt_reg_free(g, lo);
@@ -213,36 +223,27 @@ void dt_cg_agg_update(struct dt_cg *g, const struct dt_var *v, int p,
 
 	switch (v->fn) {
 	case AGG_COUNT:
-		dt_emit(g, I_LDX(BPF_DW, t, p, 0));
-		dt_emit(g, I_ALU64_IMM(BPF_ADD, t, 1));
-		dt_emit(g, I_STX(BPF_DW, p, t, 0));
+		add_imm(g, p, offsetof(struct dt_aggval_count, count), 1, t);
 		break;
 	case AGG_SUM:
-		dt_emit(g, I_LDX(BPF_DW, t, p, 0));
-		dt_emit(g, I_ALU64_REG(BPF_ADD, t, val));
-		dt_emit(g, I_STX(BPF_DW, p, t, 0));
+		add_reg(g, p, offsetof(struct dt_aggval_sum, sum), val, t);
 		break;
 	case AGG_AVG:
-		dt_emit(g, I_LDX(BPF_DW, t, p, 0));
-		dt_emit(g, I_ALU64_IMM(BPF_ADD, t, 1));
-		dt_emit(g, I_STX(BPF_DW, p, t, 0));
-		dt_emit(g, I_LDX(BPF_DW, t, p, 8));
-		dt_emit(g, I_ALU64_REG(BPF_ADD, t, val));
-		dt_emit(g, I_STX(BPF_DW, p, t, 8));
+		add_imm(g, p, offsetof(struct dt_aggval_avg, count), 1, t);
+		add_reg(g, p, offsetof(struct dt_aggval_avg, sum), val, t);
 		break;
 	case AGG_MIN:
 	case AGG_MAX: {
 		int set = dt_label(g), keep = dt_label(g);
 
-		/* value at 0, "has a value" at 8 */
-		dt_emit(g, I_LDX(BPF_DW, t, p, 8));
+		dt_emit(g, I_LDX(BPF_DW, t, p, MM(set)));
 		dt_jmp_imm(g, BPF_JEQ, t, 0, set);
-		dt_emit(g, I_LDX(BPF_DW, t, p, 0));
+		dt_emit(g, I_LDX(BPF_DW, t, p, MM(val)));
 		dt_jmp_reg(g, v->fn == AGG_MIN ? BPF_JSLE : BPF_JSGE, t, val,
 			   keep);
 		dt_place(g, set);
-		dt_emit(g, I_STX(BPF_DW, p, val, 0));
-		dt_emit(g, I_ST(BPF_DW, p, 8, 1));
+		dt_emit(g, I_STX(BPF_DW, p, val, MM(val)));
+		dt_emit(g, I_ST(BPF_DW, p, MM(set), 1));
 		dt_place(g, keep);
 		break;
 	}

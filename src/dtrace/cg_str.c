@@ -573,7 +573,8 @@ static void ld_scratch_byte(struct dt_cg *g, int dst, int base, int idx)
 int dt_cg_strtok(struct dt_cg *g, int s, int ssize, int delim, int dsize,
 		 int size)
 {
-	int st = g->p->strtok_off, buf = st + 8;
+	int st = g->p->strtok_off + (int)offsetof(struct dt_strtok, pos);
+	int buf = g->p->strtok_off + (int)offsetof(struct dt_strtok, str);
 	int bsize = (int)((g->p->opt.strsize + 7) & ~7ull);
 	int moff = dt_cg_temp(g, 32), off, d = result(g, size, &off);
 	int pos, i, c, p, t;

@@ -265,11 +265,13 @@ int dt_compile(struct dt_session *s)
 
 	if (p->uses_strtok) {
 		p->strtok_off = top;
-		top += 8 + (int)((p->opt.strsize + 7) & ~7ull);
+		top += (int)sizeof(struct dt_strtok) +
+		       (int)((p->opt.strsize + 7) & ~7ull);
 	}
 	if (p->uses_alloca) {
 		p->alloca_off = top;
-		top += 8 + (int)((p->opt.scratchsize + 7) & ~7ull);
+		top += (int)sizeof(struct dt_alloca) +
+		       (int)((p->opt.scratchsize + 7) & ~7ull);
 	}
 	g.rec_base = top;
 	g.temp_base = g.rec_base + ((max_rec + 7) & ~7);
@@ -296,7 +298,8 @@ int dt_compile(struct dt_session *s)
 	 * scratchsize with a checked size of up to scratchsize: the verifier
 	 * wants room for both maxima past the alloca() memory */
 	if (p->uses_alloca) {
-		int need = p->alloca_off + 8 + 2 * (int)p->opt.scratchsize;
+		int need = p->alloca_off + (int)sizeof(struct dt_alloca) +
+			   2 * (int)p->opt.scratchsize;
 
 		if (s->scratch_size < need)
 			s->scratch_size = (need + 7) & ~7;

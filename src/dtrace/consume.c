@@ -8,7 +8,7 @@
  * key, and printed in DTrace's layout. */
 #include "dtrace.h"
 #include "agg.h"
-#include "cg.h"
+#include "layout.h"
 #include "fmt.h"
 #include "../lib/hash.h"
 #include "../lib/util.h"
@@ -616,7 +616,7 @@ static void spec_clear(struct dt_specbuf *b)
 static void spec_keep(struct dt_session *s, const struct dt_rechdr *h,
 		      size_t size)
 {
-	uint32_t id = (h->kind >> 8) & 0x7fffff;
+	uint32_t id = (h->kind >> DT_REC_SPEC_SHIFT) & DT_REC_SPEC_MAX;
 	struct dt_specbuf *b;
 
 	if (!id || id > s->prog.opt.nspec)
@@ -769,15 +769,15 @@ static int on_record(void *ctx, void *data, size_t size)
 static void check_exit_flag(struct dt_session *s)
 {
 	uint32_t zero = 0;
-	uint64_t *g;
+	struct dt_globals *g;
 
 	if (s->done)
 		return;
 	g = sd_calloc(1, (size_t)s->prog.globals_size + 8);
 	if (!bpf_map_lookup_elem(s->map_fds[DT_MAP_GLOBALS], &zero, g) &&
-	    g[0]) {
+	    g->exited) {
 		s->done = true;
-		s->status = (int)g[1];
+		s->status = (int)g->status;
 	}
 	free(g);
 }

@@ -2,7 +2,7 @@
 /* dis — the generated BPF as text (-S), in the kernel verifier's notation,
  * with the D source line each run of instructions came from. */
 #include "dtrace.h"
-#include "cg.h"
+#include "layout.h"
 
 #include <string.h>
 

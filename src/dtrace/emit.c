@@ -440,33 +440,40 @@ void dt_cg_count(struct dt_cg *g, int off)
 
 void dt_cg_fault(struct dt_cg *g, int fault, int addr)
 {
-	int e = DT_SCR_ERR;
 	int action = g->stmt ? g->stmt->action : 0;
 
 	/* Registers are not needed past here: the clause ends. */
 	if (addr >= 0)
-		dt_emit(g, I_STX(BPF_DW, DT_SCRATCH_REG, addr, e + 32));
+		dt_emit(g, I_STX(BPF_DW, DT_SCRATCH_REG, addr,
+				 DT_SCR(err.err.addr)));
 	else
-		dt_emit(g, I_ST(BPF_DW, DT_SCRATCH_REG, e + 32, 0));
-	dt_emit(g, I_ST(BPF_W, DT_SCRATCH_REG, e + 0, DT_REC_ERROR));
-	dt_emit(g, I_ST(BPF_W, DT_SCRATCH_REG, e + 4, g->cl->index));
+		dt_emit(g, I_ST(BPF_DW, DT_SCRATCH_REG, DT_SCR(err.err.addr),
+				0));
+	dt_emit(g, I_ST(BPF_W, DT_SCRATCH_REG, DT_SCR(err.hdr.kind),
+			DT_REC_ERROR));
+	dt_emit(g, I_ST(BPF_W, DT_SCRATCH_REG, DT_SCR(err.hdr.clause),
+			g->cl->index));
 	dt_emit(g, I_LDX(BPF_DW, BPF_REG_1, BPF_REG_10, DT_FP_PROBE));
-	dt_emit(g, I_STX(BPF_W, DT_SCRATCH_REG, BPF_REG_1, e + 8));
+	dt_emit(g, I_STX(BPF_W, DT_SCRATCH_REG, BPF_REG_1,
+			 DT_SCR(err.hdr.probe)));
 	dt_call(g, BPF_FUNC_get_smp_processor_id);
-	dt_emit(g, I_STX(BPF_W, DT_SCRATCH_REG, BPF_REG_0, e + 12));
-	dt_emit(g, I_ST(BPF_W, DT_SCRATCH_REG, e + 16, fault));
-	dt_emit(g, I_ST(BPF_W, DT_SCRATCH_REG, e + 20, action));
-	dt_emit(g, I_ST(BPF_W, DT_SCRATCH_REG, e + 24, g->n));
+	dt_emit(g, I_STX(BPF_W, DT_SCRATCH_REG, BPF_REG_0,
+			 DT_SCR(err.hdr.cpu)));
+	dt_emit(g, I_ST(BPF_W, DT_SCRATCH_REG, DT_SCR(err.err.fault), fault));
+	dt_emit(g, I_ST(BPF_W, DT_SCRATCH_REG, DT_SCR(err.err.action),
+			action));
+	dt_emit(g, I_ST(BPF_W, DT_SCRATCH_REG, DT_SCR(err.err.insn), g->n));
 	dt_ld_map(g, BPF_REG_1, DT_MAP_OUT);
 	dt_emit(g, I_MOV(BPF_REG_2, DT_SCRATCH_REG));
-	dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_2, e));
-	dt_emit(g, I_MOV_IMM(BPF_REG_3, sizeof(struct dt_rechdr) +
-			     sizeof(struct dt_errrec)));
+	dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_2, DT_SCR(err)));
+	dt_emit(g, I_MOV_IMM(BPF_REG_3, sizeof(struct dt_errmsg)));
 	dt_emit(g, I_MOV_IMM(BPF_REG_4, 0));
 	dt_call(g, BPF_FUNC_ringbuf_output);
-	dt_emit(g, I_LDX(BPF_DW, BPF_REG_1, DT_SCRATCH_REG, 24));
+	dt_emit(g, I_LDX(BPF_DW, BPF_REG_1, DT_SCRATCH_REG,
+			 DT_SCR(counters.errors)));
 	dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_1, 1));
-	dt_emit(g, I_STX(BPF_DW, DT_SCRATCH_REG, BPF_REG_1, 24));
+	dt_emit(g, I_STX(BPF_DW, DT_SCRATCH_REG, BPF_REG_1,
+			 DT_SCR(counters.errors)));
 	dt_jmp(g, g->skip);
 }
 

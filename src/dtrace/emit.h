@@ -15,29 +15,9 @@
 #define SONDE_DTRACE_EMIT_H
 
 #include "ast.h"
+#include "layout.h"
 
 #include <linux/bpf.h>
-
-/* Maps by index: ld_imm64 carries the index until load.c puts fds. */
-enum {
-	DT_MAP_OUT,		/* ring buffer */
-	DT_MAP_SCRATCH,		/* per-CPU array, one value */
-	DT_MAP_GLOBALS,		/* array, one value: exit flag + globals */
-	DT_MAP_RODATA,		/* array, one value, frozen: literals */
-	DT_MAP_SYSNAMES,	/* array: syscall names, when needed */
-	DT_MAP_STACKS,		/* stack traces, when stack() is used */
-	DT_MAP_FIRST_VAR,	/* then one per thread-local, array, agg */
-};
-
-#define DT_STACK_FRAMES 127	/* the stack-trace map's value: addresses */
-
-/* The scratch area's fixed part. */
-enum {
-	DT_SCR_COUNTERS = 0,	/* struct dt_counters */
-	DT_SCR_ZERO = 32,	/* 16 zero bytes: a new aggregation value */
-	DT_SCR_ERR = 48,	/* an error record: header + dt_errrec */
-	DT_SCR_THIS = 88,	/* this-> variables, then the record */
-};
 
 /* Stack slots: the frame of every program. */
 enum {
@@ -185,7 +165,7 @@ int dt_cg_const(struct dt_cg *g, int64_t v);
 int dt_cg_read(struct dt_cg *g, int ptr, int off, int size, int helper);
 /* Make the value in r a proper t (truncate and extend). */
 void dt_cg_normalize(struct dt_cg *g, int r, const struct dt_type *t);
-/* Add one to the per-CPU counter at off (offsetof(struct dt_counters)). */
+/* Add one to the per-CPU counter at off (DT_SCR(counters.drops) ...). */
 void dt_cg_count(struct dt_cg *g, int off);
 
 /* ---- faults ---- */

@@ -188,9 +188,9 @@ static int cg_exit(struct dt_cg *g, struct dt_node *n)
 	v = dt_reg(g);
 	dt_emit(g, I_LDX(BPF_DW, v, DT_SCRATCH_REG, g->rec_base +
 			 a->vals[0].off));
-	dt_emit(g, I_STX(BPF_DW, r, v, 8));
+	dt_emit(g, I_STX(BPF_DW, r, v, offsetof(struct dt_globals, status)));
 	dt_reg_free(g, v);
-	dt_emit(g, I_ST(BPF_DW, r, 0, 1));
+	dt_emit(g, I_ST(BPF_DW, r, offsetof(struct dt_globals, exited), 1));
 	dt_reg_free(g, r);
 	return -1;
 }
@@ -678,11 +678,12 @@ static int cg_speculate(struct dt_cg *g, struct dt_node *n)
 	if (!g->cl->emits)
 		return -1;
 	id = dt_cg_expr(g, n->args[0]);
-	dt_emit(g, I_ALU64_IMM(BPF_AND, id, 0x7fffff));
-	dt_emit(g, I_ALU64_IMM(BPF_LSH, id, 8));
+	dt_emit(g, I_ALU64_IMM(BPF_AND, id, DT_REC_SPEC_MAX));
+	dt_emit(g, I_ALU64_IMM(BPF_LSH, id, DT_REC_SPEC_SHIFT));
 	dt_emit(g, I_ALU64_IMM(BPF_OR, id, (int32_t)(DT_REC_DATA |
 						       DT_REC_SPEC)));
-	dt_emit(g, I_STX(BPF_W, DT_SCRATCH_REG, id, g->rec_base));
+	dt_emit(g, I_STX(BPF_W, DT_SCRATCH_REG, id, g->rec_base +
+			 offsetof(struct dt_rechdr, kind)));
 	dt_reg_free(g, id);
 	return -1;
 }
@@ -809,7 +810,8 @@ static int alloca_base(struct dt_cg *g)
 
 	dt_emit(g, I_STX(BPF_DW, DT_SCRATCH_REG, DT_SCRATCH_REG, tmp));
 	dt_emit(g, I_LDX(BPF_DW, r, DT_SCRATCH_REG, tmp));
-	dt_emit(g, I_ALU64_IMM(BPF_ADD, r, g->p->alloca_off + 8));
+	dt_emit(g, I_ALU64_IMM(BPF_ADD, r, g->p->alloca_off +
+			       offsetof(struct dt_alloca, mem)));
 	return r;
 }
 
@@ -840,7 +842,8 @@ static void check_alloca(struct dt_ck *k, struct dt_node *n)
 
 static int cg_alloca(struct dt_cg *g, struct dt_node *n)
 {
-	int max = (int)g->p->opt.scratchsize, area = g->p->alloca_off;
+	int max = (int)g->p->opt.scratchsize;
+	int area = g->p->alloca_off + (int)offsetof(struct dt_alloca, used);
 	int size = dt_cg_expr(g, n->args[0]), used = dt_reg(g), end = dt_reg(g),
 	    base, bad = dt_label(g), ok = dt_label(g);
 
@@ -910,7 +913,8 @@ int dt_cg_alloca_off(struct dt_cg *g, int dest, int size)
 	/* off = dest - the memory's start */
 	dt_emit(g, I_ALU64_REG(BPF_SUB, off, dest));
 	dt_emit(g, I_ALU64_IMM(BPF_NEG, off, 0));
-	dt_emit(g, I_LDX(BPF_DW, used, DT_SCRATCH_REG, g->p->alloca_off));
+	dt_emit(g, I_LDX(BPF_DW, used, DT_SCRATCH_REG, g->p->alloca_off +
+			 offsetof(struct dt_alloca, used)));
 	dt_emit(g, I_MOV(end, off));
 	dt_emit(g, I_ALU64_REG(BPF_ADD, end, size));
 	dt_jmp_reg(g, BPF_JLE, end, used, fine);
@@ -924,7 +928,8 @@ int dt_cg_alloca_off(struct dt_cg *g, int dest, int size)
 static int cg_bcopy(struct dt_cg *g, struct dt_node *n)
 {
 	bool into = n->name[0] == 'c';
-	int max = (int)g->p->opt.scratchsize, area = g->p->alloca_off;
+	int max = (int)g->p->opt.scratchsize;
+	int mem = g->p->alloca_off + (int)offsetof(struct dt_alloca, mem);
 	int a[3], src_off = dt_cg_temp(g, 8), dst_off = dt_cg_temp(g, 8);
 	int bad = dt_label(g), ok = dt_label(g);
 	int src, dest, size, off, rc;
@@ -943,7 +948,7 @@ static int cg_bcopy(struct dt_cg *g, struct dt_node *n)
 	dt_call_begin(g);
 	dt_call_arg(g, BPF_REG_2, off);
 	dt_emit(g, I_MOV(BPF_REG_1, DT_SCRATCH_REG));
-	dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_1, area + 8));
+	dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_1, mem));
 	dt_emit(g, I_ALU64_REG(BPF_ADD, BPF_REG_1, BPF_REG_2));
 	dt_call_arg(g, BPF_REG_2, size);
 	dt_call_arg(g, BPF_REG_3, src);
@@ -1050,7 +1055,7 @@ static int cg_stack(struct dt_cg *g, struct dt_node *n)
 		dt_call(g, BPF_FUNC_get_current_pid_tgid);
 		t = dt_call_end(g);
 		dt_emit(g, I_ALU64_IMM(BPF_RSH, t, 32));
-		dt_emit(g, I_ALU64_IMM(BPF_LSH, t, 32));
+		dt_emit(g, I_ALU64_IMM(BPF_LSH, t, DT_STACKKEY_PID_SHIFT));
 		dt_emit(g, I_ALU64_REG(BPF_OR, r, t));
 		dt_reg_free(g, t);
 	}

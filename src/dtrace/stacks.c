@@ -9,7 +9,7 @@
  * asks for the symbols as they are (readable false), so two symbols that
  * read alike stay two keys. */
 #include "dtrace.h"
-#include "cg.h"
+#include "layout.h"
 #include "fmt.h"
 #include "../lib/demangle.h"
 #include "../lib/symbolizer.h"
@@ -95,7 +95,8 @@ char *dt_stack_text(struct dt_session *s, uint64_t key, bool user,
 {
 	struct stacks *st = get(s);
 	uint64_t pcs[DT_STACK_FRAMES] = { 0 };
-	uint32_t id = (uint32_t)key, pid = (uint32_t)(key >> 32);
+	uint32_t id = (uint32_t)key;
+	uint32_t pid = (uint32_t)(key >> DT_STACKKEY_PID_SHIFT);
 	unsigned demangle = readable ? DEMANGLE_ALL : 0;
 	struct sbuf sb;
 

@@ -22,7 +22,6 @@ const struct dt_type dt_uint = { DT_TINT, 4, false, 0, 0, false };
 const struct dt_type dt_long = { DT_TINT, 8, true, 0, 0, false };
 const struct dt_type dt_ulong = { DT_TINT, 8, false, 0, 0, false };
 
-#define PROBESTR_SIZE 64
 
 bool dt_type_is_int(const struct dt_type *t)
 {
@@ -85,13 +84,13 @@ static const struct {
 	{ "vtimestamp", BI_VTIMESTAMP, { DT_TINT, 8, false } },
 	{ "walltimestamp", BI_WALLTIMESTAMP, { DT_TINT, 8, true } },
 	{ "cpu", BI_CPU, { DT_TINT, 4, true } },
-	{ "probeprov", BI_PROBEPROV, { DT_TSTR, 0, false, PROBESTR_SIZE, 0,
+	{ "probeprov", BI_PROBEPROV, { DT_TSTR, 0, false, DT_PROBESTR_SIZE, 0,
 				       true } },
-	{ "probemod", BI_PROBEMOD, { DT_TSTR, 0, false, PROBESTR_SIZE, 0,
+	{ "probemod", BI_PROBEMOD, { DT_TSTR, 0, false, DT_PROBESTR_SIZE, 0,
 				     true } },
-	{ "probefunc", BI_PROBEFUNC, { DT_TSTR, 0, false, PROBESTR_SIZE, 0,
+	{ "probefunc", BI_PROBEFUNC, { DT_TSTR, 0, false, DT_PROBESTR_SIZE, 0,
 				       true } },
-	{ "probename", BI_PROBENAME, { DT_TSTR, 0, false, PROBESTR_SIZE, 0,
+	{ "probename", BI_PROBENAME, { DT_TSTR, 0, false, DT_PROBESTR_SIZE, 0,
 				       true } },
 	{ "arg0", BI_ARG0 + 0, { DT_TINT, 8, true } },
 	{ "arg1", BI_ARG0 + 1, { DT_TINT, 8, true } },
@@ -352,8 +351,8 @@ static void check_keys(struct dt_ck *k, struct dt_var *v, struct dt_node **args,
 		    a.which == b.which)
 			continue;
 		/* Different kinds of string: store the bytes. */
-		uint16_t sa = a.kind == KEY_STR ? a.ssize : PROBESTR_SIZE;
-		uint16_t sb = b.kind == KEY_STR ? b.ssize : PROBESTR_SIZE;
+		uint16_t sa = a.kind == KEY_STR ? a.ssize : DT_PROBESTR_SIZE;
+		uint16_t sb = b.kind == KEY_STR ? b.ssize : DT_PROBESTR_SIZE;
 
 		v->keys[i].kind = KEY_STR;
 		v->keys[i].ssize = sa > sb ? sa : sb;
@@ -1169,7 +1168,7 @@ static void literals(struct dt_prog *p, struct dt_node *n)
 void dt_check(struct dt_cc *cc, struct dt_prog *p)
 {
 	struct dt_ck k = { .cc = cc, .p = p };
-	int goff = 16;	/* first exit()'s flag and status */
+	int goff = sizeof(struct dt_globals);	/* exit()'s flag and status */
 
 	/* strsize in whole words keeps every string buffer canonical */
 	p->opt.strsize = (p->opt.strsize + 7) & ~7ull;
@@ -1226,17 +1225,17 @@ void dt_check(struct dt_cc *cc, struct dt_prog *p)
 		literals(p, p->clauses[i]->pred);
 		literals(p, p->clauses[i]->body);
 	}
-	p->empty_off = dt_literal(p, "", p->opt.strsize > PROBESTR_SIZE ?
-				  p->opt.strsize : PROBESTR_SIZE);
+	p->empty_off = dt_literal(p, "", p->opt.strsize > DT_PROBESTR_SIZE ?
+				  p->opt.strsize : DT_PROBESTR_SIZE);
 	/* A new aggregation value larger than the scratch area's zeros
 	 * starts as these. */
-	int zeros = 16;
+	int zeros = sizeof(((struct dt_scratch *)0)->zero);
 
 	p->zero_off = -1;
 	for (struct dt_var *v = p->vars; v; v = v->next)
 		if (v->scope == DT_AGGVAR && v->val_size > zeros)
 			zeros = v->val_size;
-	if (zeros > 16) {
+	if (zeros > (int)sizeof(((struct dt_scratch *)0)->zero)) {
 		void *z = calloc(1, (size_t)zeros);
 
 		p->zero_off = dt_rodata_add(p, z, (size_t)zeros);

@@ -808,6 +808,88 @@ static void test_exit_sets_the_flag(void **state)
 	done(&t);
 }
 
+/* layout.h is the one contract between the BPF programs and the consumer:
+ * what the generated code writes, read through its structs, is what the
+ * consumer's own functions (agg.c's merge and printed value) make of it. */
+static const void *agg_bytes(struct run *t, const char *name,
+			     struct dt_var **var)
+{
+	for (int i = 0; i < t->s.nvarmaps; i++) {
+		int m = DT_MAP_FIRST_VAR + i;
+
+		if (strcmp(t->s.varmaps[i]->name, name))
+			continue;
+		assert_int_equal(t->vm.nents[m], 1);
+		*var = t->s.varmaps[i];
+		return t->vm.ents[m][0].val;
+	}
+	fail_msg("no aggregation %s", name);
+	return NULL;
+}
+
+static void test_layout_generator_and_consumer_agree(void **state)
+{
+	const struct dt_aggval_avg *avg;
+	const struct dt_aggval_minmax *mm;
+	const struct dt_aggval_stddev *sd;
+	const struct dt_errmsg *em;
+	const struct dt_scratch *scr;
+	const struct dt_globals *gl;
+	const struct dt_rechdr *h;
+	int64_t merged[4] = { 0 };
+	struct dt_var *v;
+	struct run t;
+	(void)state;
+
+	compile(&t, "BEGIN { @c = count(); @a = avg(4); @a = avg(9); "
+		"@mn = min(3); @mn = min(-2); @sd = stddev(2); @sd = stddev(6); "
+		"trace(1); }\n"
+		"BEGIN { z = 0; trace(5 / z); }\n"
+		"BEGIN { exit(7); }");
+	fire(&t, "BEGIN", 0);
+	/* aggregations: the generator's words by the layout's names ... */
+	avg = agg_bytes(&t, "@a", &v);
+	assert_int_equal(avg->count, 2);
+	assert_int_equal(avg->sum, 13);
+	/* ... and the consumer's value of them */
+	assert_int_equal(dt_agg_scalar(v, (const int64_t *)avg, 1), 6);
+	mm = agg_bytes(&t, "@mn", &v);
+	assert_int_equal(mm->val, -2);
+	assert_int_not_equal(mm->set, 0);
+	dt_agg_merge(v, merged, (const int64_t *)mm);
+	assert_int_equal(dt_agg_scalar(v, merged, 1), -2);
+	sd = agg_bytes(&t, "@sd", &v);
+	assert_int_equal(sd->count, 2);
+	assert_int_equal(sd->sum, 8);
+	assert_int_equal(sd->sumsq_lo, 40);
+	assert_int_equal(sd->sumsq_hi, 0);
+	assert_int_equal(dt_agg_scalar(v, (const int64_t *)sd, 1), 2);
+	assert_int_equal(((const struct dt_aggval_count *)
+			  agg_bytes(&t, "@c", &v))->count, 1);
+	/* records: the data record's header, the error record */
+	assert_int_equal(t.vm.nrec, 3);
+	h = (const void *)t.vm.records[0];
+	assert_int_equal(h->kind, DT_REC_DATA);
+	assert_int_equal(h->clause, 0);
+	assert_int_equal(h->probe, 1);
+	assert_int_equal(t.vm.rec_size[1], sizeof(struct dt_errmsg));
+	em = (const void *)t.vm.records[1];
+	assert_int_equal(em->hdr.kind, DT_REC_ERROR);
+	assert_int_equal(em->hdr.clause, 1);
+	assert_int_equal(em->hdr.probe, 1);
+	assert_int_equal(em->err.fault, DTRACEFLT_DIVZERO);
+	assert_int_equal(em->err.action, 2);
+	/* the scratch area's counters, the globals' exit flag and status */
+	scr = (const void *)t.vm.value[DT_MAP_SCRATCH];
+	assert_int_equal(scr->counters.errors, 1);
+	assert_int_equal(scr->counters.drops, 0);
+	assert_int_equal(t.s.prog.this_off, DT_SCR_THIS);
+	gl = (const void *)t.vm.value[DT_MAP_GLOBALS];
+	assert_int_equal(gl->exited, 1);
+	assert_int_equal(gl->status, 7);
+	done(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -827,6 +909,7 @@ int main(void)
 		cmocka_unit_test(test_syscall_dispatch),
 		cmocka_unit_test(test_syscall_bitmap_guard),
 		cmocka_unit_test(test_exit_sets_the_flag),
+		cmocka_unit_test(test_layout_generator_and_consumer_agree),
 	};
 	return RUN(tests);
 }

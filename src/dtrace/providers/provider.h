@@ -90,8 +90,6 @@ struct dt_provider {
 	int needs[2];		/* enum sbpf_feature + 1; 0: none */
 };
 
-#define DT_PROBESTR_SIZE 64
-
 /* Every provider, in listing order. */
 extern const struct dt_provider dt_prov_dtrace, dt_prov_profile,
 	dt_prov_syscall, dt_prov_pid, dt_prov_proc, dt_prov_sched,
