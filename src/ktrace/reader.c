@@ -126,6 +126,47 @@ int ktr_rec_abi(const struct ktr_file_header *h, const struct ktr_rec *r)
 	return h->version < 2 ? h->abi : ktr_pers_abi(h->abi, r->pers);
 }
 
+static uint32_t round8(uint64_t n)
+{
+	return n > KTR_REC_MAX ? UINT32_MAX : (uint32_t)((n + 7) & ~7ull);
+}
+
+bool ktr_record_exact(const struct ktr_rec *r)
+{
+	const char *p = (const char *)r;
+
+	switch (r->type) {
+	case KTR_NAMI: {
+		size_t n = r->len - sizeof(struct ktr_nami);
+		const char *path = p + sizeof(struct ktr_nami);
+		size_t l = strnlen(path, n);
+
+		return l < n && r->len == round8(sizeof(struct ktr_nami) + l + 1);
+	}
+	case KTR_GIO:
+		return r->len == round8(sizeof(struct ktr_gio) +
+					((const struct ktr_gio *)r)->data_len);
+	case KTR_RETGIO:
+		return r->len == round8(sizeof(struct ktr_retgio) +
+					((const struct ktr_retgio *)r)->data_len);
+	case KTR_CALLRET:
+		return r->len == round8(sizeof(struct ktr_callret) +
+					((const struct ktr_callret *)r)->data_len);
+	case KTR_STRU:
+		return r->len == round8(sizeof(struct ktr_stru) +
+					((const struct ktr_stru *)r)->data_len);
+	case KTR_EXEC: {
+		const struct ktr_exec *e = (const void *)r;
+
+		return r->len == round8(sizeof(*e) + (uint64_t)e->path_len +
+					e->argv_len);
+	}
+	default:
+		return r->type >= KTR_NTYPES || !min_len[r->type] ||
+		       r->len == round8(min_len[r->type]);
+	}
+}
+
 const char *ktr_strerror(int err)
 {
 	switch (err) {
@@ -225,7 +266,107 @@ int ktr_reader_next(struct ktr_reader *r, const struct ktr_rec **rec)
 	/* Records are 8-byte aligned in the file; keep them aligned in
 	 * memory too (start only ever moves by multiples of 8). */
 	*rec = (const struct ktr_rec *)(r->buf + r->start);
+	if (r->strict && !ktr_record_exact(*rec))
+		return -EBADMSG;
 	r->start += len;
 	r->offset += len;
 	return 1;
+}
+
+/* The largest pid or tid Linux hands out (PID_MAX_LIMIT). */
+#define KTR_PID_LIMIT (4u << 20)
+#define KTR_RESYNC_CHAIN 3
+#define KTR_RESYNC_SPREAD 3600000000000ull	/* 1 h in ns */
+
+/* The record at buf[0..avail) looks real: 1, 0 not, -ENODATA it goes
+ * past avail (*len is then what it claims). */
+static int plausible(const void *buf, size_t avail, uint32_t *len)
+{
+	struct ktr_rec h;
+	int err;
+
+	if (avail < sizeof(h))
+		return -ENODATA;
+	memcpy(&h, buf, sizeof(h));
+	if (h.type == 0 || h.type >= KTR_NTYPES || !h.pid || !h.tid ||
+	    h.pers > KTR_PERS_X32 ||
+	    h.pid > KTR_PID_LIMIT || h.tid > KTR_PID_LIMIT || !h.ts)
+		return 0;
+	err = ktr_check_record(buf, avail, len);
+	if (err == -ENODATA) {
+		*len = h.len;
+		return -ENODATA;
+	}
+	return err == 0 && ktr_record_exact(buf);
+}
+
+static uint64_t rec_ts(const char *p)
+{
+	struct ktr_rec h;
+
+	memcpy(&h, p, sizeof(h));
+	return h.ts;
+}
+
+/* Whether the bytes at r->start begin a chain of plausible records:
+ * 1 yes, 0 no, or a negative errno. */
+static int chain_at(struct ktr_reader *r)
+{
+	size_t pos = 0;
+	uint64_t ts0 = 0;
+
+	for (int i = 0; i < KTR_RESYNC_CHAIN; i++) {
+		uint32_t len = 0;
+		int ok, err;
+
+		if ((err = fill(r, pos + sizeof(struct ktr_rec))))
+			return err;
+		ok = plausible(r->buf + r->start + pos,
+			       r->end - r->start - pos, &len);
+		if (ok == -ENODATA && len <= KTR_REC_MAX) {
+			if ((err = fill(r, pos + len)))
+				return err;
+			ok = plausible(r->buf + r->start + pos,
+				       r->end - r->start - pos, &len);
+		}
+		if (ok == -ENODATA)
+			/* The file ends inside it: what there was checked. */
+			return i > 0 && r->eof;
+		if (ok != 1)
+			return 0;
+		if (i == 0) {
+			ts0 = rec_ts(r->buf + r->start);
+		} else {
+			uint64_t ts = rec_ts(r->buf + r->start + pos);
+			uint64_t d = ts > ts0 ? ts - ts0 : ts0 - ts;
+
+			if (d > KTR_RESYNC_SPREAD)
+				return 0;
+		}
+		pos += len;
+	}
+	return 1;
+}
+
+int ktr_reader_resync(struct ktr_reader *r)
+{
+	for (;;) {
+		size_t step;
+		int err;
+
+		if ((err = fill(r, 8)))
+			return err;
+		step = r->end - r->start < 8 ? r->end - r->start : 8;
+		r->start += step;
+		r->offset += step;
+		if (step < 8 || r->start == r->end) {
+			if ((err = fill(r, 1)))
+				return err;
+			if (r->start == r->end)
+				return 0;
+		}
+		err = chain_at(r);
+		if (err)
+			return err < 0 ? err : 1;
+	}
 }

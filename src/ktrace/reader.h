@@ -21,6 +21,11 @@
 int ktr_check_header(const void *buf, size_t len, struct ktr_file_header *h);
 /* Check the record at buf (avail bytes); on success store its length. */
 int ktr_check_record(const void *buf, size_t avail, uint32_t *len);
+/* Whether a checked record is exactly as long as its fields make it: its
+ * fixed part plus its data, rounded up to 8 (a NAMI: its path and NUL).
+ * The recorder writes no more; a longer record is a damaged length that
+ * hides the records after it. Unknown types are exact. */
+bool ktr_record_exact(const struct ktr_rec *r);
 /* A sentence for those results. */
 const char *ktr_strerror(int err);
 
@@ -37,6 +42,8 @@ struct ktr_reader {
 	size_t cap, start, end;	/* unread bytes: buf[start..end) */
 	uint64_t offset;	/* file offset of buf[start] */
 	bool eof;		/* the last read() returned 0 */
+	bool strict;		/* ktr_reader_next: a record longer than its
+				 * fields make it is corrupt (ktr_record_exact) */
 	struct ktr_file_header hdr;
 };
 
@@ -49,5 +56,14 @@ int ktr_reader_header(struct ktr_reader *r);
  * file ends inside a record at r->offset; calling again reads on, for
  * files being written). */
 int ktr_reader_next(struct ktr_reader *r, const struct ktr_rec **rec);
+/* After a corrupt record at r->offset (ktr_reader_next said -EBADMSG):
+ * move to the next offset, a multiple of 8 past it, that holds a
+ * plausible record — its framing checks, its type is known, its ids and
+ * timestamp are non-zero, and the records after it (up to 3, or to the
+ * end of what the file holds) check too, their timestamps within an hour
+ * of its own. Returns 1 (r->offset is there), 0 (none before the end of
+ * the file: r->offset is the end, for a file being written call again
+ * once it has grown) or a negative errno. */
+int ktr_reader_resync(struct ktr_reader *r);
 
 #endif

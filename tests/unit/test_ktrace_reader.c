@@ -349,6 +349,103 @@ static void every_truncation(void **state)
 	}
 }
 
+/* n plain CALL records of pid 42, tid 43, at ts 1000, 2000, ... */
+static size_t calls(char *buf, int n)
+{
+	struct ktr_call c;
+
+	for (int i = 0; i < n; i++) {
+		memset(&c, 0, sizeof(c));
+		c.h.len = sizeof(c);
+		c.h.type = KTR_CALL;
+		c.h.pid = 42;
+		c.h.tid = 43;
+		c.h.ts = 1000 * (i + 1);
+		c.nr = i;
+		memcpy(buf + i * sizeof(c), &c, sizeof(c));
+	}
+	return n * sizeof(c);
+}
+
+static int file_of(const void *buf, size_t n)
+{
+	char path[] = "/tmp/sonde-test-ktrace-XXXXXX";
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	unlink(path);
+	assert_int_equal(write(fd, buf, n), (ssize_t)n);
+	lseek(fd, 0, SEEK_SET);
+	return fd;
+}
+
+/* A corrupt record: resync lands on the next record that starts a chain
+ * of plausible ones, not on garbage that looks like a header alone. */
+static void resync_after_corruption(void **state)
+{
+	struct ktr_file_header h = good_header();
+	static char buf[8192];
+	size_t n = sizeof(h), rl = sizeof(struct ktr_call);
+	struct ktr_reader r;
+	const struct ktr_rec *rec;
+	struct ktr_rec fake;
+	int fd, err;
+
+	(void)state;
+	memcpy(buf, &h, n);
+	n += calls(buf + n, 10);
+	/* Record 3's length is damaged, and it holds a lone plausible header
+	 * inside it (its chain goes nowhere). */
+	buf[sizeof(h) + 3 * rl] = 3;
+	memset(&fake, 0, sizeof(fake));
+	fake.len = 48;
+	fake.type = KTR_EXIT;
+	fake.pid = fake.tid = 9;
+	fake.ts = 5;
+	memcpy(buf + sizeof(h) + 3 * rl + 24, &fake, sizeof(fake));
+	fd = file_of(buf, n);
+	ktr_reader_init(&r, fd);
+	assert_int_equal(ktr_reader_header(&r), 0);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(ktr_reader_next(&r, &rec), 1);
+	assert_int_equal(ktr_reader_next(&r, &rec), -EBADMSG);
+	assert_int_equal(r.offset, sizeof(h) + 3 * rl);
+	assert_int_equal(ktr_reader_resync(&r), 1);
+	assert_int_equal(r.offset, sizeof(h) + 4 * rl);
+	for (int i = 4; i < 10; i++) {
+		assert_int_equal(ktr_reader_next(&r, &rec), 1);
+		assert_int_equal(((const struct ktr_call *)rec)->nr, i);
+	}
+	assert_int_equal(ktr_reader_next(&r, &rec), 0);
+	ktr_reader_free(&r);
+	close(fd);
+	/* Nothing plausible after it: to the end; the last record alone
+	 * counts when it ends the file. */
+	n = sizeof(h) + calls(buf + sizeof(h), 2);
+	buf[sizeof(h)] = 1;
+	fd = file_of(buf, n);
+	ktr_reader_init(&r, fd);
+	assert_int_equal(ktr_reader_header(&r), 0);
+	assert_int_equal(ktr_reader_next(&r, &rec), -EBADMSG);
+	assert_int_equal(ktr_reader_resync(&r), 1);
+	assert_int_equal(r.offset, sizeof(h) + rl);
+	assert_int_equal(ktr_reader_next(&r, &rec), 1);
+	ktr_reader_free(&r);
+	close(fd);
+	n = sizeof(h) + calls(buf + sizeof(h), 1);
+	buf[sizeof(h)] = 1;
+	memset(buf + n, 0xff, 100);
+	fd = file_of(buf, n + 100);
+	ktr_reader_init(&r, fd);
+	assert_int_equal(ktr_reader_header(&r), 0);
+	assert_int_equal(ktr_reader_next(&r, &rec), -EBADMSG);
+	err = ktr_reader_resync(&r);
+	assert_int_equal(err, 0);
+	assert_int_equal(r.offset, n + 100);
+	ktr_reader_free(&r);
+	close(fd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -358,6 +455,7 @@ int main(void)
 		cmocka_unit_test(callret_in_file),
 		cmocka_unit_test(reads_whole_file),
 		cmocka_unit_test(every_truncation),
+		cmocka_unit_test(resync_after_corruption),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
