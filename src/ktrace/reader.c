@@ -152,6 +152,10 @@ bool ktr_record_exact(const struct ktr_rec *r)
 	case KTR_CALLRET:
 		return r->len == round8(sizeof(struct ktr_callret) +
 					((const struct ktr_callret *)r)->data_len);
+	case KTR_PSIG:
+		/* Version 1's, or version 2's with addr and status. */
+		return r->len == round8(offsetof(struct ktr_psig, addr)) ||
+		       r->len == round8(sizeof(struct ktr_psig));
 	case KTR_STRU:
 		return r->len == round8(sizeof(struct ktr_stru) +
 					((const struct ktr_stru *)r)->data_len);

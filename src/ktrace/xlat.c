@@ -160,12 +160,35 @@ static void put_num(struct sbuf *sb, uint64_t v, const struct xlat_opts *o)
 static void put_flags(struct sbuf *sb, enum sc_abi abi, enum xlat_set set,
 		      uint64_t v, const struct xlat_opts *o)
 {
+	size_t mark;
+
 	put_num(sb, v, o);
 	if (o->raw)
 		return;
+	mark = sb->len;
 	sbuf_putc(sb, '<');
 	xlat_flags(sb, abi, set, v);
+	/* An empty mask is just 0, not 0<0>. */
+	if (sb->len - mark == 2 && sb->buf[mark + 1] == '0') {
+		sb->len = mark;
+		sb->buf[mark] = '\0';
+		return;
+	}
 	sbuf_putc(sb, '>');
+}
+
+/* An fd: an int (the upper half of the register is not its), negative
+ * ones in decimal (-1, not 0xffffffff); with -y, what it refers to. */
+static void put_fd(struct sbuf *sb, int32_t fd, const struct xlat_opts *o)
+{
+	const char *name;
+
+	if (fd < 0)
+		sbuf_printf(sb, "%d", fd);
+	else
+		put_num(sb, (uint64_t)fd, o);
+	if (o->fd_name && (name = o->fd_name(o->fd_ctx, o->pid, fd)))
+		sbuf_printf(sb, "<%s>", name);
 }
 
 /* A value's name from a set of values, or the number. */
@@ -231,7 +254,14 @@ void xlat_call(struct sbuf *sb, enum sc_abi abi, uint32_t nr,
 			break;
 		case KA_DIRFD:
 			/* An int: the upper half of the register is not its. */
-			put_value(sb, abi, XLAT_DIRFD, (int64_t)(int)v, o);
+			s = xlat_value(abi, XLAT_DIRFD, (int64_t)(int)v);
+			if (s)
+				sbuf_puts(sb, s);
+			else
+				put_fd(sb, (int32_t)v, o);
+			break;
+		case KA_FD:
+			put_fd(sb, (int32_t)v, o);
 			break;
 		case KA_CREATE_MODE:
 		case KA_MODE:
@@ -265,7 +295,7 @@ void xlat_call(struct sbuf *sb, enum sc_abi abi, uint32_t nr,
 			else
 				put_flags(sb, abi, KA_SET_OF(kinds[i]), v, o);
 			break;
-		default:	/* KA_NUM, KA_FD */
+		default:	/* KA_NUM */
 			put_num(sb, v, o);
 		}
 	}

@@ -68,6 +68,11 @@ const char *xlat_value(enum sc_abi abi, enum xlat_set set, uint64_t v);
 struct xlat_opts {
 	bool decimal;		/* -d: numbers in decimal */
 	bool raw;		/* -n: no symbolic decoding */
+	/* -y: what an fd of process pid refers to, or NULL (fd_name may be
+	 * NULL: no annotations). */
+	const char *(*fd_name)(void *ctx, uint32_t pid, int64_t fd);
+	void *fd_ctx;
+	uint32_t pid;
 };
 
 /* "openat(AT_FDCWD,0x7ffd5c2e1a10,0x80000<O_RDONLY|O_CLOEXEC>)". */

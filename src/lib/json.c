@@ -104,6 +104,20 @@ static size_t utf8_len(const unsigned char *s, size_t n)
 	return len;
 }
 
+bool json_utf8_valid(const char *str, size_t n)
+{
+	const unsigned char *s = (const unsigned char *)str;
+
+	for (size_t i = 0; i < n;) {
+		size_t l = s[i] < 0x80 ? 1 : utf8_len(s + i, n - i);
+
+		if (!l)
+			return false;
+		i += l;
+	}
+	return true;
+}
+
 void json_write_string(FILE *f, const char *str, size_t n)
 {
 	const unsigned char *s = (const unsigned char *)str;

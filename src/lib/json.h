@@ -36,6 +36,9 @@ void json_null(struct json *j);
 /* Finish the document with a newline. */
 void json_end(struct json *j);
 
+/* Whether s[0..n) is valid UTF-8 (json_strn replaces what is not). */
+bool json_utf8_valid(const char *s, size_t n);
+
 /* Write s as a JSON string literal (quotes included) to f. */
 void json_write_string(FILE *f, const char *s, size_t n);
 

@@ -1,0 +1,467 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""sonde kdump's views against strace: the -c table against strace -c -f,
+-e trace= classes and -Z/-z against strace's, -y fd names against
+strace -y, time order across threads, the JSON schema (64-bit times
+through a double-based parser, --merge), hex dumps against od, and damaged
+files (a flipped length byte is skipped, the rest decoded)."""
+import json
+import os
+import re
+import shutil
+import struct
+import subprocess
+
+import pytest
+
+from conftest import SONDE, run
+
+BUILD = os.environ.get("SONDE_BUILD") or os.path.dirname(SONDE)
+FIXTURE = os.path.join(BUILD, "tests", "unit", "ktrace-fixture")
+CALLS = os.path.join(BUILD, "tests", "unit", "kdump-calls")
+WORKLOAD = ["/bin/sh", "-c",
+            "ls -la / >/dev/null; cat /etc/hostname /nonexistent "
+            ">/dev/null 2>&1; sleep 0.2; exit 0"]
+
+
+@pytest.fixture
+def strace():
+    path = shutil.which("strace")
+    if not path:
+        pytest.skip("strace is not installed (scripts/deps.sh test)")
+    return path
+
+
+def ktrace(out, cmd, *opts):
+    p = run([SONDE, "ktrace", "-f", str(out)] + list(opts) + ["--"] + cmd,
+            timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert ", 0 dropped" in p.stderr, p.stderr
+    return out
+
+
+def kdump(out, *args, ok=(0,)):
+    p = run([SONDE, "kdump", "-f", str(out)] + list(args), timeout=120)
+    assert p.returncode in ok, p.stderr
+    return p
+
+
+SUMMARY_ROW = re.compile(r"^\s*([\d.]+)\s+(\d+\.\d+)\s+(\d+)\s+(?:(\d+)\s+)?"
+                         r"(\d+)\s+(\d*)\s+(\S+)$")
+
+
+def summary(text, max_col):
+    """{syscall: (calls, errors, seconds)} from a -c table (strace's, or
+    kdump's with its usecs/max column)."""
+    rows = {}
+    for line in text.splitlines():
+        m = SUMMARY_ROW.match(line)
+        if not m or m.group(7) == "total":
+            continue
+        assert (m.group(4) is not None) == max_col, line
+        rows[m.group(7)] = (int(m.group(5)), int(m.group(6) or 0),
+                            float(m.group(2)))
+    return rows
+
+
+def strace_summary(tmp_path, strace, cmd, *opts):
+    out = tmp_path / "strace.txt"
+    p = run([strace, "-f", "-c", "-w", "-o", str(out)] + list(opts) + cmd,
+            timeout=120)
+    assert p.returncode == 0, p.stderr
+    return summary(out.read_text(), False)
+
+
+def test_summary_matches_strace(root, sonde, tmp_path, strace):
+    """-c: the same syscalls, calls and errors as strace -c -f on the same
+    workload; the 0.2 s sleep's time within 50 ms in both (the times are
+    wall-clock from entry to exit, as strace -w); sorted by time."""
+    out = ktrace(tmp_path / "w.out", WORKLOAD)
+    text = kdump(out, "-c").stdout
+    mine = summary(text, True)
+    theirs = strace_summary(tmp_path, strace, WORKLOAD)
+    assert {k: v[:2] for k, v in mine.items()} == \
+        {k: v[:2] for k, v in theirs.items()}
+    sleep = [n for n in ("clock_nanosleep", "nanosleep") if n in mine]
+    assert sleep
+    assert abs(mine[sleep[0]][2] - 0.2) < 0.05, text
+    assert abs(theirs[sleep[0]][2] - 0.2) < 0.05
+    times = [v[2] for v in mine.values()]
+    assert times == sorted(times, reverse=True)
+    total = text.splitlines()[-1].split()
+    assert total[-1] == "total" and int(total[-3]) == \
+        sum(v[0] for v in mine.values())
+    # -S calls and name; -p limits it to one process.
+    calls = [v[0] for v in summary(kdump(out, "-c", "-S", "calls").stdout,
+                                   True).values()]
+    assert calls == sorted(calls, reverse=True)
+    names = list(summary(kdump(out, "-c", "-S", "name").stdout, True))
+    assert names == sorted(names)
+    recs = [json.loads(l) for l in
+            kdump(out, "--format", "json").stdout.splitlines()[1:]]
+    ls = next(r["pid"] for r in recs if r["type"] == "EXEC" and
+              r["path"].endswith("/ls"))
+    only = summary(kdump(out, "-c", "-p", str(ls)).stdout, True)
+    rets = {}
+    for r in recs:
+        if r["type"] == "RET" and r["pid"] == ls and "dur_ns" in r:
+            rets[r["syscall"]] = rets.get(r["syscall"], 0) + 1
+    assert {k: v[0] for k, v in only.items()} == rets
+
+
+@pytest.mark.parametrize("expr", ["%file", "%network", "%process",
+                                  "%signal", "%memory", "%desc",
+                                  "openat,close", "!%file", "/^(open|stat)"])
+def test_filters_match_strace(root, sonde, tmp_path, strace, expr):
+    """-e trace=%CLASS (names, negation, regex) selects the calls strace
+    selects on the same workload (compared through both tools' -c
+    tables)."""
+    out = ktrace(tmp_path / "w.out", WORKLOAD)
+    mine = summary(kdump(out, "-c", "-e", "trace=" + expr).stdout, True)
+    theirs = strace_summary(tmp_path, strace, WORKLOAD, "-e",
+                            "trace=" + expr)
+    assert mine, expr
+    assert {k: v[:2] for k, v in mine.items()} == \
+        {k: v[:2] for k, v in theirs.items()}
+
+
+@pytest.mark.parametrize("opt,expr", [("-Z", "status=failed"),
+                                      ("-z", "status=successful")])
+def test_status_matches_strace(root, sonde, tmp_path, strace, opt, expr):
+    """-Z/-z (-e status=) select the calls strace -Z/-z prints (strace -c
+    counts every call whatever the status, so its lines are counted)."""
+    out = ktrace(tmp_path / "w.out", WORKLOAD)
+    st = tmp_path / "strace.txt"
+    p = run([strace, "-f", opt, "-o", str(st)] + WORKLOAD, timeout=120)
+    assert p.returncode == 0, p.stderr
+    theirs = {}
+    for line in st.read_text().splitlines():
+        m = re.match(r"^\d+\s+(\w+)\(.* = (-?\d+|0x[0-9a-f]+|\?)", line)
+        if m and m.group(2) != "?":
+            theirs[m.group(1)] = theirs.get(m.group(1), 0) + 1
+    for how in ([opt], ["-e", expr]):
+        mine = summary(kdump(out, "-c", *how).stdout, True)
+        assert {k: v[0] for k, v in mine.items()} == theirs, how
+        assert all(v[1] == (v[0] if opt == "-Z" else 0)
+                   for v in mine.values())
+
+
+def test_failed_calls_keep_their_records(root, sonde, tmp_path):
+    """-Z prints failed calls only, each with its NAMI between its CALL and
+    RET; -z only the others; -Z's calls are those whose RET has an errno
+    in the full output, and -z's the rest."""
+    out = ktrace(tmp_path / "w.out", WORKLOAD)
+    failed = kdump(out, "-Z", "-t", "cn").stdout.splitlines()
+    assert failed
+    for i, line in enumerate(failed):
+        kind = line.split()[2]
+        if kind == "RET":
+            assert " errno " in line, line
+        if kind == "NAMI":
+            assert failed[i - 1].split()[2] in ("CALL", "NAMI")
+            assert failed[i + 1].split()[2] in ("RET", "NAMI")
+    assert any('"/nonexistent"' in l for l in failed)
+    ok = kdump(out, "-z", "-t", "c").stdout.splitlines()
+    assert not any(" errno " in l for l in ok)
+    every = kdump(out, "-t", "c").stdout.splitlines()
+    assert len([l for l in every if l.split()[2] == "RET"]) == \
+        len([l for l in ok if l.split()[2] == "RET"]) + \
+        len([l for l in failed if l.split()[2] == "RET"])
+
+
+def test_fd_names_match_strace(root, sonde, tmp_path, strace):
+    """-y: every fd argument of the test program's calls (after its first
+    open) is named as strace -y names it: files opened, dup'ed with dup,
+    dup2 and fcntl, reopened under a closed fd's number, opened relative to
+    a directory fd, an eventfd and an epoll fd."""
+    st = tmp_path / "strace.txt"
+    p = run([strace, "-y", "-o", str(st), CALLS, "fds"])
+    assert p.returncode == 0, p.stderr
+    theirs = []
+    for line in st.read_text().splitlines():
+        m = re.match(r"^(\w+)\((\d+)<([^>]*)>", line)
+        if m:
+            theirs.append((m.group(1), int(m.group(2)), m.group(3)))
+    out = ktrace(tmp_path / "fds.out", [CALLS, "fds"])
+    mine = []
+    for line in kdump(out, "-y", "-t", "c").stdout.splitlines():
+        m = re.search(r" CALL  (\w+)\((0x[0-9a-f]+|\d+)<([^>]*)>", line)
+        if m:
+            mine.append((m.group(1), int(m.group(2), 0), m.group(3)))
+    first = theirs.index(("read", 4, "/etc/hostname"))
+    assert mine[mine.index(("read", 4, "/etc/hostname")):] == theirs[first:]
+    # Without -y nothing is named.
+    assert "</etc/hostname>" not in kdump(out, "-t", "c").stdout
+
+
+def test_time_order_across_threads(root, sonde, tmp_path):
+    """Four threads on two CPUs calling getppid: kdump -E never steps back
+    in time (the file can, by up to tens of microseconds: a CPU writes its
+    batch of calls late), --file-order prints the same lines in the file's
+    order, and every thread's own records keep their order either way."""
+    out = ktrace(tmp_path / "t.out", [CALLS, "getppid", "4", "20000"],
+                 "-t", "c", "-b", "64m")
+    timed = kdump(out, "-E", "-H").stdout.splitlines()
+    times = [float(l.split()[3]) for l in timed]
+    assert all(b >= a for a, b in zip(times, times[1:]))
+    raw = kdump(out, "-E", "-H", "--file-order").stdout.splitlines()
+    assert sorted(raw) == sorted(timed)
+
+    def per_thread(lines):
+        d = {}
+        for l in lines:
+            d.setdefault(l.split()[1], []).append(l)
+        return d
+    assert per_thread(raw) == per_thread(timed)
+    # -R: time since the thread's own previous record, never negative;
+    # summed per thread it is the thread's span.
+    rel = kdump(out, "-R", "-H").stdout.splitlines()
+    spans = {}
+    for l, t in zip(rel, timed):
+        f, g = l.split(), t.split()
+        assert f[:3] == g[:3] and f[4:] == g[4:]
+        assert float(f[3]) >= 0
+        spans.setdefault(f[1], []).append((float(f[3]), float(g[3])))
+    for tid, v in spans.items():
+        assert abs(sum(r for r, _ in v[1:]) - (v[-1][1] - v[0][1])) < \
+            1e-6 * len(v) + 1e-5, tid
+
+
+def test_call_durations(root, sonde, tmp_path):
+    """-D puts each call's duration on its RET line, as strace -T: the
+    0.2 s sleep's is 0.2 s; JSON has it as dur_ns, with the call id the
+    CALL and its RET share."""
+    out = ktrace(tmp_path / "w.out", WORKLOAD)
+    lines = kdump(out, "-D").stdout.splitlines()
+    sleep = [l for l in lines if re.search(r"RET   (clock_)?nanosleep 0 ",
+                                           l)]
+    assert len(sleep) == 1
+    secs = float(re.search(r"<(\d+\.\d{6})>$", sleep[0]).group(1))
+    assert 0.2 <= secs < 0.25
+    # Every return has one, but a new process's return from its fork
+    # (it made no call).
+    rets = [l for l in lines if re.match(r"^\s*\d+ \S+\s+RET ", l)]
+    assert rets and all(re.search(r" <\d+\.\d{6}>$", l) or
+                        re.search(r"RET   (v?fork|clone3?) 0$", l)
+                        for l in rets)
+    recs = [json.loads(l) for l in
+            kdump(out, "--format", "json").stdout.splitlines()[1:]]
+    calls = {}
+    for r in recs:
+        if r["type"] == "CALL":
+            calls[r["call"]] = r
+        elif r["type"] == "RET" and r["syscall"] in ("clock_nanosleep",
+                                                     "nanosleep"):
+            c = calls[r["call"]]
+            assert r["dur_ns"] == int(r["ts"]) - int(c["ts"])
+            assert 0.2e9 <= r["dur_ns"] < 0.25e9
+
+
+def test_json_schema_and_times(root, sonde, tmp_path):
+    """--format json: a header with schema_version 2; 64-bit times as
+    strings that survive a double-based parser exactly (jq 1.6 reads
+    numbers as doubles: a number this size loses its last digits);
+    time_ns = ts + clock_base_ns; EXEC has old_tid."""
+    out = ktrace(tmp_path / "w.out", WORKLOAD)
+    text = kdump(out, "--format", "json").stdout
+    lines = text.splitlines()
+    head = json.loads(lines[0], parse_int=float)
+    assert head["schema_version"] == 2.0 and head["format_version"] == 2.0
+    base = int(head["clock_base_ns"])
+    recs = [json.loads(l, parse_int=float) for l in lines[1:]]
+    assert recs
+    for r in recs:
+        assert isinstance(r["ts"], str) and isinstance(r["time_ns"], str)
+        assert int(r["time_ns"]) == int(r["ts"]) + base
+        assert int(r["time_ns"]) > 1.6e18
+    assert any(r["type"] == "EXEC" and r["old_tid"] == r["tid"]
+               for r in recs)
+    jq = shutil.which("jq")
+    if jq:
+        p = run([jq, "-r", ".time_ns // empty"], input=text)
+        assert p.stdout.split() == [r["time_ns"] for r in recs]
+        p = run([jq, "-r", "(.time_ns | tonumber) // empty"],
+                input=lines[1])
+        assert p.stdout.strip() != recs[0]["time_ns"] or \
+            int(recs[0]["time_ns"]) % 1000 == 0
+
+
+def test_json_merge(root, sonde, tmp_path):
+    """--merge: one SYSCALL object per call with its paths, I/O, return
+    and duration, the same calls as the CALL/RET records say."""
+    out = ktrace(tmp_path / "w.out", WORKLOAD)
+    recs = [json.loads(l) for l in
+            kdump(out, "--format", "json").stdout.splitlines()[1:]]
+    merged = [json.loads(l) for l in
+              kdump(out, "--format", "json", "--merge").stdout.splitlines()]
+    assert merged[0]["merged"] is True
+    calls = [m for m in merged[1:] if m["type"] == "SYSCALL"]
+    assert not any(m["type"] in ("CALL", "RET", "NAMI", "GIO")
+                   for m in merged[1:])
+    rets = {r["call"]: r for r in recs if r["type"] == "RET"}
+    for c in calls:
+        if c.get("unfinished"):
+            assert c["call"] not in rets
+            continue
+        r = rets[c["call"]]
+        assert (c["ret"], c["syscall"], c["ret_ts"]) == \
+            (r["ret"], r["syscall"], r["ts"])
+    paths = {r["call"]: [] for r in recs if r["type"] == "NAMI"}
+    for r in recs:
+        if r["type"] == "NAMI":
+            paths[r["call"]].append(r["path"])
+    for c in calls:
+        assert [p["path"] for p in c.get("paths", [])] == \
+            paths.get(c["call"], [])
+    exits = [c for c in calls if c["syscall"] == "exit_group"]
+    assert exits and all(c.get("unfinished") for c in exits)
+    p = run([SONDE, "kdump", "-f", str(out), "--merge"])
+    assert p.returncode == 2 and "--merge" in p.stderr
+
+
+# ---- crafted files (docs/trace-format.md) ----
+
+HDR = struct.pack("<8sIIBBHIq65s65s6s", b"SONDEKTR", 1, 168, 1, 0, 0, 0,
+                  1_700_000_000_123_456_789, b"6.18.0", b"host", b"")
+
+
+def rec(rtype, payload, ts, pid=77, tid=None, comm=b"dd", flags=0, cpu=0):
+    payload += b"\0" * (-len(payload) % 8)
+    return struct.pack("<IHHIIQHH16sI", 48 + len(payload), rtype, flags, pid,
+                       tid or pid, ts, cpu, 0, comm, 0) + payload
+
+
+def call(nr, args, ts, **kw):
+    return rec(1, struct.pack("<II6Q", nr, 0, *args), ts, **kw)
+
+
+def ret(nr, value, ts, **kw):
+    return rec(2, struct.pack("<IIq", nr, 0, value), ts, **kw)
+
+
+def gio(fd, nr, data, ts, write=False, total=None, **kw):
+    return rec(4, struct.pack("<iIB3xIQ", fd, nr, 1 if write else 0,
+                              len(data), total or len(data)) + data, ts, **kw)
+
+
+def test_relative_times_per_thread(sonde, tmp_path):
+    """-R is the time since the thread's own previous record: a read that
+    blocks 100 ms while another thread runs shows 0.100000 on its RET."""
+    f = tmp_path / "r.out"
+    f.write_bytes(HDR +
+                  call(0, (3, 0x1000, 10, 0, 0, 0), 5_000_000_000, tid=78) +
+                  call(39, (0,) * 6, 5_000_010_000, tid=79) +
+                  ret(39, 77, 5_000_020_000, tid=79) +
+                  ret(0, 0, 5_100_000_000, tid=78))
+    lines = kdump(f, "-R", "-H").stdout.splitlines()
+    assert [l.split()[1:4] for l in lines] == [
+        ["78", "dd", "0.000000"], ["79", "dd", "0.000000"],
+        ["79", "dd", "0.000010"], ["78", "dd", "0.100000"]]
+    assert lines[-1].endswith("RET   read 0 <0.100000>")
+
+
+def test_comm_escaped(sonde, tmp_path):
+    """A thread name's bytes >= 0x80 and control characters are escaped as
+    a path's are (text), kept exactly in comm_hex (JSON)."""
+    f = tmp_path / "c.out"
+    f.write_bytes(HDR + call(39, (0,) * 6, 5_000_000_000,
+                             comm=b"caf\xe9\n\x1b[1m"))
+    line = kdump(f).stdout.splitlines()[0]
+    assert line.split()[1] == r"caf\351\n\033[1m"
+    r = json.loads(kdump(f, "--format", "json").stdout.splitlines()[1])
+    assert bytes.fromhex(r["comm_hex"]) == b"caf\xe9\n\x1b[1m"
+
+
+def test_hex_dumps(sonde, tmp_path):
+    """-X dumps I/O data in hex with the printable bytes beside, -x only
+    data that is not text; the bytes are od's."""
+    data = bytes(range(0, 256, 7)) + b"tail"
+    f = tmp_path / "x.out"
+    f.write_bytes(HDR + gio(3, 0, data, 5_000_000_000) +
+                  gio(3, 0, b"plain text\n", 5_000_000_100) +
+                  gio(3, 0, b"cut", 5_000_000_200, total=10))
+    od = subprocess.run(["od", "-An", "-v", "-tx1"], input=data,
+                        capture_output=True).stdout.decode().split()
+    for opt in ("-x", "-X"):
+        lines = kdump(f, opt).stdout.splitlines()
+        dump = [l for l in lines if re.match(r"^\s+[0-9a-f]{4} ", l)]
+        got = []
+        for l in dump[:3]:
+            hexpart = l.split("|")[0].split()[1:]
+            got += [h[i:i + 2] for h in hexpart for i in (0, 2) if h[i:]]
+        assert got == od, opt
+        if opt == "-X":
+            assert dump[0].endswith("|" + "".join(
+                chr(b) if 0x20 <= b < 0x7f else "." for b in data[:16]) +
+                "|")
+            assert any("70 6c" in l or "706c" in l for l in dump)
+        else:
+            assert '       "plain text\\n"' in lines
+    # Data the recorder cut is marked.
+    assert '       "cut"...' in kdump(f).stdout.splitlines()
+
+
+def test_corrupt_length_is_skipped(root, sonde, tmp_path):
+    """A flipped length byte in a real trace (at 12 records in turn, each
+    of the bits that keep it a multiple of 8): kdump reports the skipped
+    byte range on one line, exits 1, and prints every record before and
+    after it as in the intact file; a length grown over whole records
+    hides none of them."""
+    out = ktrace(tmp_path / "w.out", WORKLOAD, "-t", "cnp")
+    data = out.read_bytes()
+    ends, off = [], 168
+    while off < len(data):
+        ends.append(off)
+        off += int.from_bytes(data[off:off + 4], "little")
+    bad = tmp_path / "bad.out"
+
+    def records(f, ok):
+        p = kdump(f, "--file-order", "--format", "json", ok=ok)
+        recs = [json.loads(l) for l in p.stdout.splitlines()[1:]]
+        for r in recs:
+            r.pop("call", None)
+            r.pop("dur_ns", None)
+        return p, recs
+    _, full = records(out, (0,))
+    step = max(1, (len(ends) - 2) // 12)
+    for victim in ends[1:-1:step]:
+        size = int.from_bytes(data[victim:victim + 4], "little")
+        for bit in (0x08, 0x40, 0x80):
+            m = bytearray(data)
+            m[victim] ^= bit
+            bad.write_bytes(bytes(m))
+            p, got = records(bad, (1,))
+            err = p.stderr.splitlines()
+            assert len(err) == 1 and "corrupt records: skipped bytes " in \
+                err[0], (victim, bit, p.stderr)
+            lo, hi = map(int, re.search(r"skipped bytes (\d+)-(\d+)",
+                                        err[0]).groups())
+            assert lo == victim and hi + 1 in ends, (victim, bit, err)
+            assert [r for r in got if r["offset"] > hi] == \
+                [r for r in full if r["offset"] > hi]
+            assert [r for r in got if r["offset"] < victim] == \
+                [r for r in full if r["offset"] < victim]
+            assert hi + 1 == victim + size, (victim, bit, size, err)
+    # The text view says the same.
+    assert kdump(bad, ok=(1,)).stderr.splitlines() == err
+
+
+def test_loss_summary(root, sonde, tmp_path):
+    """A trace that lost records ends with one line saying how many, per
+    process, equal to its DROP records' counts (text and -c)."""
+    out = tmp_path / "drops.out"
+    p = run([SONDE, "ktrace", "-b", "64k", "-f", str(out), "--", "dd",
+             "if=/dev/zero", "of=/dev/null", "bs=1", "count=30000"],
+            timeout=120)
+    assert p.returncode == 0, p.stderr
+    if ", 0 dropped" in p.stderr:
+        pytest.skip("the writer kept up with a 64 KiB buffer: no drops")
+    recs = [json.loads(l) for l in
+            kdump(out, "--format", "json").stdout.splitlines()[1:]]
+    lost = sum(r["lost"] for r in recs if r["type"] == "DROP")
+    dd = next(r["pid"] for r in recs if r["type"] == "EXEC")
+    want = f"# {lost} records lost (ring buffer full): {lost} of process {dd}"
+    assert kdump(out).stdout.splitlines()[-1] == want
+    assert kdump(out, "-c").stdout.splitlines()[-1] == want
+    small = tmp_path / "w.out"
+    ktrace(small, ["/bin/true"])
+    assert not kdump(small).stdout.splitlines()[-1].startswith("#")
