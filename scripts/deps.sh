@@ -15,7 +15,7 @@ BUILD="
 gcc make meson ninja-build pkg-config linux-libc-dev
 clang llvm libbpf-dev bpftool
 libelf-dev libdw-dev zlib1g-dev libiberty-dev
-libprotobuf-c-dev protobuf-c-compiler
+libprotobuf-c-dev protobuf-c-compiler libmicrohttpd-dev
 scdoc
 "
 
@@ -24,13 +24,15 @@ scdoc
 # gperftools, rustc for Rust fixtures), systemtap's sdt.h for USDT
 # fixtures, qemu and busybox for the kernel tier, gawk and bc for DTrace's
 # own test suite, bash-completion for the completion test, gcc-multilib
-# for the 32-bit programs ktrace records.
+# for the 32-bit programs ktrace records, prometheus (and its promtool)
+# for sonde agent's.
 TEST="
 libcmocka-dev python3 python3-pytest
 elfutils binutils linux-perf bpftrace strace util-linux procps time
 systemtap-sdt-dev golang-go libgoogle-perftools-dev rustc g++
 qemu-system-x86 busybox-static cpio xz-utils
 gawk bc bash-completion gcc-multilib
+prometheus
 "
 
 case ${1:-all} in

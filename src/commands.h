@@ -10,5 +10,6 @@ int cmd_dtrace(int argc, char **argv);
 int cmd_kptrace(int argc, char **argv);
 int cmd_ktrace(int argc, char **argv);
 int cmd_kdump(int argc, char **argv);
+int cmd_agent(int argc, char **argv);
 
 #endif

@@ -19,6 +19,7 @@ static const struct command {
 	{ "kptrace", cmd_kptrace, "kernel crash report to file:line per frame" },
 	{ "ktrace", cmd_ktrace, "record what processes do into a trace file (eBPF)" },
 	{ "kdump", cmd_kdump, "print a trace file recorded by sonde ktrace" },
+	{ "agent", cmd_agent, "D aggregations as Prometheus metrics, CPU profiles over HTTP" },
 };
 
 static void usage(FILE *f)

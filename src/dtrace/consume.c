@@ -10,6 +10,7 @@
 #include "agg.h"
 #include "layout.h"
 #include "fmt.h"
+#include "snapshot.h"
 #include "../lib/hash.h"
 #include "../lib/util.h"
 
@@ -865,4 +866,28 @@ void dt_print_drops(struct dt_session *s)
 			(unsigned long long)s->specdrops,
 			s->specdrops == 1 ? "" : "s");
 	free(vals);
+}
+
+/* ---- for consumers other than the printer (snapshot.h) ---- */
+
+int dt_agg_foreach(struct dt_session *s, const struct dt_var *v,
+		   dt_agg_fn fn, void *ctx)
+{
+	struct dt_aggkey *keys = sd_calloc((size_t)v->nkeys + 1, sizeof(*keys));
+	struct aggtab t;
+	int ret = 0;
+
+	read_agg(s, v, &t);
+	for (size_t i = 0; i < t.n && !ret; i++) {
+		struct aggent *e = t.ents[i];
+
+		for (int k = 0; k < v->nkeys; k++)
+			keys[k] = (struct dt_aggkey){ e->keys[k].is_str,
+						      e->keys[k].v,
+						      e->keys[k].s };
+		ret = fn(ctx, keys, e->val, e->nraw);
+	}
+	free_aggtab(&t);
+	free(keys);
+	return ret;
 }

@@ -396,6 +396,31 @@ uint8_t *pprof_encode(const struct pprof *p, size_t *len)
 	return buf;
 }
 
+uint8_t *pprof_encode_gzip(const struct pprof *p, size_t *len)
+{
+	size_t raw_len;
+	uint8_t *raw = pprof_encode(p, &raw_len), *out;
+	z_stream z;
+
+	memset(&z, 0, sizeof(z));
+	/* 15 + 16: a gzip header and trailer around the deflate stream */
+	if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY)
+	    != Z_OK)
+		sd_die("zlib: cannot start compressing");
+	*len = deflateBound(&z, (uLong)raw_len);
+	out = sd_malloc(*len);
+	z.next_in = raw;
+	z.avail_in = (uInt)raw_len;
+	z.next_out = out;
+	z.avail_out = (uInt)*len;
+	if (deflate(&z, Z_FINISH) != Z_STREAM_END)
+		sd_die("zlib: cannot compress a profile of %zu bytes", raw_len);
+	*len = z.total_out;
+	deflateEnd(&z);
+	free(raw);
+	return out;
+}
+
 int pprof_write(const struct pprof *p, const char *path)
 {
 	size_t len;

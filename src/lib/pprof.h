@@ -107,6 +107,9 @@ void pprof_add_sample(struct pprof *p, const uint64_t *locs, size_t nlocs,
 int pprof_write(const struct pprof *p, const char *path);
 /* Encode (no gzip) into a malloc'd buffer. */
 uint8_t *pprof_encode(const struct pprof *p, size_t *len);
+/* Encode and gzip into a malloc'd buffer: what a pprof HTTP endpoint
+ * serves. */
+uint8_t *pprof_encode_gzip(const struct pprof *p, size_t *len);
 
 /* Read a profile (gzipped or not) from path and merge it into p, which
  * must be empty or have the same sample types. Returns 0, -errno, or

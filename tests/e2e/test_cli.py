@@ -87,7 +87,7 @@ def test_hot_usage_errors(sonde, args, message):
 
 
 # dtrace's front door is tested in test_dtrace.py.
-COMMANDS = ["hot", "prof", "kptrace", "ktrace", "kdump"]
+COMMANDS = ["hot", "prof", "kptrace", "ktrace", "kdump", "agent"]
 
 
 @pytest.mark.parametrize("cmd", COMMANDS)

@@ -14,7 +14,7 @@ from conftest import ROOT, SONDE, run
 
 BUILD = os.environ.get("SONDE_BUILD", os.path.dirname(SONDE))
 MAN = ["sonde", "sonde-hot", "sonde-prof", "sonde-dtrace", "sonde-ktrace",
-       "sonde-kdump", "sonde-kptrace"]
+       "sonde-kdump", "sonde-kptrace", "sonde-agent"]
 
 
 def options(build):

@@ -188,6 +188,36 @@ static void merge_and_bad_input(void **state)
 	pprof_free(&q);
 }
 
+/* The gzipped bytes an HTTP endpoint serves read back as the profile. */
+static void gzip_in_memory(void **state)
+{
+	char path[] = "/tmp/sonde-test-pprof-XXXXXX";
+	struct pprof p, q;
+	uint8_t *gz;
+	size_t len;
+	int fd;
+
+	(void)state;
+	build(&p);
+	gz = pprof_encode_gzip(&p, &len);
+	assert_true(len > 18);
+	assert_int_equal(gz[0], 0x1f);
+	assert_int_equal(gz[1], 0x8b);
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, gz, len), (ssize_t)len);
+	close(fd);
+	pprof_init(&q);
+	assert_int_equal(pprof_read(&q, path), 0);
+	unlink(path);
+	assert_int_equal(q.nsamples, 2);
+	assert_int_equal(q.samples[0].values[1], 60000000);
+	assert_string_equal(pprof_string(&q, q.comments[0]), "hello");
+	free(gz);
+	pprof_free(&q);
+	pprof_free(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -195,6 +225,7 @@ int main(void)
 		cmocka_unit_test(one_sample_bytes),
 		cmocka_unit_test(write_and_read_back),
 		cmocka_unit_test(merge_and_bad_input),
+		cmocka_unit_test(gzip_in_memory),
 	};
 
 	return RUN(tests);
