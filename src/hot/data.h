@@ -41,6 +41,8 @@ struct hot_stats {
 	uint64_t kept;		/* counted in the profile */
 	uint64_t idle;		/* dropped: idle task (--no-idle) */
 	uint64_t other;		/* dropped: another process (-p) */
+	uint64_t own;		/* dropped: sonde's own threads */
+	uint64_t user;		/* dropped: user mode, without --user */
 	uint64_t lost;		/* PERF_RECORD_LOST totals */
 	uint64_t throttled;	/* PERF_RECORD_THROTTLE events */
 	uint64_t bad;		/* malformed records */

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* hot — `sonde hot`: which kernel code is hot right now. Parses the command
- * line, loads kernel symbols in a thread while the sampler runs, then hands
- * the samples to the report. */
+ * line, checks the output paths, loads kernel symbols in a thread while the
+ * sampler opens its events (enabling them once kallsyms is read), then
+ * hands the samples to the report. */
 #include "report.h"
 #include "sample.h"
 #include "../commands.h"
 #include "../lib/cli.h"
+#include "../lib/outfile.h"
 #include "../lib/util.h"
 
 #include <errno.h>
@@ -230,6 +232,9 @@ int cmd_hot(int argc, char **argv)
 		.event = "cpu-clock",
 	};
 	struct hot_ksyms ks = { .path = "/proc/kallsyms" };
+	struct hot_sampler *sampler;
+	struct sd_outfile out, svg;
+	bool has_out = false;
 	struct hot_data d;
 	uint64_t t_end;
 	int ret;
@@ -246,15 +251,36 @@ int cmd_hot(int argc, char **argv)
 		return SD_EXIT_FAIL;
 	}
 
+	/* Every output path is checked before sampling: a typo costs no
+	 * run. */
+	if (o.out_path && strcmp(o.out_path, "-")) {
+		if (hot_open_output(o.out_path, &out)) {
+			free(o.cpus);
+			return SD_EXIT_FAIL;
+		}
+		has_out = true;
+	}
+	if (o.svg_path && hot_open_output(o.svg_path, &svg)) {
+		if (has_out) {
+			sd_outfile_discard(&out);
+			sd_outfile_free(&out);
+		}
+		free(o.cpus);
+		return SD_EXIT_FAIL;
+	}
+
+	/* kallsyms is read while the events are opened, and before they are
+	 * enabled: sonde's reading it is not what the profile shows. */
 	hot_data_init(&d);
 	if (pthread_create(&ks.thread, NULL, load_ksyms, &ks))
 		load_ksyms(&ks);
 	else
 		ks.thread_started = true;
-	hot_sample(&o, &d);
-	t_end = sd_now_ns();
+	sampler = hot_sampler_open(&o, &d);
 	if (ks.thread_started)
 		pthread_join(ks.thread, NULL);
+	hot_sampler_run(sampler);
+	t_end = sd_now_ns();
 
 	if (!ks.tab)
 		sd_warn("cannot read /proc/kallsyms: %s; kernel addresses are "
@@ -263,7 +289,8 @@ int cmd_hot(int argc, char **argv)
 		sd_warn("kernel addresses are hidden by kernel.kptr_restrict; "
 			"kernel functions are shown as raw addresses (run as "
 			"root, or set kernel.kptr_restrict=0)");
-	ret = hot_report(&o, &d, &ks) ? SD_EXIT_FAIL : 0;
+	ret = hot_report_to(&o, &d, &ks, has_out ? &out : NULL,
+			    o.svg_path ? &svg : NULL) ? SD_EXIT_FAIL : 0;
 	if (o.verbose) {
 		char a[32], b[32];
 

@@ -10,6 +10,7 @@
 #include "../lib/demangle.h"
 #include "../lib/flame.h"
 #include "../lib/json.h"
+#include "../lib/outfile.h"
 #include "../lib/table.h"
 #include "../lib/util.h"
 
@@ -18,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* A symbolized frame. Strings are owned by the symbolizer and live until
  * the report ends. */
@@ -261,6 +263,11 @@ static void footer(const struct hot_opts *o, const struct hot_data *d,
 		(unsigned long long)st->lost,
 		(unsigned long long)st->throttled,
 		(unsigned long long)rep->unknown);
+	if (st->own)
+		fprintf(f, ", own %llu", (unsigned long long)st->own);
+	if (st->user)
+		fprintf(f, "; user mode %.1f %% (not shown without --user)",
+			share(st->user, st->user + rep->total));
 	if (shown_rows(o, rep) < rep->nrows)
 		fprintf(f, "; top %zu of %zu rows", shown_rows(o, rep),
 			rep->nrows);
@@ -346,6 +353,14 @@ static void write_json(const struct hot_opts *o, const struct hot_data *d,
 	json_u64(&j, st->throttled);
 	json_key(&j, "unknown");
 	json_u64(&j, rep->unknown);
+	if (st->own) {
+		json_key(&j, "dropped_own");
+		json_u64(&j, st->own);
+	}
+	if (st->user) {
+		json_key(&j, "dropped_user_mode");
+		json_u64(&j, st->user);
+	}
 	json_key(&j, "interrupted");
 	json_bool(&j, st->interrupted);
 	json_key(&j, "rows");
@@ -391,24 +406,6 @@ static void write_json(const struct hot_opts *o, const struct hot_data *d,
 	json_end(&j);
 }
 
-static FILE *open_out(const char *path)
-{
-	FILE *f = fopen(path, "w");
-
-	if (!f)
-		sd_err("cannot write %s: %s", path, strerror(errno));
-	return f;
-}
-
-static int close_out(FILE *f, const char *path)
-{
-	if (ferror(f) | (fclose(f) != 0)) {
-		sd_err("error writing %s: %s", path, strerror(errno));
-		return -EIO;
-	}
-	return 0;
-}
-
 static void warn_losses(const struct hot_data *d)
 {
 	if (d->st.lost)
@@ -424,56 +421,147 @@ static void warn_losses(const struct hot_data *d)
 			(unsigned long long)d->st.bad);
 }
 
-int hot_report(const struct hot_opts *o, struct hot_data *d,
-	       struct hot_ksyms *ks)
+/* One output, rendered in memory first so that a failure to write it
+ * loses nothing: to stdout, or into of (NULL: stdout). */
+typedef void (*render_fn)(const struct hot_opts *o, const struct hot_data *d,
+			  const struct report *rep, FILE *f);
+
+static void render_main(const struct hot_opts *o, const struct hot_data *d,
+			const struct report *rep, FILE *f)
+{
+	switch (o->format) {
+	case HOT_FMT_TABLE:
+		write_table(o, d, rep, f);
+		break;
+	case HOT_FMT_FOLDED:
+		flame_write_folded(f, rep->shown, rep->nshown);
+		break;
+	case HOT_FMT_JSON:
+		write_json(o, d, rep, f);
+		break;
+	}
+}
+
+static void render_svg(const struct hot_opts *o, const struct hot_data *d,
+		       const struct report *rep, FILE *f)
+{
+	char sub[160], dur[32];
+
+	snprintf(sub, sizeof(sub), "%llu samples in %s on %d CPUs (%s, %llu Hz)",
+		 (unsigned long long)rep->total,
+		 sd_fmt_duration(d->st.elapsed_ns, dur, sizeof(dur)),
+		 d->st.ncpus_sampled, o->event, (unsigned long long)o->freq);
+	flame_write_svg(f, rep->shown, rep->nshown, "sonde hot", sub);
+}
+
+/* Where an output that could not be written is kept instead:
+ * $TMPDIR/sonde-hot.PID.N.EXT (another file system than the one that
+ * failed, as a rule). Its path in buf, or "" when that failed too. */
+static void rescue(const char *buf, size_t len, const char *ext,
+		   char *path, size_t plen)
+{
+	const char *dir = getenv("TMPDIR");
+	static int n;
+	FILE *f;
+
+	snprintf(path, plen, "%s/sonde-hot.%d.%d.%s", dir && *dir ? dir : "/tmp",
+		 (int)getpid(), n++, ext);
+	f = fopen(path, "wx");
+	if (!f || fwrite(buf, 1, len, f) != len || fclose(f)) {
+		if (f)
+			fclose(f);
+		unlink(path);
+		path[0] = '\0';
+	}
+}
+
+static int emit(const struct hot_opts *o, const struct hot_data *d,
+		const struct report *rep, render_fn fn, struct sd_outfile *of,
+		const char *ext)
+{
+	char *buf = NULL, kept[4200];
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	int err;
+
+	fn(o, d, rep, m);
+	fclose(m);
+	if (!of) {
+		fwrite(buf, 1, len, stdout);
+		err = fflush(stdout) ? -errno : 0;
+		free(buf);
+		return err;
+	}
+	err = sd_outfile_write(of, buf, len);
+	if (!err)
+		err = sd_outfile_close(of);
+	else
+		sd_outfile_discard(of);
+	if (err) {
+		rescue(buf, len, ext, kept, sizeof(kept));
+		if (kept[0]) {
+			if (sd_outfile_kept(of))
+				unlink(sd_outfile_kept(of));
+			sd_err("cannot write %s: %s; it is in %s instead",
+			       of->path, strerror(-err), kept);
+		} else {
+			sd_err("cannot write %s: %s%s%s", of->path,
+			       strerror(-err),
+			       sd_outfile_kept(of) ? "; what was written is in " : "",
+			       sd_outfile_kept(of) ? sd_outfile_kept(of) : "");
+		}
+	}
+	sd_outfile_free(of);
+	free(buf);
+	return err;
+}
+
+int hot_report_to(const struct hot_opts *o, struct hot_data *d,
+		  struct hot_ksyms *ks, struct sd_outfile *out,
+		  struct sd_outfile *svg)
 {
 	struct resolver r = { .o = o, .d = d };
 	struct report rep = { 0 };
-	FILE *f = stdout;
-	int ret = 0;
+	static const char *const ext[] = { "txt", "folded", "json" };
+	int ret;
 
 	symbolizer_use_kernel(d->sym, ks->tab, ks->path != NULL);
 	build(&r, &rep);
 	warn_losses(d);
-
-	if (o->out_path && !(f = open_out(o->out_path)))
+	ret = emit(o, d, &rep, render_main, out, ext[o->format]);
+	if (svg && emit(o, d, &rep, render_svg, svg, "svg"))
 		ret = -EIO;
-	if (f) {
-		switch (o->format) {
-		case HOT_FMT_TABLE:
-			write_table(o, d, &rep, f);
-			break;
-		case HOT_FMT_FOLDED:
-			flame_write_folded(f, rep.shown, rep.nshown);
-			break;
-		case HOT_FMT_JSON:
-			write_json(o, d, &rep, f);
-			break;
-		}
-		if (f == stdout)
-			fflush(f);
-		else
-			ret = close_out(f, o->out_path);
-	}
-	if (o->svg_path) {
-		FILE *svg = open_out(o->svg_path);
-		char sub[160], dur[32];
-
-		snprintf(sub, sizeof(sub), "%llu samples in %s on %d CPUs "
-			 "(%s, %llu Hz)", (unsigned long long)rep.total,
-			 sd_fmt_duration(d->st.elapsed_ns, dur, sizeof(dur)),
-			 d->st.ncpus_sampled, o->event,
-			 (unsigned long long)o->freq);
-		if (!svg)
-			ret = -EIO;
-		else {
-			flame_write_svg(svg, rep.shown, rep.nshown,
-					"sonde hot", sub);
-			if (close_out(svg, o->svg_path))
-				ret = -EIO;
-		}
-	}
-
 	report_free(&rep);
-	return ret;
+	return ret ? -EIO : 0;
+}
+
+int hot_open_output(const char *path, struct sd_outfile *of)
+{
+	int err = sd_outfile_open(of, path, 0644, 0);
+
+	if (err)
+		sd_err("cannot write %s: %s", path, strerror(-err));
+	return err;
+}
+
+int hot_report(const struct hot_opts *o, struct hot_data *d,
+	       struct hot_ksyms *ks)
+{
+	struct sd_outfile out, svg;
+	bool has_out = false;
+
+	if (o->out_path && strcmp(o->out_path, "-")) {
+		if (hot_open_output(o->out_path, &out))
+			return -EIO;
+		has_out = true;
+	}
+	if (o->svg_path && hot_open_output(o->svg_path, &svg)) {
+		if (has_out) {
+			sd_outfile_discard(&out);
+			sd_outfile_free(&out);
+		}
+		return -EIO;
+	}
+	return hot_report_to(o, d, ks, has_out ? &out : NULL,
+			     o->svg_path ? &svg : NULL);
 }

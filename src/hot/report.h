@@ -22,7 +22,19 @@ struct hot_ksyms {
 	uint64_t ns;		/* time spent reading and parsing */
 };
 
-/* Symbolize and write every requested output. Returns 0 or -errno. */
+struct sd_outfile;
+
+/* Symbolize and write every requested output: the main one into out
+ * (NULL: stdout), the flame graph into svg (NULL: none), both opened by
+ * hot_open_output before sampling and closed here. An output that cannot
+ * be written is kept in $TMPDIR and named. Returns 0 or -EIO. */
+int hot_report_to(const struct hot_opts *o, struct hot_data *d,
+		  struct hot_ksyms *ks, struct sd_outfile *out,
+		  struct sd_outfile *svg);
+/* Check and open an output path now (lib/outfile); says why not. 0 or
+ * -errno. */
+int hot_open_output(const char *path, struct sd_outfile *of);
+/* hot_report_to with the outputs opened from o's paths. */
 int hot_report(const struct hot_opts *o, struct hot_data *d,
 	       struct hot_ksyms *ks);
 

@@ -21,12 +21,14 @@
 
 #define MAX_FRAMES 256
 
-struct sampler {
+struct hot_sampler {
 	const struct hot_opts *o;
 	struct hot_data *d;
 	struct perf_ring *rings;
 	int nrings;
 	uint64_t sample_type;
+	pid_t self;		/* sonde's own samples are dropped */
+	int sigfd, pidfd;
 	bool tty;
 };
 
@@ -61,7 +63,10 @@ static void setup_attr(const struct hot_opts *o, struct perf_event_attr *a,
 			 PERF_SAMPLE_CPU;
 	if (o->stacks)
 		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
-	a->exclude_user = !o->user;
+	/* User-mode samples are always taken: without --user they are only
+	 * counted (a counting cpu-clock event cannot tell user time from
+	 * kernel time: software events apply exclude_* to samples alone). */
+	a->exclude_user = 0;
 	a->exclude_callchain_user = !o->user;
 	a->exclude_hv = 1;
 	a->disabled = 1;
@@ -85,7 +90,7 @@ bool hot_event_known(const char *name)
 	return false;
 }
 
-static void open_events(struct sampler *s)
+static void open_events(struct hot_sampler *s)
 {
 	const struct hot_opts *o = s->o;
 	size_t pages = o->stacks ? 256 : 64;
@@ -125,7 +130,7 @@ static void open_events(struct sampler *s)
 	s->d->st.ncpus_sampled = s->nrings;
 }
 
-static void enable_events(struct sampler *s, bool on)
+static void enable_events(struct hot_sampler *s, bool on)
 {
 	for (int i = 0; i < s->nrings; i++)
 		ioctl(s->rings[i].fd, on ? PERF_EVENT_IOC_ENABLE
@@ -133,7 +138,7 @@ static void enable_events(struct sampler *s, bool on)
 }
 
 /* MMAP2, COMM and FORK records keep the process maps current. */
-static void side_band(struct sampler *s, const struct perf_event_header *h)
+static void side_band(struct hot_sampler *s, const struct perf_event_header *h)
 {
 	struct procmaps *pm = symbolizer_maps(s->d->sym);
 	struct perf_sample id;
@@ -180,13 +185,13 @@ static void side_band(struct sampler *s, const struct perf_event_header *h)
 	}
 }
 
-static uint64_t user_frame(struct sampler *s, uint32_t pid, uint64_t addr,
+static uint64_t user_frame(struct hot_sampler *s, uint32_t pid, uint64_t addr,
 			   uint64_t t)
 {
 	return hot_data_uframe(s->d, (pid_t)pid, addr, t);
 }
 
-static void sample(struct sampler *s, const struct perf_event_header *h)
+static void sample(struct hot_sampler *s, const struct perf_event_header *h)
 {
 	const struct hot_opts *o = s->o;
 	struct hot_stats *st = &s->d->st;
@@ -199,12 +204,24 @@ static void sample(struct sampler *s, const struct perf_event_header *h)
 		return;
 	}
 	st->read++;
+	/* sonde's own threads: not what is measured */
+	if (ps.pid == (uint32_t)s->self) {
+		st->own++;
+		return;
+	}
 	if (o->pid && ps.pid != (uint32_t)o->pid) {
 		st->other++;
 		return;
 	}
 	if (o->no_idle && ps.pid == 0) {
 		st->idle++;
+		return;
+	}
+	/* Without --user, user-mode samples are taken only to be counted:
+	 * the footer says how much of the time they were. */
+	if (!o->user && (ps.misc & PERF_RECORD_MISC_CPUMODE_MASK) ==
+			PERF_RECORD_MISC_USER) {
+		st->user++;
 		return;
 	}
 	if (ps.nr) {
@@ -242,7 +259,7 @@ static void sample(struct sampler *s, const struct perf_event_header *h)
 	hot_data_add(s->d, f, n);
 }
 
-static void drain(struct sampler *s)
+static void drain(struct hot_sampler *s)
 {
 	const struct perf_event_header *h;
 	uint64_t pos;
@@ -282,7 +299,7 @@ static void drain(struct sampler *s)
 	}
 }
 
-static void progress(struct sampler *s, uint64_t elapsed, bool done)
+static void progress(struct hot_sampler *s, uint64_t elapsed, bool done)
 {
 	char a[32], b[32];
 
@@ -316,33 +333,47 @@ static int open_signals(void)
 	return fd;
 }
 
-int hot_sample(const struct hot_opts *o, struct hot_data *d)
+struct hot_sampler *hot_sampler_open(const struct hot_opts *o,
+				     struct hot_data *d)
 {
-	struct sampler s = { .o = o, .d = d, .tty = isatty(2) };
-	/* Drain often enough that a ring never fills, and with --user soon
-	 * enough that short-lived processes still have their /proc maps. */
-	uint64_t tick = s.tty || o->user ? 250000000ull : 1000000000ull;
-	struct pollfd *pfd;
-	int sigfd, pidfd = -1, npfd;
-	uint64_t t0, now;
+	struct hot_sampler *s = sd_calloc(1, sizeof(*s));
 
-	sigfd = open_signals();
-	open_events(&s);
+	s->o = o;
+	s->d = d;
+	s->tty = isatty(2);
+	s->pidfd = -1;
+	s->self = getpid();
+	s->sigfd = open_signals();
+	open_events(s);
 	if (o->pid) {
-		pidfd = (int)syscall(SYS_pidfd_open, o->pid, 0);
-		if (pidfd < 0 && errno == ESRCH)
+		s->pidfd = (int)syscall(SYS_pidfd_open, o->pid, 0);
+		if (s->pidfd < 0 && errno == ESRCH)
 			sd_die("no process with pid %d", (int)o->pid);
 	}
-	pfd = sd_calloc(s.nrings + 2, sizeof(*pfd));
-	for (int i = 0; i < s.nrings; i++)
-		pfd[i] = (struct pollfd){ .fd = s.rings[i].fd, .events = POLLIN };
-	npfd = s.nrings;
-	pfd[npfd++] = (struct pollfd){ .fd = sigfd, .events = POLLIN };
-	if (pidfd >= 0)
-		pfd[npfd++] = (struct pollfd){ .fd = pidfd, .events = POLLIN };
+	return s;
+}
+
+int hot_sampler_run(struct hot_sampler *s)
+{
+	const struct hot_opts *o = s->o;
+	struct hot_data *d = s->d;
+	/* Drain often enough that a ring never fills, and with --user soon
+	 * enough that short-lived processes still have their /proc maps. */
+	uint64_t tick = s->tty || o->user ? 250000000ull : 1000000000ull;
+	struct pollfd *pfd;
+	int npfd;
+	uint64_t t0, now;
+
+	pfd = sd_calloc(s->nrings + 2, sizeof(*pfd));
+	for (int i = 0; i < s->nrings; i++)
+		pfd[i] = (struct pollfd){ .fd = s->rings[i].fd, .events = POLLIN };
+	npfd = s->nrings;
+	pfd[npfd++] = (struct pollfd){ .fd = s->sigfd, .events = POLLIN };
+	if (s->pidfd >= 0)
+		pfd[npfd++] = (struct pollfd){ .fd = s->pidfd, .events = POLLIN };
 
 	t0 = sd_now_ns();
-	enable_events(&s, true);
+	enable_events(s, true);
 	for (;;) {
 		uint64_t left, wait;
 
@@ -354,30 +385,31 @@ int hot_sample(const struct hot_opts *o, struct hot_data *d)
 		if (poll(pfd, npfd, (int)((wait + 999999) / 1000000)) < 0 &&
 		    errno != EINTR)
 			sd_die("poll: %s", strerror(errno));
-		drain(&s);
-		if (pfd[s.nrings].revents & POLLIN) {
+		drain(s);
+		if (pfd[s->nrings].revents & POLLIN) {
 			d->st.interrupted = true;
 			break;
 		}
-		if (pidfd >= 0 && pfd[s.nrings + 1].revents & POLLIN) {
+		if (s->pidfd >= 0 && pfd[s->nrings + 1].revents & POLLIN) {
 			d->st.target_exited = true;
 			break;
 		}
-		progress(&s, sd_now_ns() - t0, false);
+		progress(s, sd_now_ns() - t0, false);
 	}
-	enable_events(&s, false);
+	enable_events(s, false);
 	d->st.elapsed_ns = sd_now_ns() - t0;
-	drain(&s);
-	progress(&s, 0, true);
+	drain(s);
+	progress(s, 0, true);
 
-	for (int i = 0; i < s.nrings; i++) {
-		close(s.rings[i].fd);
-		perf_ring_unmap(&s.rings[i]);
+	for (int i = 0; i < s->nrings; i++) {
+		close(s->rings[i].fd);
+		perf_ring_unmap(&s->rings[i]);
 	}
-	free(s.rings);
+	free(s->rings);
 	free(pfd);
-	close(sigfd);
-	if (pidfd >= 0)
-		close(pidfd);
+	close(s->sigfd);
+	if (s->pidfd >= 0)
+		close(s->pidfd);
+	free(s);
 	return 0;
 }

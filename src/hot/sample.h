@@ -11,8 +11,14 @@
 /* Whether -e names an event sonde hot can open. */
 bool hot_event_known(const char *name);
 
-/* Sample until the duration ends, a signal arrives or -p's process exits.
- * Returns 0, or exits with a message on failures the user must fix. */
-int hot_sample(const struct hot_opts *o, struct hot_data *d);
+struct hot_sampler;
+
+/* Open the perf events, disabled, and take the signals that end a run;
+ * exits with a message on failures the user must fix. */
+struct hot_sampler *hot_sampler_open(const struct hot_opts *o,
+				     struct hot_data *d);
+/* Enable the events and sample until the duration ends, a signal arrives
+ * or -p's process exits; then close everything and free s. Returns 0. */
+int hot_sampler_run(struct hot_sampler *s);
 
 #endif

@@ -6,6 +6,7 @@
 #include "test.h"
 #include "hot/report.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const char syms[] =
@@ -390,6 +391,71 @@ static void rust_svg(void **state)
 	free(out);
 }
 
+/* sonde's own samples and, without --user, user-mode ones are dropped
+ * and counted: the footer and JSON say how many (nothing when none). */
+static void own_and_user_samples(void **state)
+{
+	struct fixture *fx = *state;
+	char *out;
+
+	load_profile(fx);
+	fx->d.st.own = 4;
+	fx->d.st.user = 39;
+	fx->o.top = 1;
+	out = run(fx);
+	assert_non_null(strstr(out,
+		"\n# 13 samples in 2.00 s on 2 CPUs (cpu-clock, 997 Hz); "
+		"lost 0, throttled 0, unknown 1, own 4; user mode 75.0 % (not "
+		"shown without --user); top 1 of 5 rows\n"));
+	free(out);
+	fx->o.format = HOT_FMT_JSON;
+	out = run(fx);
+	assert_non_null(strstr(out, "  \"unknown\": 1,\n"
+				    "  \"dropped_own\": 4,\n"
+				    "  \"dropped_user_mode\": 39,\n"));
+	free(out);
+}
+
+/* A write that fails at the end (no space: /dev/full) keeps the output
+ * in $TMPDIR and says where. */
+static void full_disk_rescue(void **state)
+{
+	struct fixture *fx = *state;
+	char dir[64], *kept;
+	const char *old = getenv("TMPDIR");
+	FILE *saved = stderr, *err;
+	char *msg = NULL, *path;
+	size_t len = 0;
+
+	load_profile(fx);
+	snprintf(dir, sizeof(dir), "/tmp/sonde-rescue-%d", (int)getpid());
+	assert_int_equal(mkdir(dir, 0700), 0);
+	setenv("TMPDIR", dir, 1);
+	fx->o.out_path = "/dev/full";
+	err = open_memstream(&msg, &len);
+	stderr = err;
+	assert_int_not_equal(hot_report(&fx->o, &fx->d, &fx->ks), 0);
+	stderr = saved;
+	fclose(err);
+	if (old)
+		setenv("TMPDIR", old, 1);
+	else
+		unsetenv("TMPDIR");
+	path = strstr(msg, "; it is in ");
+	assert_non_null(path);
+	path += strlen("; it is in ");
+	path[strcspn(path, " ")] = '\0';
+	assert_true(!strncmp(path, dir, strlen(dir)));
+	kept = slurp(path);
+	assert_non_null(kept);
+	assert_non_null(strstr(kept, "kernel | vfs_read+0x10"));
+	free(kept);
+	unlink(path);
+	rmdir(dir);
+	free(msg);
+	fx->o.out_path = fx->path;
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int main(void)
@@ -407,6 +473,8 @@ int main(void)
 		T(rust_folded),
 		T(rust_json),
 		T(rust_svg),
+		T(own_and_user_samples),
+		T(full_disk_rescue),
 	};
 	return RUN(tests);
 }
