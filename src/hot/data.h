@@ -21,8 +21,13 @@
 #define HOT_IS_KERNEL(f) ((f) >> 63)
 #define HOT_IS_USER(f) (((f) >> 62) == 1)
 
+/* A call chain and how often it was sampled. For pprof output chains are
+ * told apart by where they were sampled too (cpu, pid, tid: labels);
+ * else those are 0. */
 struct hot_chain {
 	uint64_t count;
+	uint32_t cpu;
+	pid_t pid, tid;
 	uint32_t n;
 	uint64_t f[];		/* leaf first */
 };
@@ -47,6 +52,7 @@ struct hot_stats {
 	uint64_t throttled;	/* PERF_RECORD_THROTTLE events */
 	uint64_t bad;		/* malformed records */
 	uint64_t elapsed_ns;
+	uint64_t start_ns;	/* CLOCK_REALTIME when sampling started */
 	int ncpus_sampled;
 	bool interrupted;	/* Ctrl-C / SIGTERM */
 	bool target_exited;	/* -p PID exited before the end */
@@ -58,6 +64,7 @@ struct hot_data {
 	struct hot_uframe *uframes;
 	size_t nuframes, capuframes;
 	struct symbolizer *sym;	/* process maps, symbols */
+	struct htab comms;	/* tid -> struct hot_comm (pprof labels) */
 	struct hot_stats st;
 };
 
@@ -65,6 +72,19 @@ void hot_data_init(struct hot_data *d);
 void hot_data_free(struct hot_data *d);
 /* Count one chain of n frames (leaf first). */
 void hot_data_add(struct hot_data *d, const uint64_t *f, uint32_t n);
+/* The same, told apart by where it was sampled. */
+void hot_data_add_at(struct hot_data *d, const uint64_t *f, uint32_t n,
+		     uint32_t cpu, pid_t pid, pid_t tid);
+
+/* A thread's name as sampled, for pprof's comm label. */
+struct hot_comm {
+	pid_t tid;
+	char comm[16];
+};
+/* The name of tid (of process pid): set by a COMM record (comm non-NULL),
+ * else read from /proc on first sight. Never NULL. */
+const char *hot_data_comm(struct hot_data *d, pid_t pid, pid_t tid,
+			  const char *comm);
 /* The frame of a user address of pid at time t, resolved now. */
 uint64_t hot_data_uframe(struct hot_data *d, pid_t pid, uint64_t addr,
 			 uint64_t t);

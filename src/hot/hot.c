@@ -21,7 +21,7 @@
 static const char usage_text[] =
 "usage: sonde hot [-d DURATION] [-F HZ] [-e EVENT] [-f | -m] [-n TOP]\n"
 "                 [-C CPUS] [-p PID] [--user] [--no-idle] [--stacks]\n"
-"                 [--no-demangle] [--format table|folded|json] [-o FILE]\n"
+"                 [--no-demangle] [--format table|folded|json|pprof] [-o FILE]\n"
 "                 [--svg FILE] [-v]\n"
 "\n"
 "Sample every CPU and show where the kernel spends its time.\n"
@@ -39,7 +39,8 @@ static const char usage_text[] =
 "      --no-idle            drop samples of the idle task\n"
 "      --stacks             record call chains (for folded, json, svg)\n"
 "      --no-demangle        show C++ and Rust symbols as they are\n"
-"      --format FORMAT      table (default), folded or json\n"
+"      --format FORMAT      table (default), folded, json, or pprof (a\n"
+"                           gzipped profile for go tool pprof; needs -o)\n"
 "  -o, --output FILE        write the output to FILE instead of stdout\n"
 "      --svg FILE           also write a flame graph (implies --stacks)\n"
 "  -v, --verbose            timings on stderr\n"
@@ -169,9 +170,11 @@ static int parse_args(int argc, char **argv, struct hot_opts *o)
 				o->format = HOT_FMT_FOLDED;
 			else if (!strcmp(optarg, "json"))
 				o->format = HOT_FMT_JSON;
+			else if (!strcmp(optarg, "pprof"))
+				o->format = HOT_FMT_PPROF;
 			else
 				return sd_usage_error("unknown format '%s' (table, "
-						   "folded or json)", optarg);
+						   "folded, json or pprof)", optarg);
 			break;
 		case 'o':
 			o->out_path = optarg;
@@ -192,6 +195,9 @@ static int parse_args(int argc, char **argv, struct hot_opts *o)
 	}
 	if (optind < argc)
 		return sd_usage_error("unexpected argument '%s'", argv[optind]);
+	if (o->format == HOT_FMT_PPROF && !o->out_path)
+		return sd_usage_error("--format pprof writes a file: give -o FILE "
+				      "(or -o - for stdout)");
 
 	o->ncpus = possible_cpus();
 	o->cpus = sd_calloc(o->ncpus, sizeof(bool));

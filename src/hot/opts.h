@@ -9,7 +9,7 @@
 #include <sys/types.h>
 
 enum hot_agg { HOT_AGG_PC, HOT_AGG_FUNC, HOT_AGG_MODULE };
-enum hot_fmt { HOT_FMT_TABLE, HOT_FMT_FOLDED, HOT_FMT_JSON };
+enum hot_fmt { HOT_FMT_TABLE, HOT_FMT_FOLDED, HOT_FMT_JSON, HOT_FMT_PPROF };
 
 struct hot_opts {
 	uint64_t duration_ns;

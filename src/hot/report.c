@@ -11,6 +11,7 @@
 #include "../lib/flame.h"
 #include "../lib/json.h"
 #include "../lib/outfile.h"
+#include "../lib/pprof.h"
 #include "../lib/table.h"
 #include "../lib/util.h"
 
@@ -421,6 +422,190 @@ static void warn_losses(const struct hot_data *d)
 			(unsigned long long)d->st.bad);
 }
 
+/* ---- pprof ---- */
+
+/* Synthetic address ranges for pprof's mappings: hot keeps user frames as
+ * (file, offset), so each file gets its own range above user space
+ * (address = base + file offset), anonymous code keeps its address below
+ * 2^48, the kernel its own from 2^63. */
+#define PP_FILE_BASE(i) ((uint64_t)((i) + 1) << 48)
+#define PP_KERNEL_START (1ull << 63)
+
+struct pp {
+	struct pprof p;
+	struct resolver *r;
+	unsigned kinds;
+	struct htab locs;	/* frame -> struct pp_loc */
+	uint64_t kernel_map, anon_map;
+	uint64_t *file_maps;	/* by procmaps file index; 0: not yet */
+	size_t nfile_maps;
+};
+
+struct pp_loc {
+	uint64_t frame, id;
+};
+
+static bool pp_loc_eq(const void *val, const void *key)
+{
+	return ((const struct pp_loc *)val)->frame == *(const uint64_t *)key;
+}
+
+static uint64_t pp_mapping(struct pp *x, uint32_t file)
+{
+	struct pprof_mapping m = { 0 };
+	struct sym_file_info fi;
+	struct procmaps *pm = symbolizer_maps(x->r->d->sym);
+
+	if (file == PROCMAPS_ANON) {
+		if (!x->anon_map) {
+			m.start = 0;
+			m.limit = 1ull << 48;
+			m.file = pprof_str(&x->p, "[anon]");
+			m.build_id = pprof_str(&x->p, "");
+			x->anon_map = pprof_add_mapping(&x->p, &m);
+		}
+		return x->anon_map;
+	}
+	if (file >= x->nfile_maps) {
+		x->file_maps = sd_realloc(x->file_maps,
+					  (file + 1) * sizeof(*x->file_maps));
+		memset(x->file_maps + x->nfile_maps, 0,
+		       (file + 1 - x->nfile_maps) * sizeof(*x->file_maps));
+		x->nfile_maps = file + 1;
+	}
+	if (!x->file_maps[file]) {
+		symbolizer_file_info(x->r->d->sym, file, &fi);
+		m.start = PP_FILE_BASE(file);
+		m.limit = PP_FILE_BASE(file) + (1ull << 48) - 1;
+		m.offset = 0;
+		m.file = pprof_str(&x->p, procmaps_file(pm, file));
+		m.build_id = pprof_str(&x->p, fi.build_id);
+		m.has_functions = fi.has_symbols;
+		x->file_maps[file] = pprof_add_mapping(&x->p, &m);
+	}
+	return x->file_maps[file];
+}
+
+/* The location of one frame: its function, demangled as the name and the
+ * symbol as system_name; a kernel module's functions carry " [module]",
+ * as prof --kernel writes them. */
+static uint64_t pp_location(struct pp *x, uint64_t f)
+{
+	uint64_t h = hash_u64(f), mapping, addr;
+	struct pp_loc *l = htab_get(&x->locs, h, pp_loc_eq, &f);
+	struct frame fr;
+	struct pprof_line line = { 0, 0, 0 };
+
+	if (l)
+		return l->id;
+	fr = resolve(x->r, f);
+	if (HOT_IS_USER(f)) {
+		const struct hot_uframe *u =
+			&x->r->d->uframes[f & ~HOT_USER_TAG];
+
+		mapping = pp_mapping(x, u->file);
+		addr = u->file == PROCMAPS_ANON ? u->off :
+		       PP_FILE_BASE(u->file) + u->off;
+	} else {
+		mapping = x->kernel_map;
+		addr = f;
+	}
+	if (fr.func) {
+		char shown[DEMANGLE_MAX], name[DEMANGLE_MAX + 80], sys[600];
+		const char *d = demangle_name(fr.func, x->kinds, shown,
+					      sizeof(shown));
+		bool mod = !HOT_IS_USER(f) && fr.module != KSYM_KERNEL;
+
+		snprintf(name, sizeof(name), mod ? "%s [%s]" : "%s", d,
+			 fr.module);
+		snprintf(sys, sizeof(sys), mod ? "%s [%s]" : "%s", fr.func,
+			 fr.module);
+		line.function = pprof_function(&x->p, name, sys, "", 0);
+	}
+	l = sd_malloc(sizeof(*l));
+	l->frame = f;
+	l->id = pprof_location(&x->p, mapping, addr, &line, fr.func ? 1 : 0);
+	htab_put(&x->locs, h, l);
+	return l->id;
+}
+
+static void render_pprof(const struct hot_opts *o, const struct hot_data *d,
+			 const struct report *rep, FILE *f)
+{
+	struct resolver r = { .o = o, .d = (struct hot_data *)d };
+	struct pp x = { .r = &r, .kinds = o->no_demangle ? 0 : DEMANGLE_ALL };
+	int64_t period = (int64_t)(1000000000ull / (o->freq ? o->freq : 1));
+	int64_t k_cpu, k_pid, k_tid, k_comm;
+	uint64_t *locs = NULL;
+	size_t caplocs = 0, len;
+	char comment[256], dur[32];
+	uint8_t *buf;
+
+	(void)rep;
+	pprof_init(&x.p);
+	pprof_add_type(&x.p, "samples", "count");
+	pprof_add_type(&x.p, "cpu", "nanoseconds");
+	pprof_set_period(&x.p, "cpu", "nanoseconds", period);
+	x.p.default_type = pprof_str(&x.p, "cpu");
+	x.p.time_ns = (int64_t)d->st.start_ns;
+	x.p.duration_ns = (int64_t)d->st.elapsed_ns;
+	snprintf(comment, sizeof(comment), "sonde hot: %s at %llu Hz on %d "
+		 "CPU%s for %s%s%s; lost %llu, throttled %llu, own %llu",
+		 o->event, (unsigned long long)o->freq, d->st.ncpus_sampled,
+		 d->st.ncpus_sampled == 1 ? "" : "s",
+		 sd_fmt_duration(d->st.elapsed_ns, dur, sizeof(dur)),
+		 o->user ? ", user mode too" : "",
+		 o->stacks ? ", call chains" : "",
+		 (unsigned long long)d->st.lost,
+		 (unsigned long long)d->st.throttled,
+		 (unsigned long long)d->st.own);
+	pprof_add_comment(&x.p, comment);
+	{	/* the first mapping is pprof's main binary: the kernel */
+		struct pprof_mapping m = { 0 };
+
+		m.start = PP_KERNEL_START;
+		m.limit = UINT64_MAX;
+		m.file = pprof_str(&x.p, "[kernel.kallsyms]");
+		m.build_id = pprof_str(&x.p, "");
+		m.has_functions = true;
+		x.kernel_map = pprof_add_mapping(&x.p, &m);
+	}
+	k_cpu = pprof_str(&x.p, "cpu");
+	k_pid = pprof_str(&x.p, "pid");
+	k_tid = pprof_str(&x.p, "tid");
+	k_comm = pprof_str(&x.p, "comm");
+	for (size_t i = 0; i < d->chains.cap; i++) {
+		const struct hot_chain *c = d->chains.slots[i].val;
+		struct pprof_label labels[4];
+		int64_t vals[2];
+
+		if (!c)
+			continue;
+		sd_grow(&locs, &caplocs, c->n, sizeof(*locs));
+		for (uint32_t k = 0; k < c->n; k++)
+			locs[k] = pp_location(&x, c->f[k]);
+		labels[0] = (struct pprof_label){ k_cpu, 0, c->cpu, 0 };
+		labels[1] = (struct pprof_label){ k_pid, 0, c->pid, 0 };
+		labels[2] = (struct pprof_label){ k_tid, 0, c->tid, 0 };
+		labels[3] = (struct pprof_label){ k_comm,
+			pprof_str(&x.p, hot_data_comm((struct hot_data *)d,
+						      c->pid, c->tid, NULL)),
+			0, 0 };
+		vals[0] = (int64_t)c->count;
+		vals[1] = (int64_t)c->count * period;
+		pprof_add_sample(&x.p, locs, c->n, vals, labels, 4);
+	}
+	buf = pprof_encode_gzip(&x.p, &len);
+	fwrite(buf, 1, len, f);
+	free(buf);
+	free(locs);
+	for (size_t i = 0; i < x.locs.cap; i++)
+		free(x.locs.slots[i].val);
+	htab_free(&x.locs);
+	free(x.file_maps);
+	pprof_free(&x.p);
+}
+
 /* One output, rendered in memory first so that a failure to write it
  * loses nothing: to stdout, or into of (NULL: stdout). */
 typedef void (*render_fn)(const struct hot_opts *o, const struct hot_data *d,
@@ -438,6 +623,9 @@ static void render_main(const struct hot_opts *o, const struct hot_data *d,
 		break;
 	case HOT_FMT_JSON:
 		write_json(o, d, rep, f);
+		break;
+	case HOT_FMT_PPROF:
+		render_pprof(o, d, rep, f);
 		break;
 	}
 }
@@ -522,7 +710,7 @@ int hot_report_to(const struct hot_opts *o, struct hot_data *d,
 {
 	struct resolver r = { .o = o, .d = d };
 	struct report rep = { 0 };
-	static const char *const ext[] = { "txt", "folded", "json" };
+	static const char *const ext[] = { "txt", "folded", "json", "pb.gz" };
 	int ret;
 
 	symbolizer_use_kernel(d->sym, ks->tab, ks->path != NULL);

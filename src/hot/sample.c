@@ -17,6 +17,7 @@
 #include <sys/ioctl.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MAX_FRAMES 256
@@ -73,6 +74,10 @@ static void setup_attr(const struct hot_opts *o, struct perf_event_attr *a,
 	a->watermark = 1;
 	a->wakeup_watermark = ring_bytes / 4;
 	a->sample_id_all = 1;
+	if (o->format == HOT_FMT_PPROF) {	/* threads' names: labels */
+		a->comm = 1;
+		a->comm_exec = 1;
+	}
 	if (o->user) {
 		a->mmap = 1;
 		a->mmap2 = 1;
@@ -167,9 +172,16 @@ static void side_band(struct hot_sampler *s, const struct perf_event_header *h)
 		break;
 	}
 	case PERF_RECORD_COMM:
-		if (h->misc & PERF_RECORD_MISC_COMM_EXEC) {
-			memcpy(&pid, p, 4);
+		memcpy(&pid, p, 4);
+		if (h->misc & PERF_RECORD_MISC_COMM_EXEC)
 			procmaps_exec(pm, pid, id.time);
+		if (s->o->format == HOT_FMT_PPROF &&
+		    h->size > sizeof(*h) + 8 && memchr(p + 8, '\0',
+						       h->size - sizeof(*h) - 8)) {
+			uint32_t tid;
+
+			memcpy(&tid, p + 4, 4);
+			hot_data_comm(s->d, (pid_t)pid, (pid_t)tid, p + 8);
 		}
 		break;
 	case PERF_RECORD_FORK: {
@@ -256,7 +268,13 @@ static void sample(struct hot_sampler *s, const struct perf_event_header *h)
 			f[n++] = ps.ip;
 	}
 	st->kept++;
-	hot_data_add(s->d, f, n);
+	if (o->format == HOT_FMT_PPROF) {	/* labels: where it was */
+		hot_data_comm(s->d, (pid_t)ps.pid, (pid_t)ps.tid, NULL);
+		hot_data_add_at(s->d, f, n, ps.cpu, (pid_t)ps.pid,
+				(pid_t)ps.tid);
+	} else {
+		hot_data_add(s->d, f, n);
+	}
 }
 
 static void drain(struct hot_sampler *s)
@@ -266,7 +284,7 @@ static void drain(struct hot_sampler *s)
 
 	for (int i = 0; i < s->nrings; i++)
 		perf_ring_begin(&s->rings[i]);
-	if (s->o->user) {
+	if (s->o->user || s->o->format == HOT_FMT_PPROF) {
 		for (int i = 0; i < s->nrings; i++) {
 			pos = perf_ring_tail(&s->rings[i]);
 			while ((h = perf_ring_next(&s->rings[i], &pos)))
@@ -373,6 +391,13 @@ int hot_sampler_run(struct hot_sampler *s)
 		pfd[npfd++] = (struct pollfd){ .fd = s->pidfd, .events = POLLIN };
 
 	t0 = sd_now_ns();
+	{
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		d->st.start_ns = (uint64_t)ts.tv_sec * 1000000000ull +
+				 (uint64_t)ts.tv_nsec;
+	}
 	enable_events(s, true);
 	for (;;) {
 		uint64_t left, wait;

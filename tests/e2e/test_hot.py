@@ -6,6 +6,7 @@ import json
 import os
 import pty
 import re
+import shutil
 import signal
 import subprocess
 import time
@@ -584,3 +585,35 @@ def test_full_disk_keeps_the_output(sonde, root, tmp_path):
 
 def unexpected_lines(stderr):
     return "".join(l + "\n" for l in unexpected_stderr(stderr))
+
+
+def test_pprof_output(sonde, root, dd_load, tmp_path):
+    """hot --format pprof -o FILE --user --stacks: go tool pprof reads it;
+    dd's samples carry its comm, pid and the CPU it is pinned to as
+    labels, and its chains run from libc's read/write down into the
+    kernel's syscall path."""
+    if not shutil.which("go"):
+        pytest.skip("go is not installed (scripts/deps.sh installs it)")
+    out = str(tmp_path / "hot.pb.gz")
+    p = hot(sonde, "-d", "2s", "--user", "--stacks", "-p", str(dd_load.pid),
+            "--format", "pprof", "-o", out)
+    assert p.stdout == ""
+    tags = run(["go", "tool", "pprof", "-tags", "-sample_index=samples",
+                "-symbolize=none", out]).stdout
+    assert re.search(r"comm: Total ([\d.]+)\n\s+\1 \(\s*100%\): " + LOAD_COMM,
+                     tags), tags
+    assert re.search(r"cpu: Total ([\d.]+)\n\s+\1 \(\s*100%\): " +
+                     str(last_cpu()) + r"\b", tags), tags
+    assert re.search(r"pid: Total ([\d.]+)\n\s+\1 \(\s*100%\): " +
+                     str(dd_load.pid) + r"\b", tags), tags
+    top = run(["go", "tool", "pprof", "-top", "-sample_index=samples",
+               "-symbolize=none", out]).stdout
+    flat = {m.group(2): int(m.group(1)) for m in
+            re.finditer(r"^\s*(\d+)\s+\S+\s+\S+\s+\d+\s+\S+\s+(.+)$", top,
+                        re.M)}
+    assert any(RW_PATH.match(f) for f in flat), top
+    traces = run(["go", "tool", "pprof", "-traces", "-symbolize=none",
+                  out]).stdout
+    assert re.search(r"(fdget_pos|vfs_read|vfs_write|read_zero|"
+                     r"entry_SYSCALL_64\w*)\n(\s+\S+\n)*?\s+(__GI_|__libc_)?"
+                     r"(read|write)\n", traces), traces[:3000]

@@ -456,6 +456,123 @@ static void full_disk_rescue(void **state)
 	fx->o.out_path = fx->path;
 }
 
+/* Counts by name: the table's rows (a module's function gets
+ * " [module]", as pprof names it), or go tool pprof -top's flat column.
+ * Rows that read alike (two legacy Rust instances) add up: pprof merges
+ * functions by name. */
+struct named { char name[256]; unsigned long n; };
+
+static void add_named(struct named *v, size_t *n, const char *name,
+		      unsigned long count)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (!strcmp(v[i].name, name)) {
+			v[i].n += count;
+			return;
+		}
+	snprintf(v[*n].name, sizeof(v[*n].name), "%s", name);
+	v[(*n)++].n = count;
+}
+
+static void table_counts(const char *table, struct named *v, size_t *n)
+{
+	const char *l = table;
+
+	*n = 0;
+	while ((l = strchr(l, '\n')) && *++l) {
+		char mod[64], fn[256];
+		unsigned long calls;
+
+		if (sscanf(l, "%63s | %255[^|]| %lu |", mod, fn, &calls) != 3)
+			continue;
+		fn[strcspn(fn, "\0")] = '\0';
+		while (*fn && fn[strlen(fn) - 1] == ' ')
+			fn[strlen(fn) - 1] = '\0';
+		if (strcmp(mod, "kernel")) {
+			char full[330];
+
+			snprintf(full, sizeof(full), "%s [%s]", fn, mod);
+			add_named(v, n, full, calls);
+		} else {
+			add_named(v, n, fn, calls);
+		}
+	}
+}
+
+/* --format pprof as go tool pprof reads it: -top's functions and flat
+ * counts equal the table by function; -traces has the chains, root last;
+ * -tags the labels. */
+static void pprof_matches_table(void **state)
+{
+	struct fixture *fx = *state;
+	struct named want[16], got[16];
+	size_t nwant, ngot = 0;
+	char cmd[512], line[512], all[8192] = "";
+	char *table;
+	size_t len = 0;
+	FILE *p;
+
+	if (system("command -v go >/dev/null 2>&1"))
+		skip();
+	load_rust(fx);
+	fx->o.agg = HOT_AGG_FUNC;
+	table = run(fx);
+	table_counts(table, want, &nwant);
+	free(table);
+	fx->o.format = HOT_FMT_PPROF;
+	fx->o.stacks = true;
+	free(run(fx));
+	snprintf(cmd, sizeof(cmd), "go tool pprof -top -nodecount=100 "
+		 "-sample_index=samples -symbolize=none %s 2>/dev/null",
+		 fx->path);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	while (fgets(line, sizeof(line), p)) {
+		unsigned long flat;
+		char name[400];
+
+		if (sscanf(line, " %lu %*s %*s %*s %*s %399[^\n]", &flat,
+			   name) == 2 && flat)
+			add_named(got, &ngot, name, flat);
+	}
+	pclose(p);
+	assert_int_equal(ngot, nwant);
+	assert_true(nwant >= 4);
+	for (size_t i = 0; i < nwant; i++) {
+		size_t j;
+
+		for (j = 0; j < ngot && strcmp(got[j].name, want[i].name); j++)
+			;
+		if (j == ngot)
+			fail_msg("%s: not in go tool pprof -top", want[i].name);
+		assert_int_equal(got[j].n, want[i].n);
+	}
+	snprintf(cmd, sizeof(cmd), "go tool pprof -traces -symbolize=none %s "
+		 "2>/dev/null; go tool pprof -tags -symbolize=none %s 2>/dev/null",
+		 fx->path, fx->path);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	while (fgets(line, sizeof(line), p) && len + strlen(line) < sizeof(all))
+		len += (size_t)snprintf(all + len, sizeof(all) - len, "%s", line);
+	pclose(p);
+	/* leaf first, each frame on its own line (indentation dropped) */
+	{
+		char *w = all;
+
+		for (const char *r = all; *r; r++)
+			if (*r != ' ' || (w > all && w[-1] != ' ' && w[-1] != '\n'))
+				*w++ = *r;
+		*w = '\0';
+	}
+	assert_non_null(strstr(all,
+		"<kernel::alloc::allocator::ReallocFunc>::call\n"
+		"<ashmem_rust::Ashmem as "
+		"kernel::miscdevice::MiscDevice>::mmap [ashmem_rust]\n"
+		"entry_SYSCALL_64\n"));
+	/* the thread's name label (swapper: pid 0 here) */
+	assert_non_null(strstr(all, "comm: Total 16.0ms\n16.0ms ( 100%): swapper"));
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int main(void)
@@ -475,6 +592,7 @@ int main(void)
 		T(rust_svg),
 		T(own_and_user_samples),
 		T(full_disk_rescue),
+		T(pprof_matches_table),
 	};
 	return RUN(tests);
 }
