@@ -55,6 +55,7 @@ enum ktr_type {
 	KTR_RETGIO = 11,	/* a GIO and the RET that follows it, in one */
 	KTR_CALLRET = 12,	/* a CALL, maybe a GIO, and the RET, in one */
 	KTR_STRU = 13,		/* a structure a syscall read or wrote */
+	KTR_END = 14,		/* the recording ended: totals, and how */
 	KTR_NTYPES
 };
 
@@ -299,6 +300,31 @@ struct ktr_stru {
 	char data[];
 };
 
+/* END: the last record of a recording, written by the recorder when it
+ * stops (a file with -a holds one per recording). Its absence says the
+ * recording was cut short (the recorder was killed, or the disk filled
+ * before it could be written). Counts are of this recording: records and
+ * bytes written before this one, records lost because the ring buffer
+ * was full (the sum of its DROP records) and because they could not be
+ * written (a full disk: lost_write). pid and tid are 0, comm the
+ * recorder's. */
+#define KTR_END_EXIT 1		/* every traced process exited (code: the
+				 * command's wait status, or 0 with -p/-g) */
+#define KTR_END_SIGNAL 2	/* SIGTERM or SIGHUP (code: the signal) */
+#define KTR_END_INTERRUPT 3	/* SIGINT, Ctrl-C (code: the signal) */
+#define KTR_END_WRITE_ERROR 4	/* writing failed (code: the errno); the
+				 * recorder detached then, the command ran on */
+
+struct ktr_end {
+	struct ktr_rec h;
+	uint64_t records;
+	uint64_t bytes;
+	uint64_t lost_ring;
+	uint64_t lost_write;
+	uint32_t how;		/* KTR_END_* */
+	int32_t code;
+};
+
 /* The sizes docs/trace-format.md gives: a change here is a format change. */
 #define KTR_SIZE(type, n) \
 	_Static_assert(sizeof(struct type) == (n), #type " is " #n " bytes")
@@ -317,6 +343,7 @@ KTR_SIZE(ktr_exec, 64);
 KTR_SIZE(ktr_exit, 56);
 KTR_SIZE(ktr_drop, 56);
 KTR_SIZE(ktr_stru, 64);
+KTR_SIZE(ktr_end, 88);
 #undef KTR_SIZE
 
 #endif

@@ -28,6 +28,9 @@ static uint32_t type_point(uint16_t type)
 	case KTR_CSW: return KTR_PT_CSW;
 	case KTR_FORK: case KTR_EXEC: case KTR_EXIT: return KTR_PT_PROC;
 	case KTR_STRU: return KTR_PT_STRU;
+	/* END closes a recording: its totals are no process's record (to
+	 * be reported as such: cut short, losses). */
+	case KTR_END: return 0;
 	default: return ~0u;	/* DROP and unknown types always show */
 	}
 }

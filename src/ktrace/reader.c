@@ -54,6 +54,7 @@ static const uint32_t min_len[KTR_NTYPES] = {
 	[KTR_RETGIO] = sizeof(struct ktr_retgio),
 	[KTR_CALLRET] = sizeof(struct ktr_callret),
 	[KTR_STRU] = sizeof(struct ktr_stru),
+	[KTR_END] = sizeof(struct ktr_end),
 };
 
 int ktr_check_record(const void *buf, size_t avail, uint32_t *lenp)

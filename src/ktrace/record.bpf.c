@@ -1497,6 +1497,12 @@ int BPF_PROG(on_exit, struct task_struct *p)
 		return 0;
 	if (*st == KTR_ST_TRACING)
 		flush_task(p);	/* exit, exit_group: no return */
+	/* The process's losses are written out when it ends (with p, by
+	 * the EXIT record's reservation); what is still held then, the
+	 * recorder writes when it stops. */
+	if (*st == KTR_ST_TRACING && group_dead && !(points & KTR_PT_PROC) &&
+	    pending_drops)
+		take_drops(pid, NULL);
 	if (*st == KTR_ST_TRACING && (points & KTR_PT_PROC)) {
 		x = reserve(sizeof(*x), KTR_EXIT, pid, NULL);
 		if (x) {

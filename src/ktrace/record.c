@@ -297,40 +297,158 @@ static int parse_args(int argc, char **argv, struct opts *o)
  * (trace_commit); a command that cannot be run leaves it as it was.
  * Anything else (a device, a FIFO, a symlink to one) is written in place:
  * renaming over it would replace the node. -a appends to the file itself. */
+/*
+ * The first failed write (a full disk) ends the file: what the buffer
+ * held and every record after is counted as lost, and the failure is
+ * reported at once; the main loop then detaches the programs, so that
+ * the command runs on at full speed (see cmd_ktrace).
+ */
 struct writer {
 	int fd;
 	char *buf;
 	size_t len, cap;
-	int err;		/* first write error, negative errno */
-	uint64_t records, bytes;
+	size_t buf_recs;	/* records in buf */
+	int err;		/* first write error, negative errno (read by
+				 * the main thread: atomic) */
+	uint64_t records, bytes;	/* written to the file */
+	uint64_t lost;		/* records that could not be */
+	uint64_t drop_count;	/* the counts of the DROP records written */
 	char *tmp;		/* the temporary name, until trace_commit */
 	const char *path;
 };
 
+/* Whole records in buf[0..n): how many. */
+static size_t whole_records(const char *buf, size_t n)
+{
+	size_t k = 0, off = 0;
+
+	while (off + sizeof(uint32_t) <= n) {
+		uint32_t len;
+
+		memcpy(&len, buf + off, sizeof(len));
+		if (!len || off + len > n)
+			break;
+		off += len;
+		k++;
+	}
+	return k;
+}
+
 static void wr_flush(struct writer *w)
 {
 	size_t off = 0;
+	int err = 0;
 
-	while (off < w->len && !w->err) {
+	while (off < w->len) {
 		ssize_t n = write(w->fd, w->buf + off, w->len - off);
 
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0)
-			w->err = n < 0 ? -errno : -EIO;
-		else
-			off += n;
+		if (n <= 0) {
+			err = n < 0 ? -errno : -ENOSPC;
+			break;
+		}
+		off += n;
+	}
+	if (err) {
+		size_t done = whole_records(w->buf, off);
+
+		w->records += done;
+		w->lost += w->buf_recs - done;
+		sd_err("cannot write %s: %s, after %llu records: recording "
+		       "stops (the command runs on, untraced)", w->path,
+		       strerror(-err), (unsigned long long)w->records);
+		__atomic_store_n(&w->err, err, __ATOMIC_SEQ_CST);
+	} else {
+		w->records += w->buf_recs;
 	}
 	w->len = 0;
+	w->buf_recs = 0;
 }
 
+/* A record for the file (after a write error: one more lost). */
 static void wr_put(struct writer *w, const void *data, size_t n)
 {
+	if (w->err) {
+		w->lost++;
+		return;
+	}
 	/* Records are at most KTR_REC_MAX, the buffer larger. */
 	if (w->len + n > w->cap)
 		wr_flush(w);
+	if (w->err) {
+		w->lost++;
+		return;
+	}
 	memcpy(w->buf + w->len, data, n);
 	w->len += n;
+	w->buf_recs++;
+	w->bytes += n;
+	if (((const struct ktr_rec *)data)->type == KTR_DROP)
+		w->drop_count += ((const struct ktr_drop *)data)->count;
+}
+
+/* Write all of buf to fd: 0 or -errno. */
+static int write_all(int fd, const void *buf, size_t n)
+{
+	const char *p = buf;
+
+	while (n) {
+		ssize_t k = write(fd, p, n);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return k < 0 ? -errno : -ENOSPC;
+		p += k;
+		n -= k;
+	}
+	return 0;
+}
+
+/* -a: the file must be a trace of this version; its records are read to
+ * the last whole one, and a fragment after it (a recorder killed, a disk
+ * that filled) is cut off, or the appended records would be lost to
+ * every reader behind it. */
+static int append_check(const char *file, int fd)
+{
+	struct ktr_reader r;
+	const struct ktr_rec *rec;
+	int err;
+
+	ktr_reader_init(&r, fd);
+	err = ktr_reader_header(&r);
+	if (err == -EINVAL || err == -ENODATA) {
+		sd_err("%s is not a sonde trace file: not appending", file);
+		goto out;
+	}
+	if (err) {
+		sd_err("%s: %s: not appending", file, ktr_strerror(err));
+		goto out;
+	}
+	if (r.hdr.version != KTR_VERSION) {
+		sd_err("%s is a version %u trace, this sonde writes version %u: "
+		       "not appending", file, r.hdr.version, KTR_VERSION);
+		err = -EPROTONOSUPPORT;
+		goto out;
+	}
+	while ((err = ktr_reader_next(&r, &rec)) == 1)
+		;
+	if (err == -ENODATA) {
+		sd_warn("%s ends with an incomplete record (%llu bytes at "
+			"offset %llu): cut off before appending", file,
+			(unsigned long long)(r.end - r.start),
+			(unsigned long long)r.offset);
+		err = ftruncate(fd, r.offset) ? -errno : 0;
+		if (err)
+			sd_err("cannot cut %s: %s", file, strerror(-err));
+	} else if (err < 0) {
+		sd_err("%s: %s at offset %llu: not appending", file,
+		       ktr_strerror(err), (unsigned long long)r.offset);
+	}
+out:
+	ktr_reader_free(&r);
+	return err < 0 ? err : 0;
 }
 
 static int open_trace(const struct opts *o, struct writer *w)
@@ -370,18 +488,8 @@ static int open_trace(const struct opts *o, struct writer *w)
 	}
 	w->cap = 2 * KTR_REC_MAX;
 	w->buf = sd_malloc(w->cap);
-	if (o->append && fstat(w->fd, &st) == 0 && st.st_size > 0) {
-		/* Appending to a trace: its header stands; check it is one. */
-		char magic[8];
-
-		if (pread(w->fd, magic, 8, 0) != 8 ||
-		    memcmp(magic, KTR_MAGIC, 8)) {
-			sd_err("%s is not a sonde trace file: not appending",
-			       o->file);
-			return -EINVAL;
-		}
-		return 0;
-	}
+	if (o->append && fstat(w->fd, &st) == 0 && st.st_size > 0)
+		return append_check(o->file, w->fd);
 	memset(&h, 0, sizeof(h));
 	memcpy(h.magic, KTR_MAGIC, 8);
 	h.version = KTR_VERSION;
@@ -399,11 +507,12 @@ static int open_trace(const struct opts *o, struct writer *w)
 		snprintf(h.release, sizeof(h.release), "%s", u.release);
 		snprintf(h.hostname, sizeof(h.hostname), "%s", u.nodename);
 	}
-	wr_put(w, &h, sizeof(h));
-	wr_flush(w);
-	if (w->err)
-		sd_err("cannot write %s: %s", o->file, strerror(-w->err));
-	return w->err;
+	/* A header that cannot be written is an error before anything
+	 * runs. */
+	err = write_all(w->fd, &h, sizeof(h));
+	if (err)
+		sd_err("cannot write %s: %s", o->file, strerror(-err));
+	return err;
 }
 
 /* The command has started: the trace takes the file's name. */
@@ -460,8 +569,6 @@ static int on_record(void *ctx, const void *data, size_t size)
 		if (len < sizeof(struct ktr_rec) || len > size)
 			break;
 		wr_put(&t->w, p, len);
-		t->w.records++;
-		t->w.bytes += len;
 		p += len;
 		size -= len;
 	}
@@ -870,6 +977,66 @@ static int resolve_targets(struct opts *o)
 	return 0;
 }
 
+/* The losses the kernel still holds per process (its DROP record could
+ * not be written before recording ended, or the process was not seen
+ * again): a DROP record each, so that the file's DROP records add up to
+ * every record lost. */
+static void flush_drops(struct tracer *t)
+{
+	int fd = bpf_map__fd(t->skel->maps.dropped);
+	uint32_t key, next, *prev = NULL;
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		struct ktr_drop d;
+		uint64_t n;
+
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &n) || !n)
+			continue;
+		memset(&d, 0, sizeof(d));
+		d.h.len = sizeof(d);
+		d.h.type = KTR_DROP;
+		d.h.flags = KTR_F_DROP;
+		d.h.pid = d.h.tid = key;
+		d.h.ts = (uint64_t)now.tv_sec * 1000000000 + now.tv_nsec;
+		d.count = n;
+		wr_put(&t->w, &d, sizeof(d));
+	}
+}
+
+/* The END record: totals, and how recording ended (status: the
+ * command's wait status when it was reaped). */
+static void end_record(struct tracer *t, uint64_t drops, int sig, int status)
+{
+	struct ktr_end e;
+	struct timespec now;
+
+	memset(&e, 0, sizeof(e));
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	e.h.len = sizeof(e);
+	e.h.type = KTR_END;
+	e.h.ts = (uint64_t)now.tv_sec * 1000000000 + now.tv_nsec;
+	memcpy(e.h.comm, "sonde", 5);
+	e.records = t->w.records + t->w.buf_recs;
+	e.bytes = t->w.bytes;
+	e.lost_ring = drops;
+	e.lost_write = t->w.lost;
+	if (t->w.err) {
+		e.how = KTR_END_WRITE_ERROR;
+		e.code = -t->w.err;
+	} else if (sig) {
+		e.how = sig == SIGINT ? KTR_END_INTERRUPT : KTR_END_SIGNAL;
+		e.code = sig;
+	} else {
+		e.how = KTR_END_EXIT;
+		e.code = status;
+	}
+	wr_put(&t->w, &e, sizeof(e));
+}
+
 int cmd_ktrace(int argc, char **argv)
 {
 	struct opts o;
@@ -879,7 +1046,7 @@ int cmd_ktrace(int argc, char **argv)
 	struct child c = { .pid = -1, .go_fd = -1, .st_fd = -1 };
 	pid_t child = -1;
 	int status = 0, rc = SD_EXIT_FAIL, err;
-	bool writer = false;
+	bool writer = false, detached = false;
 	char *exe = NULL;
 	uint64_t drops;
 
@@ -958,7 +1125,10 @@ int cmd_ktrace(int argc, char **argv)
 	if (o.cmd && trace_commit(&t.w))
 		goto out;
 	/* Until a signal, or every traced process is gone (a process that
-	 * exits before the map saw it leaves live at 0 too). */
+	 * exits before the map saw it leaves live at 0 too). After a write
+	 * error the programs are detached at once (nothing more can be
+	 * written: the command runs on untraced) and only the command's end
+	 * is waited for. */
 	while (!stop_sig) {
 		if (child > 0) {
 			pid_t r = waitpid(child, &status, WNOHANG);
@@ -966,12 +1136,23 @@ int cmd_ktrace(int argc, char **argv)
 			if (r == child)
 				child = -status - 1;	/* reaped */
 		}
-		if (__atomic_load_n(&t.skel->bss->live, __ATOMIC_SEQ_CST) <= 0)
-			break;
-		/* A process that exited between the look-up in /proc and
-		 * its entry in the map never decrements live. */
-		if (child < 0 && !any_traced_alive(&t))
-			break;
+		if (!detached && __atomic_load_n(&t.w.err, __ATOMIC_SEQ_CST)) {
+			record__detach(t.skel);
+			detached = true;
+		}
+		if (detached) {
+			if (o.cmd ? child < 0 : !any_traced_alive(&t))
+				break;
+		} else {
+			if (__atomic_load_n(&t.skel->bss->live,
+					    __ATOMIC_SEQ_CST) <= 0)
+				break;
+			/* A process that exited between the look-up in
+			 * /proc and its entry in the map never decrements
+			 * live. */
+			if (child < 0 && !any_traced_alive(&t))
+				break;
+		}
 		usleep(20000);
 	}
 	if (child > 0 && !stop_sig && waitpid(child, &status, 0) == child)
@@ -981,19 +1162,28 @@ int cmd_ktrace(int argc, char **argv)
 	t.done = true;
 	pthread_join(th, NULL);
 	collect_batches(&t);
+	flush_drops(&t);
 	drops = total_drops(&t);
-	if (t.w.err) {
-		sd_err("writing %s: %s", o.file, strerror(-t.w.err));
-	} else {
+	end_record(&t, drops, stop_sig, child < -1 ? -child - 1 : 0);
+	wr_flush(&t.w);
+	if (!t.w.err) {
 		rc = 0;
-	}
-	if (!t.w.err)
 		fprintf(stderr, "%s: %llu records (%llu bytes) in %s, %llu "
-			"dropped%s\n", sd_prog(), (unsigned long long)t.w.records,
+			"dropped%s\n", sd_prog(),
+			(unsigned long long)t.w.records,
 			(unsigned long long)t.w.bytes, o.file,
 			(unsigned long long)drops,
 			drops ? " (the ring buffer was full: try a larger -b)"
 			      : "");
+	} else {
+		/* The command's own status still says how it went. */
+		rc = o.cmd ? 0 : SD_EXIT_FAIL;
+		fprintf(stderr, "%s: %llu records in %s, %llu dropped, %llu "
+			"lost: %s\n", sd_prog(),
+			(unsigned long long)t.w.records, o.file,
+			(unsigned long long)drops, (unsigned long long)t.w.lost,
+			strerror(-t.w.err));
+	}
 	if (o.cmd && rc == 0) {
 		if (child > 0) {
 			/* Stopped by a signal: the command goes on. */

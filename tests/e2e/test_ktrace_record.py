@@ -12,6 +12,7 @@ import socket
 import stat
 import struct
 import subprocess
+import time
 
 import pytest
 
@@ -578,3 +579,176 @@ def test_exec_argv_and_environment(root, sonde, tmp_path):
     text = run([SONDE, "kdump", "-f", str(out)]).stdout
     assert re.search(r"EXEC  \"/bin/true\" argv .*\(cut: 8192 of 10011 "
                      r"bytes, 2 arguments\)", text)
+
+
+END_FIELDS = ("records", "bytes", "lost_ring", "lost_write", "how", "code")
+END_HOW = {1: "exit", 2: "signal", 3: "interrupt", 4: "write_error"}
+
+
+def end_record(path):
+    """The file's END record (docs/trace-format.md: 88 bytes, type 14, the
+    last one), read from its bytes, or None when the file has none."""
+    data = open(path, "rb").read()
+    if len(data) < 168 + 88:
+        return None
+    rec = data[-88:]
+    length, rtype = struct.unpack_from("<IH", rec)
+    if (length, rtype) != (88, 14):
+        return None
+    e = dict(zip(END_FIELDS, struct.unpack_from("<QQQQIi", rec, 48)))
+    e["how"] = END_HOW.get(e["how"], e["how"])
+    return e
+
+
+DROPPED = re.compile(r"^sonde ktrace: \d+ records \(\d+ bytes\) in .*, (\d+) "
+                     r"dropped", re.M)
+
+
+def test_losses_all_in_the_file(root, sonde, tmp_path):
+    """A 64 KiB ring buffer under a storm of one-byte reads loses records:
+    in 20 of 20 runs the file's DROP records add up to the count printed
+    on screen (and to the END record's), and every process either has its
+    EXIT record or a DROP record marking its loss."""
+    out = tmp_path / "small.out"
+    total = 0
+    for run_no in range(20):
+        p = ktrace(["-b", "64k", "--", "sh", "-c",
+                    "dd if=/dev/zero of=/dev/null bs=1 count=50000 "
+                    "2>/dev/null; /bin/true"], out)
+        assert p.returncode == 0, p.stderr
+        screen = int(DROPPED.search(p.stderr).group(1))
+        # (Process records, DROP and END: DROP and END always print.)
+        recs = kdump_json(out, "-t", "p")
+        lost = sum(r["lost"] for r in recs if r["type"] == "DROP")
+        end = end_record(out)
+        assert end and end["how"] == "exit"
+        assert (lost, end["lost_ring"]) == (screen, screen), run_no
+        pids = {r["pid"] for r in recs if r["pid"]}
+        exited = {r["pid"] for r in recs if r["type"] == "EXIT" and
+                  r["process_ended"]}
+        marked = {r["pid"] for r in recs if r["type"] == "DROP"}
+        assert pids <= exited | marked, (run_no, pids - exited - marked)
+        total += screen
+    assert total > 0        # (the buffer is small enough to lose some)
+
+
+def test_killed_recorder_leaves_no_end(root, sonde, tmp_path):
+    """Only a recording that ended properly has an END record (last): a
+    recorder killed with SIGKILL leaves a file without one, which is how
+    a reader tells a cut recording. Ctrl-C ends properly, and says so."""
+    out = tmp_path / "k.out"
+    tr = subprocess.Popen([SONDE, "ktrace", "-f", str(out), "--", "sh", "-c",
+                           "while :; do /bin/true; done"],
+                          stderr=subprocess.PIPE, text=True)
+    try:
+        end = time.time() + 30
+        while time.time() < end and not (out.exists() and
+                                         out.stat().st_size > 4096):
+            time.sleep(0.05)
+        tr.kill()
+        tr.wait()
+    finally:
+        subprocess.run(["pkill", "-KILL", "-P", str(tr.pid)])
+    recs = kdump_json(out)
+    assert recs and end_record(out) is None
+    out2 = tmp_path / "i.out"
+    tr = subprocess.Popen([SONDE, "ktrace", "-f", str(out2), "--", "sleep",
+                           "30"], stderr=subprocess.DEVNULL)
+    try:
+        end = time.time() + 30
+        while time.time() < end and not (out2.exists() and
+                                         out2.stat().st_size > 1024):
+            time.sleep(0.05)
+        tr.send_signal(signal.SIGINT)
+        assert tr.wait(timeout=20) == 0
+    finally:
+        subprocess.run(["pkill", "-KILL", "-P", str(tr.pid)])
+    end = end_record(out2)
+    assert end["how"] == "interrupt" and end["code"] == signal.SIGINT
+    assert end["records"] == len({r["offset"] for r in kdump_json(out2)})
+
+
+@pytest.fixture
+def small_fs(tmp_path):
+    """A 2 MB tmpfs, unmounted after the test."""
+    mnt = tmp_path / "mnt"
+    mnt.mkdir()
+    p = run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(mnt)])
+    if p.returncode:
+        pytest.skip(f"cannot mount a tmpfs: {p.stderr.strip()}")
+    try:
+        yield mnt
+    finally:
+        run(["umount", "-l", str(mnt)])
+
+
+def test_disk_full(root, sonde, tmp_path, small_fs):
+    """On a 2 MB file system: the first failed write is reported at once
+    (while the command still runs), with what was written; recording
+    stops, the command runs on to its end and its exit status (6) is
+    sonde's; the last line counts what was lost."""
+    out = small_fs / "full.out"
+    t0 = time.time()
+    tr = subprocess.Popen([SONDE, "ktrace", "-f", str(out), "--", "sh", "-c",
+                           "dd if=/dev/zero of=/dev/null bs=1 count=200000 "
+                           "2>/dev/null; sleep 3; exit 6"],
+                          stderr=subprocess.PIPE, text=True)
+    first = tr.stderr.readline()
+    t_first = time.time()
+    rest = tr.stderr.read()
+    tr.wait(timeout=60)
+    t_end = time.time()
+    assert tr.returncode == 6, first + rest
+    m = re.fullmatch(rf"sonde ktrace: cannot write {re.escape(str(out))}: No "
+                     r"space left on device, after (\d+) records: recording "
+                     r"stops \(the command runs on, untraced\)\n", first)
+    assert m, first
+    assert t_end - t_first > 2, (t_first - t0, t_end - t_first)
+    m2 = re.fullmatch(rf"sonde ktrace: (\d+) records in {re.escape(str(out))}"
+                      r", \d+ dropped, (\d+) lost: No space left on device\n",
+                      rest)
+    assert m2, rest
+    assert int(m2.group(1)) == int(m.group(1)) and int(m2.group(2)) > 0
+    # The file holds those records (its tail may be cut mid-record; a
+    # CALLRET record prints as two or three lines at one offset).
+    p = run([SONDE, "kdump", "-f", str(out), "--format", "json"])
+    assert p.returncode == 0
+    offsets = {json.loads(l)["offset"] for l in p.stdout.splitlines()[1:]}
+    assert len(offsets) == int(m.group(1))
+    # The header cannot be written at all: an error before the command.
+    marker = tmp_path / "ran"
+    p = ktrace(["--", "touch", str(marker)], "/dev/full")
+    assert (p.returncode, p.stderr) == (1, "sonde ktrace: cannot write "
+                                        "/dev/full: No space left on device\n")
+    assert not marker.exists()
+
+
+def test_append_after_a_cut_tail(root, sonde, tmp_path):
+    """-a onto a file whose last record is incomplete cuts the fragment
+    off (saying so) and appends whole records: every record of both
+    recordings reads back; a file of another version is refused."""
+    out = tmp_path / "a.out"
+    p = ktrace(["--", "/bin/true"], out)
+    assert p.returncode == 0, p.stderr
+    first = kdump_json(out)
+    data = out.read_bytes()
+    out.write_bytes(data[:-20])     # the END record, cut
+    p = ktrace(["-a", "--", "/bin/true"], out)
+    assert p.returncode == 0, p.stderr
+    assert re.match(rf"sonde ktrace: warning: {re.escape(str(out))} ends with "
+                    rf"an incomplete record \(68 bytes at offset "
+                    rf"{len(data) - 88}\): cut off before appending\n",
+                    p.stderr), p.stderr
+    p = run([SONDE, "kdump", "-f", str(out), "--format", "json"])
+    assert p.returncode == 0 and p.stderr == ""
+    both = [json.loads(l) for l in p.stdout.splitlines()[1:]]
+    assert both[:len(first)] == first
+    assert [r["type"] for r in both].count("EXEC") == 2
+    assert end_record(out)["how"] == "exit"
+    # Version 1 (another recorder's): refused, the file untouched.
+    v1 = bytearray(out.read_bytes())
+    v1[8:12] = (1).to_bytes(4, "little")
+    out.write_bytes(bytes(v1))
+    p = ktrace(["-a", "--", "/bin/true"], out)
+    assert p.returncode == 1 and "version 1 trace" in p.stderr
+    assert out.read_bytes() == bytes(v1)
