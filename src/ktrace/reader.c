@@ -293,7 +293,9 @@ static int plausible(const void *buf, size_t avail, uint32_t *len)
 	if (avail < sizeof(h))
 		return -ENODATA;
 	memcpy(&h, buf, sizeof(h));
-	if (h.type == 0 || h.type >= KTR_NTYPES || !h.pid || !h.tid ||
+	/* (END, the recorder's own record, has no process.) */
+	if (h.type == 0 || h.type >= KTR_NTYPES ||
+	    ((!h.pid || !h.tid) && !(h.type == KTR_END && !h.pid && !h.tid)) ||
 	    h.pers > KTR_PERS_X32 ||
 	    h.pid > KTR_PID_LIMIT || h.tid > KTR_PID_LIMIT || !h.ts)
 		return 0;
