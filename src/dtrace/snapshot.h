@@ -19,7 +19,8 @@ struct dt_aggkey {
 	const char *s;
 };
 
-/* Called once per entry, in printa()'s order: keys has v->nkeys members,
+/* Called once per entry, in no particular order (not printa()'s: sorting
+ * costs): keys has v->nkeys members,
  * val dt_agg_words(v) words; nraw is the number of map entries merged into
  * it. A non-zero return stops the walk and is returned. */
 typedef int (*dt_agg_fn)(void *ctx, const struct dt_aggkey *keys,
