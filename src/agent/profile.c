@@ -206,7 +206,8 @@ static int open_events(struct prof *pr, uint64_t hz, char *err, size_t elen)
 	pr->sample_type = at.sample_type;
 	pr->rings = sd_calloc((size_t)ncpus, sizeof(*pr->rings));
 	for (int cpu = 0; cpu < ncpus; cpu++) {
-		size_t pages = 32;
+		size_t pages = 128;	/* 512 KiB: a busy machine's mmap and
+					 * exec records come in bursts */
 		char why[256];
 		int fd, e;
 

@@ -242,6 +242,10 @@ struct ag_script *ag_script_compile(const char *path, char **msg)
 	dt_session_init(&sc->s);
 	sc->session = true;
 	sc->s.opt.quiet = true;	/* printf() output only, as with -q */
+	/* The ring buffer carries only printf() and the like, drained at
+	 * once; its pages are mapped (and resident) in the agent: 32 KiB
+	 * rather than dtrace's 256 KiB (#pragma D option bufsize= sets it). */
+	sc->s.opt.bufsize = 32 << 10;
 	dt_session_add(&sc->s, path, text, len);
 	if (dt_compile(&sc->s)) {
 		*msg = sd_strdup(sc->s.cc.msg ? sc->s.cc.msg :

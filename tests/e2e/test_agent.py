@@ -310,6 +310,31 @@ def test_counts_are_exact_and_not_reset_by_scrapes(agent, tmp_path):
     assert value(a.metrics(), "sonde_ppid_calls_total") == 7
 
 
+def test_thousands_of_series_each_counted_once(agent, tmp_path):
+    """5,000 keys (the map is read in batches of 1,024): every offset's
+    series is there once with its count (python's start-up seeks too: to
+    0 and a few negative offsets)."""
+    script = tmp_path / "seek.d"
+    script.write_text(
+        "#pragma sonde metric seeks labels(offset)\n"
+        f'syscall::lseek:entry /execname == "{WL_COMM}"/ '
+        "{ @seeks[arg1] = count(); }\n")
+    a = agent("-s", str(script))
+    workload(tmp_path, "import os\nfd = os.open('/dev/null', os.O_RDONLY)\n"
+             "for i in range(5000):\n    os.lseek(fd, i, 0)\n"
+             "for i in range(0, 5000, 7):\n    os.lseek(fd, i, 0)\n")
+    time.sleep(0.3)
+    m = a.metrics()
+    got = {dict(k[1])["offset"]: v for k, v in m.items()
+           if k[0] == "sonde_seeks_total"}
+    ours = {k: v for k, v in got.items() if int(k) > 0}
+    assert len(ours) == 4999
+    assert all(ours[str(i)] == (2 if i % 7 == 0 else 1)
+               for i in range(1, 5000))
+    assert value(m, "sonde_agent_map_entries", script=str(script),
+                 aggregation="@seeks") == len(got)
+
+
 def test_compile_error_stops_the_agent(sonde, root, tmp_path):
     bad = tmp_path / "bad.d"
     bad.write_text("syscall::read:entry { @r[execname] = count( }\n")
@@ -696,3 +721,12 @@ def test_runs_with_the_units_capabilities_only(sonde, root, tmp_path):
         assert not any(f.startswith("0x") for f in funcs[:5]), out
     finally:
         a.stop()
+
+
+def test_ipv6_loopback(agent):
+    if not os.path.exists("/proc/net/if_inet6"):
+        pytest.skip("this kernel has no IPv6")
+    a = agent("-l", "[::1]:0")
+    assert a.url.startswith("http://[::1]:"), a.stderr()
+    assert "loopback" not in a.stderr()
+    assert a.get("/metrics")[0] == 200

@@ -125,3 +125,6 @@ def test_bash_completion(staged):
     got = complete(prefix, o, ["sonde", "hot", "--f"])
     assert {"--frequency", "--functions", "--format"} <= got, got
     assert complete(prefix, o, ["sonde", "help", "pr"]) == {"prof"}
+    assert complete(prefix, o, ["sonde", "a"]) == {"agent"}
+    assert complete(prefix, o, ["sonde", "agent", "--tls"]) == {
+        "--tls-cert", "--tls-key"}
