@@ -335,6 +335,38 @@ def test_thousands_of_series_each_counted_once(agent, tmp_path):
                  aggregation="@seeks") == len(got)
 
 
+def test_clear_zeroes_and_keeps_the_series(agent, tmp_path):
+    """clear() keeps the keys at zero: the counter drops to 0, which
+    Prometheus reads as a reset; counting goes on from there."""
+    script = tmp_path / "c.d"
+    script.write_text(
+        f'syscall::getppid:entry /execname == "{WL_COMM}"/ '
+        '{ @ppid_calls[execname] = count(); }\n'
+        f'syscall::getpgid:entry /execname == "{WL_COMM}"/ '
+        '{ clear(@ppid_calls); }\n')
+    a = agent("-s", str(script))
+    workload(tmp_path, "import os\nfor _ in range(40): os.getppid()\n"
+             "os.getpgid(0)\n")
+    time.sleep(1.5)
+    assert value(a.metrics(), "sonde_ppid_calls_total", key0=WL_COMM) == 0
+    workload(tmp_path, "import os\nfor _ in range(3): os.getppid()\n")
+    time.sleep(0.3)
+    assert value(a.metrics(), "sonde_ppid_calls_total", key0=WL_COMM) == 3
+
+
+def test_idle_connection_closed_after_the_timeout(agent):
+    """A client that sends half a request and waits is cut off after 10 s
+    of silence, so a few such clients cannot hold the agent."""
+    a = agent()
+    s = socket.create_connection(("127.0.0.1", a.port), timeout=30)
+    s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n")
+    t0 = time.time()
+    assert s.recv(1024) == b""
+    assert 9 <= time.time() - t0 <= 20
+    s.close()
+    assert a.get("/metrics")[0] == 200
+
+
 def test_compile_error_stops_the_agent(sonde, root, tmp_path):
     bad = tmp_path / "bad.d"
     bad.write_text("syscall::read:entry { @r[execname] = count( }\n")
