@@ -134,12 +134,12 @@ import json, sys
 recs = [json.loads(l) for l in sys.stdin][1:]
 ex = [r for r in recs if r["type"] == "EXEC"]
 pid = ex[0]["pid"]
-true = [r["ts"] for r in ex if r["path"].endswith("/true")]
-end = [r["ts"] for r in recs if r["type"] == "EXIT" and r["pid"] == pid and
+true = [int(r["ts"]) for r in ex if r["path"].endswith("/true")]
+end = [int(r["ts"]) for r in recs if r["type"] == "EXIT" and r["pid"] == pid and
        r["process_ended"]]
 nan = float("nan")
-print("%.2f %.2f" % ((true[0] - ex[0]["ts"]) / 1e6 if true else nan,
-                     (end[-1] - ex[0]["ts"]) / 1e6 if end else nan))'
+print("%.2f %.2f" % ((true[0] - int(ex[0]["ts"])) / 1e6 if true else nan,
+                     (end[-1] - int(ex[0]["ts"])) / 1e6 if end else nan))'
 }
 
 declare -A up_exec up_wall

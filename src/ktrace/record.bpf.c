@@ -310,15 +310,26 @@ static __always_inline void batch_out(struct ktr_batch *B)
 
 /* Write out this CPU's batch before a record of another kind goes
  * straight to the ring buffer. */
-static __always_inline void batch_flush(void)
+__noinline int batch_flush_g(void)
 {
 	__u32 zero = 0;
 	struct ktr_batch *B = bpf_map_lookup_elem(&batches, &zero);
 
 	if (!B || !B->len || !batch_lock(B, -1))
-		return;
+		return 0;
 	batch_out(B);
 	batch_unlock(B);
+	return 0;
+}
+
+static __always_inline void batch_flush(void)
+{
+	__u32 zero = 0;
+	struct ktr_batch *B = bpf_map_lookup_elem(&batches, &zero);
+
+	/* (Most of the time there is nothing to write.) */
+	if (B && B->len)
+		batch_flush_g();
 }
 
 /* Room for size bytes at the end of this CPU's batch for a record of
@@ -416,13 +427,19 @@ static __always_inline void *reserve(__u32 len, __u16 type, __u32 pid,
 
 /* Write the entry kept in v (taken from it) as a plain KTR_CALL record;
  * it may be another thread's than the current one's. */
-static __always_inline void emit_call(struct slot *v)
+/* (A global function, as some below: verified once, not at each call;
+ * cpu says whose slot.) */
+__noinline int emit_call_g(__u32 cpu)
 {
-	struct ktr_call *c = reserve_ts(sizeof(*c), KTR_CALL, v->pid, NULL,
-					v->ts);
+	__u32 zero = 0;
+	struct slot *v = bpf_map_lookup_percpu_elem(&slots, &zero, cpu);
+	struct ktr_call *c;
 
+	if (!v)
+		return 0;
+	c = reserve_ts(sizeof(*c), KTR_CALL, v->pid, NULL, v->ts);
 	if (!c)
-		return;
+		return 0;
 	c->h.cpu = v->cpu;
 	c->h.pers = v->pers;
 	c->h.pid = v->pid;
@@ -433,6 +450,14 @@ static __always_inline void emit_call(struct slot *v)
 	for (int i = 0; i < KTR_MAX_ARGS; i++)
 		c->args[i] = v->args[i];
 	submit(c);
+	return 0;
+}
+
+/* The entry in this CPU's slot v, taken from it. */
+static __always_inline void emit_call(struct slot *v)
+{
+	(void)v;
+	emit_call_g(bpf_get_smp_processor_id());
 }
 
 /* Write t's batched records and kept entry, if any: they are on the CPU t
@@ -442,7 +467,7 @@ static __always_inline void flush_task(struct task_struct *t)
 {
 	struct task_struct *cur = bpf_get_current_task_btf();
 	struct slot *v;
-	__u32 zero = 0;
+	__u32 zero = 0, vcpu = bpf_get_smp_processor_id();
 
 	if (!(points & KTR_PT_SYSCALL))
 		return;
@@ -451,6 +476,8 @@ static __always_inline void flush_task(struct task_struct *t)
 	} else {
 		__u32 cpu = BPF_CORE_READ(t, thread_info.cpu);
 		struct ktr_batch *B;
+
+		vcpu = cpu;
 
 		/* t's latest records wait in its CPU's batch: they go
 		 * first. */
@@ -463,7 +490,7 @@ static __always_inline void flush_task(struct task_struct *t)
 	}
 	if (v && v->pending && v->task == (__u64)(t ? t : cur) &&
 	    __sync_lock_test_and_set(&v->pending, 0))
-		emit_call(v);
+		emit_call_g(vcpu);
 }
 
 /* This CPU's slot, made to describe t (the current task): on its first
@@ -724,7 +751,7 @@ __noinline int emit_nami(__u64 path, __u32 kernel, __u32 pid)
  * destination (read_small()) costs a range compare there and a page walk
  * for a map value. The bytes after the NUL in its last word are not the
  * path's: the caller zeroes them (pad8). */
-#define KTR_PATH_SMALL 256
+#define KTR_PATH_SMALL 192
 static __always_inline long read_path(char *dst, __u64 path)
 {
 	__u64 tmp[KTR_PATH_SMALL / 8];
@@ -781,12 +808,25 @@ static __always_inline __u32 copy_data(char *b, __u32 off, const void *ubuf,
 	return off;
 }
 
+/* copy_data at off of this CPU's scratch buffer, as a global function:
+ * the verifier walks bpf_loop's callback until its state repeats, and
+ * an offset it can follow grows at each step; one it cannot (this
+ * function's return) does not. */
+__noinline __u32 copy_at(__u32 off, __u64 ubuf, __u64 len)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+	char *b = bpf_map_lookup_elem(&scratch, &cpu);
+
+	if (!b)
+		return off;
+	return copy_data(b, off, (const void *)ubuf, len);
+}
+
 struct iov {
 	__u64 base, len;
 };
 
 struct iov_walk {
-	char *b;
 	__u32 off;
 	__u32 compat;		/* 32-bit iovecs (i386, x32) */
 	__u64 left, iovp, niov;
@@ -812,7 +852,7 @@ static long iov_step(__u32 i, void *ctx)
 		return 1;
 	}
 	n = v.len < w->left ? v.len : w->left;
-	w->off = copy_data(w->b, w->off, (void *)v.base, n);
+	w->off = copy_at(w->off, v.base, n);
 	w->left -= n;
 	return 0;
 }
@@ -909,7 +949,7 @@ __noinline int emit_gio(__u64 ubuf, __u64 cnt, __s64 ret, __u64 kind_fd,
 			iovp = ubuf;
 			niov = cnt;
 		}
-		struct iov_walk w = { .b = b, .off = off, .left = left,
+		struct iov_walk w = { .off = off, .left = left,
 				      .iovp = iovp, .niov = niov,
 				      .compat = pers != KTR_PERS_NATIVE };
 
@@ -1108,10 +1148,12 @@ static __always_inline void fill_entry(struct ktr_rec *h, __u16 type,
 
 /* The entry in v and this return, and for a small read or write its data,
  * in one KTR_CALLRET record. */
-static __always_inline int emit_callret(struct slot *v, __u64 ubuf,
-					__s64 ret, __u64 kind_fd, __u32 nr,
-					struct task_struct *t)
+static __always_inline int emit_callret_g(__u64 ubuf, __s64 ret,
+					  __u64 kind_fd)
 {
+	__u32 zero = 0;
+	struct slot *v = bpf_map_lookup_elem(&slots, &zero);
+	struct task_struct *t = NULL;
 	__u32 kind = (kind_fd >> 32) & 0xff, pid;
 	__u64 n = ret < maxdata ? ret : maxdata;
 	struct callret_small {
@@ -1127,10 +1169,7 @@ static __always_inline int emit_callret(struct slot *v, __u64 ubuf,
 	pid = v->pid;
 	/* Into the batch; straight to the ring buffer when it cannot be. */
 	r = (void *)batch_begin(&B, kind ? sizeof(*r) : sizeof(*c), pid);
-	if (r && t)
-		fill_ts((struct ktr_rec *)r, 0, KTR_CALLRET, t,
-			bpf_ktime_get_ns());
-	else if (r)
+	if (r)
 		fill_entry((struct ktr_rec *)r, KTR_CALLRET, v);
 	else if (kind)
 		r = reserve(sizeof(*r), KTR_CALLRET, pid, t);
@@ -1164,21 +1203,23 @@ static __always_inline int emit_callret(struct slot *v, __u64 ubuf,
 	return 0;
 }
 
-/* A call that takes path names: its entry v (if kept) as a CALL, a NAMI
- * record per name, and with_ret its RET, assembled in the scratch buffer
- * and written with one copy. Whether the RET went out. */
-static __always_inline bool emit_named(struct slot *v, struct pt_regs *regs,
-				       __u32 info, long ret, __u32 nr,
-				       __u32 pers, bool with_ret, bool stru)
+__noinline int emit_named_g(__u32 info, __s64 ret, __u32 nr_pers,
+			    __u32 flags)
 {
-	__u32 cpu = bpf_get_smp_processor_id(), off = 0, pid, n = 0;
+	__u32 cpu = bpf_get_smp_processor_id(), off = 0, pid, n = 0, zero = 0;
+	__u32 nr = nr_pers >> 8, pers = nr_pers & 3;
 	char *b = bpf_map_lookup_elem(&scratch, &cpu);
+	struct cargs *a = bpf_map_lookup_elem(&cargs, &zero);
+	struct slot *v = NULL;
 	struct ktr_call *c;
 	struct ktr_ret *r;
+	bool with_ret = flags & 2, stru = flags & 4;
 	__u64 now;
 
-	if (!b)
-		return false;
+	if (!b || !a)
+		return 0;
+	if (flags & 1)
+		v = bpf_map_lookup_elem(&slots, &zero);
 	pid = bpf_get_current_pid_tgid() >> 32;
 	/* The names and the return are of one moment: one clock read. */
 	now = bpf_ktime_get_ns();
@@ -1197,26 +1238,17 @@ static __always_inline bool emit_named(struct slot *v, struct pt_regs *regs,
 	}
 	for (int i = 0; i < KTR_MAX_ARGS; i++) {
 		if (KTR_SI_PATHMASK(info) & (1u << i)) {
-			off = nami_at(off, sc_arg_pers(regs, i, pers), now,
-				      pers);
+			off = nami_at(off, a->args[i], now, pers);
 			n++;
 		}
 	}
 	/* Structures the call wrote, after its names. */
 	if (stru) {
-		__u32 zero = 0, key = KTR_SI_KEY(pers, nr);
-		struct cargs *a = bpf_map_lookup_elem(&cargs, &zero);
+		__u32 key = KTR_SI_KEY(pers, nr);
 
-		if (a) {
-			for (int i = 0; i < KTR_MAX_ARGS; i++)
-				a->args[i] = sc_arg_pers(regs, i, pers);
-			a->ret = ret;
-			a->nr = nr;
-			a->pers = pers;
-			for (int i = 0; i < KTR_CAPS; i++)
-				off = cap_one(off, key, i, KTR_STRU_OUT, now);
-			n += KTR_CAPS;
-		}
+		for (int i = 0; i < KTR_CAPS; i++)
+			off = cap_one(off, key, i, KTR_STRU_OUT, now);
+		n += KTR_CAPS;
 	}
 	if (with_ret && off <= SCRATCH - sizeof(*r)) {
 		off &= SCRATCH - 1;
@@ -1234,6 +1266,30 @@ static __always_inline bool emit_named(struct slot *v, struct pt_regs *regs,
 		return with_ret;
 	if (output(b, off))
 		note_drop(pid, n);
+	return with_ret;
+}
+
+/* A call that takes path names or writes structures: its entry v (if
+ * kept) as a CALL, a NAMI record per name, a STRU record per structure,
+ * and with_ret its RET, assembled in the scratch buffer and written with
+ * one copy (emit_named_g reads the arguments from cargs). Whether the RET
+ * went out. */
+static __always_inline bool emit_named(struct slot *v, struct pt_regs *regs,
+				       __u32 info, long ret, __u32 nr,
+				       __u32 pers, bool with_ret, bool stru)
+{
+	__u32 zero = 0;
+	struct cargs *a = bpf_map_lookup_elem(&cargs, &zero);
+
+	if (!a)
+		return false;
+	for (int i = 0; i < KTR_MAX_ARGS; i++)
+		a->args[i] = sc_arg_pers(regs, i, pers);
+	a->ret = ret;
+	a->nr = nr;
+	a->pers = pers;
+	emit_named_g(info, ret, nr << 8 | pers,
+		     (v ? 1 : 0) | (with_ret ? 2 : 0) | (stru ? 4 : 0));
 	return with_ret;
 }
 
@@ -1340,8 +1396,8 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 		    (ret < maxdata ? ret : maxdata) <= KTR_GIO_SMALL &&
 		    (kind == KTR_IO_READ || kind == KTR_IO_WRITE)) {
 			if (v)
-				emit_callret(v, sc_arg_pers(regs, buf_arg, pers),
-					     ret, kfd, nr, t);
+				emit_callret_g(sc_arg_pers(regs, buf_arg, pers),
+					       ret, kfd);
 			else
 				emit_retgio(sc_arg_pers(regs, buf_arg, pers),
 					    ret, kfd, nr);
@@ -1357,7 +1413,7 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 	if (!(points & KTR_PT_SYSCALL))
 		return 0;
 	if (v) {
-		emit_callret(v, 0, ret, 0, nr, t);
+		emit_callret_g(0, ret, 0);
 		return 0;
 	}
 	r = reserve(sizeof(*r), KTR_RET, pid, NULL);

@@ -870,6 +870,15 @@ static int load(struct tracer *t, const struct opts *o)
 		bpf_program__set_autoload(s->progs.on_sig_generate, false);
 		bpf_program__set_autoload(s->progs.on_sig_deliver, false);
 	}
+	/* Only what the points need is loaded (the verifier's time is most
+	 * of the start-up): nothing is recorded at a syscall's exit without
+	 * c, n, i or t, nor at an exec without n or p. (sys_enter arms the
+	 * command at its execve; fork and exit keep the traced map.) */
+	if (!(o->points & (KTR_PT_SYSCALL | KTR_PT_NAMEI | KTR_PT_GENIO |
+			   KTR_PT_STRU)))
+		bpf_program__set_autoload(s->progs.on_sys_exit, false);
+	if (!(o->points & (KTR_PT_NAMEI | KTR_PT_PROC)))
+		bpf_program__set_autoload(s->progs.on_exec, false);
 	err = record__load(s);
 	if (err) {
 		sd_err("cannot load the BPF program: %s",
