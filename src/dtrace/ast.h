@@ -328,6 +328,8 @@ struct dt_options {
 	uint64_t aggsortpos, aggsortkeypos;
 	uint64_t nspec, specsize;	/* speculations */
 	uint64_t scratchsize;	/* alloca() bytes per clause */
+	uint64_t testreject;	/* tests only: make the code of this line
+				 * one the BPF verifier refuses */
 };
 
 /* Macro arguments: $0 (script), $1..$N, $target, $pid ... */

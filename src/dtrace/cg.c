@@ -974,9 +974,6 @@ void dt_cg_agg(struct dt_cg *g, struct dt_node *s)
 
 static void cg_stmts(struct dt_cg *g, struct dt_node *s);
 
-/* SONDE_DTRACE_TEST_REJECT=LINE (tests only): see cg_stmt. */
-static int inject_line;
-
 static void cg_stmt(struct dt_cg *g, struct dt_node *s)
 {
 	int r;
@@ -984,7 +981,7 @@ static void cg_stmt(struct dt_cg *g, struct dt_node *s)
 	g->stmt = s;
 	g->loc = s->loc;
 	g->temp_top = g->temp_base;
-	if (inject_line && s->loc.line == inject_line) {
+	if (g->p->opt.testreject && s->loc.line == (int)g->p->opt.testreject) {
 		/* Test hook: an instruction the verifier refuses (a read
 		 * above the frame), to check rejections name the line. */
 		dt_emit(g, I_LDX(BPF_DW, BPF_REG_0, BPF_REG_10, 8));
@@ -1108,9 +1105,6 @@ void dt_cg_unit(struct dt_cg *g, struct dt_unit *u)
 	int out, r;
 	bool self = false;
 
-	const char *inj = getenv("SONDE_DTRACE_TEST_REJECT");
-
-	inject_line = inj ? atoi(inj) : 0;
 	g->u = u;
 	dt_emit_begin(g);
 	g->loc = u->nclauses ? u->clauses[0]->loc : (struct dt_loc){ 0 };
@@ -1128,7 +1122,7 @@ void dt_cg_unit(struct dt_cg *g, struct dt_unit *u)
 	dt_call(g, BPF_FUNC_map_lookup_elem);
 	dt_jmp_imm(g, BPF_JEQ, BPF_REG_0, 0, out);
 	dt_emit(g, I_MOV(DT_SCRATCH_REG, BPF_REG_0));
-	if (!dt_unit_is_end(u)) {
+	if (!u->prov->after_exit || !u->prov->after_exit(u)) {
 		dt_ld_map_value(g, BPF_REG_1, DT_MAP_GLOBALS,
 				offsetof(struct dt_globals, exited));
 		dt_emit(g, I_LDX(BPF_DW, BPF_REG_1, BPF_REG_1, 0));

@@ -27,11 +27,5 @@ void dt_cg_chill_callback(struct dt_cg *g, int label);
 
 /* ---- units ---- */
 void dt_cg_unit(struct dt_cg *g, struct dt_unit *u);
-/* END and ERROR run after exit(): they skip the exit-flag test. */
-bool dt_unit_is_end(const struct dt_unit *u);
-/* The byte offset of a (dotted) member of a kernel struct, from BTF. */
-int dt_btf_member_offset(const char *type, const char *member);
-/* The syscall-name table map (syscall provider). */
-int dt_syscall_names_map(void);
 
 #endif

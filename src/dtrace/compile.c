@@ -5,6 +5,7 @@
  * asked), group the matched probes into units (one program per kernel
  * event), and generate each unit's code. */
 #include "dtrace.h"
+#include "btf.h"
 #include "cg.h"
 #include "../lib/bpf.h"
 #include "../lib/util.h"
@@ -31,11 +32,6 @@ void dt_session_add(struct dt_session *s, const char *name, const char *text,
 	s->srcs[s->nsrcs].text = sd_strndup(text, len);
 	s->srcs[s->nsrcs].len = len;
 	s->nsrcs++;
-}
-
-bool dt_unit_is_end(const struct dt_unit *u)
-{
-	return u->prov == &dt_prov_dtrace && strcmp(u->key, "BEGIN");
 }
 
 struct match_ctx {
@@ -223,7 +219,7 @@ static void number_maps(struct dt_session *s)
 	}
 }
 
-static int64_t wall_offset(void)
+static int64_t realtime_offset(void)
 {
 	struct timespec rt, mono;
 
@@ -276,7 +272,7 @@ int dt_compile(struct dt_session *s)
 	g.rec_base = top;
 	g.temp_base = g.rec_base + ((max_rec + 7) & ~7);
 	g.temp_max = g.temp_base;
-	g.wall_offset = wall_offset();
+	g.wall_offset = realtime_offset();
 	if (p->uses_ppid || p->uses_vtimestamp) {
 		g.off_real_parent = dt_btf_member_offset("task_struct",
 							 "real_parent");
@@ -291,7 +287,7 @@ int dt_compile(struct dt_session *s)
 	}
 	for (int i = 0; i < s->nunits; i++)
 		dt_cg_unit(&g, s->units[i]);
-	s->need_sysnames = g.need_sysnames;
+	s->names_prov = g.names_prov;
 	s->need_stacks = g.need_stacks;
 	s->scratch_size = (g.temp_max + 7) & ~7;
 	/* bcopy() and copyinto() write at a checked offset of up to

@@ -27,7 +27,7 @@ struct dt_session {
 	struct dt_var **varmaps;	/* map index - DT_MAP_FIRST_VAR */
 	int nvarmaps;
 	int scratch_size;
-	bool need_sysnames;
+	const struct dt_provider *names_prov;	/* its names map is used */
 	bool need_stacks;
 	void *stacks;		/* consume.c: symbols for stack keys */
 	/* load.c */

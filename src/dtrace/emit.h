@@ -71,6 +71,7 @@ struct dt_regs {
 };
 
 struct dt_unit;
+struct dt_provider;
 
 /* The state of one compilation's code generation: the emitter's part
  * (instructions, labels, registers, temporaries) and the expression
@@ -101,7 +102,7 @@ struct dt_cg {
 	int64_t wall_offset;	/* realtime - monotonic, ns */
 	int off_real_parent, off_tgid, off_sum_exec;	/* task_struct */
 	/* what the programs asked for */
-	bool need_sysnames;
+	const struct dt_provider *names_prov;	/* its names map is used */
 	bool need_stacks;
 };
 

@@ -4,8 +4,7 @@
  * thread-local, associative array and aggregation), each unit loaded with
  * libbpf's low-level bpf_prog_load, a verifier rejection turned into the
  * D source line it came from, and the attach and detach of every unit
- * through its provider. Also the lazy BTF lookups of kernel structure
- * offsets (ppid, vtimestamp), done only when a script uses them. */
+ * through its provider. */
 #include "dtrace.h"
 #include "cg.h"
 #include "../lib/bpf.h"
@@ -21,65 +20,6 @@
 #include <string.h>
 #include <unistd.h>
 
-
-/* Member name of composite type id, looking into anonymous structs and
- * unions (mm_struct keeps its fields in one): its offset in bytes and
- * type, or -ENOENT. */
-static int find_member(const struct btf *btf, int id, const char *name,
-		       int *type)
-{
-	const struct btf_type *t = btf__type_by_id(btf, id);
-	const struct btf_member *mem;
-
-	while (t && (btf_is_typedef(t) || btf_is_mod(t))) {
-		id = (int)t->type;
-		t = btf__type_by_id(btf, id);
-	}
-	if (!t || !btf_is_composite(t))
-		return -ENOENT;
-	mem = btf_members(t);
-	for (int i = 0; i < btf_vlen(t); i++, mem++) {
-		const char *nm = btf__name_by_offset(btf, mem->name_off);
-		int off = (int)(btf_member_bit_offset(t, i) / 8), sub;
-
-		if (nm && *nm) {
-			if (strcmp(nm, name))
-				continue;
-			*type = (int)mem->type;
-			return off;
-		}
-		sub = find_member(btf, (int)mem->type, name, type);
-		if (sub >= 0)
-			return off + sub;
-	}
-	return -ENOENT;
-}
-
-int dt_btf_member_offset(const char *type, const char *path)
-{
-	static struct btf *btf;
-	char buf[128], *save = NULL;
-	int id, off = 0;
-
-	if (!btf) {
-		btf = btf__load_vmlinux_btf();
-		if (!btf)
-			return -ENOENT;
-	}
-	id = btf__find_by_name_kind(btf, type, BTF_KIND_STRUCT);
-	if (id < 0)
-		return -ENOENT;
-	snprintf(buf, sizeof(buf), "%s", path);
-	for (char *m = strtok_r(buf, ".", &save); m;
-	     m = strtok_r(NULL, ".", &save)) {
-		int o = find_member(btf, id, m, &id);
-
-		if (o < 0)
-			return -ENOENT;
-		off += o;
-	}
-	return off;
-}
 
 static int map_create(enum bpf_map_type type, const char *name, uint32_t ksz,
 		      uint32_t vsz, uint32_t n, uint32_t flags)
@@ -170,8 +110,8 @@ static int create_maps(struct dt_session *s, char **msg)
 		if (s->map_fds[DT_MAP_STACKS] < 0)
 			goto fail;
 	}
-	if (s->need_sysnames) {
-		s->map_fds[DT_MAP_SYSNAMES] = dt_syscall_names_map();
+	if (s->names_prov) {
+		s->map_fds[DT_MAP_SYSNAMES] = s->names_prov->names_map();
 		if (s->map_fds[DT_MAP_SYSNAMES] < 0)
 			goto fail;
 	}

@@ -120,6 +120,8 @@ int dt_set_option(struct dt_options *o, const char *name, const char *val,
 		{ "specsize", &o->specsize, false, 64, 1ull << 30 },
 		{ "aggsortkeypos", &o->aggsortkeypos, false, 0, 1024 },
 		{ "scratchsize", &o->scratchsize, false, 8, 8192 },
+		/* tests: the verifier rejects line N (its message) */
+		{ "testreject", &o->testreject, false, 0, INT32_MAX },
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(opts); i++) {
 		if (strcmp(opts[i].name, name))

@@ -5,7 +5,8 @@
  * task_struct, a kernel_siginfo); each member is computed from it with
  * probe_read_kernel at offsets found in the kernel's BTF when a script
  * uses the member, as dtrace-utils' translators do in D. */
-#include "cg.h"
+#include "btf.h"
+#include "emit.h"
 #include "xlate.h"
 #include "../lib/util.h"
 

@@ -77,6 +77,12 @@ int dt_cg_probestr_const(struct dt_cg *g, int which)
 	return r;
 }
 
+/* END and ERROR run after exit(). */
+static bool after_exit(const struct dt_unit *u)
+{
+	return strcmp(u->key, "BEGIN") != 0;
+}
+
 static int attach(struct dt_unit *u, char *err, size_t len)
 {
 	(void)u;
@@ -107,5 +113,6 @@ const struct dt_provider dt_prov_dtrace = {
 	.cg_probe_id = probe_id,
 	.cg_arg = arg,
 	.cg_probestr = dt_cg_probestr_const,
+	.after_exit = after_exit,
 	.attach = attach,
 };

@@ -18,7 +18,8 @@
  * task_struct, read through the translators in xlate.c; exit's args[0] is
  * CLD_EXITED, CLD_KILLED or CLD_DUMPED from the task's exit code. */
 #include "provider.h"
-#include "../cg.h"
+#include "../btf.h"
+#include "../emit.h"
 #include "../../lib/bpf.h"
 #include "../../lib/syscalls.h"
 #include "../../lib/util.h"

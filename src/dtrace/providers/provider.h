@@ -81,6 +81,13 @@ struct dt_provider {
 	/* A pointer to the probe's provider/module/function/name string,
 	 * DT_PROBESTR_SIZE bytes, zero-padded. */
 	int (*cg_probestr)(struct dt_cg *g, int which);
+	/* A map of the provider's probe names by index, DT_PROBESTR_SIZE
+	 * bytes each (DT_MAP_SYSNAMES), for a program that set
+	 * g->names_prov to the provider; its fd or -errno. */
+	int (*names_map)(void);
+	/* Whether the unit runs after exit() (END, ERROR): it does not
+	 * test the exit flag. */
+	bool (*after_exit)(const struct dt_unit *u);
 	/* Attach the loaded unit (u->prog_fd); 0 or -errno with a message. */
 	int (*attach)(struct dt_unit *u, char *err, size_t len);
 	/* Units attach in the order of their arg (they share a kernel

@@ -7,7 +7,7 @@
  * arg0..arg5 are the syscall's arguments on entry; on return arg0 and
  * arg1 are its return value and errno is set when it failed. */
 #include "provider.h"
-#include "../cg.h"
+#include "../emit.h"
 #include "../../lib/bpf.h"
 #include "../../lib/syscalls.h"
 #include "../../lib/util.h"
@@ -284,7 +284,7 @@ static int probestr(struct dt_cg *g, int which)
 		return r;
 	}
 	/* The function is the syscall's name: a table lookup. */
-	g->need_sysnames = true;
+	g->names_prov = &dt_prov_syscall;
 	dt_call_begin(g);
 	dt_emit(g, I_LDX(BPF_DW, BPF_REG_1, BPF_REG_10, DT_FP_STASH1));
 	dt_emit(g, I_STX(BPF_W, BPF_REG_10, BPF_REG_1, DT_FP_KEY));
@@ -299,8 +299,8 @@ static int probestr(struct dt_cg *g, int which)
 	return r;
 }
 
-/* The syscall-name table, for probefunc as a string value. */
-int dt_syscall_names_map(void)
+/* The syscall-name table map, for probefunc as a string value. */
+static int names_map(void)
 {
 	char name[DT_PROBESTR_SIZE];
 	int fd;
@@ -351,6 +351,7 @@ const struct dt_provider dt_prov_syscall = {
 	.cg_arg = arg,
 	.cg_errno = errno_,
 	.cg_probestr = probestr,
+	.names_map = names_map,
 	.attach = attach,
 	.needs = { 1 + SBPF_TRACEPOINTS },
 };
