@@ -25,9 +25,10 @@ scdoc
 # fixtures, qemu and busybox for the kernel tier, gawk and bc for DTrace's
 # own test suite, bash-completion for the completion test, gcc-multilib
 # for the 32-bit programs ktrace records, prometheus (and its promtool)
-# for sonde agent's.
+# for sonde agent's, lld (ld64.lld) with llvm's dsymutil and
+# llvm-symbolizer for kptrace's Mach-O fixtures and oracle.
 TEST="
-libcmocka-dev python3 python3-pytest
+libcmocka-dev python3 python3-pytest lld
 elfutils binutils linux-perf bpftrace strace util-linux procps time
 systemtap-sdt-dev golang-go libgoogle-perftools-dev rustc g++
 qemu-system-x86 busybox-static cpio xz-utils

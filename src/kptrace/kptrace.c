@@ -22,6 +22,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: sonde kptrace [REPORT | -] [-k VMLINUX] [-M MODULE.ko | DIR]...\n"
 		"                     [-r RELEASE] [--kaslr auto|OFFSET] [-S SYSTEM.MAP]\n"
+		"                     [--kdk DIR] [--kext PATH]...\n"
 		"                     [--strip PREFIX] [--format text|json] [-a]\n\n"
 		"Symbolize a kernel crash report (Oops, panic, BUG, WARNING, KASAN,\n"
 		"lockdep, hung task, stalls, lockups; macOS panics): every frame as\n"
@@ -35,6 +36,11 @@ static void usage(FILE *f)
 		"      --kaslr V     auto (default) or the KASLR offset in hex\n"
 		"  -S, --system-map F  System.map or a copy of /proc/kallsyms, used when\n"
 		"                    there is no DWARF (function+offset only)\n"
+		"      --kdk DIR     macOS: a Kernel Debug Kit, or a directory of them\n"
+		"                    chosen by the report's build and Kernel UUID\n"
+		"                    (default: /Library/Developer/KDKs)\n"
+		"      --kext P      macOS: a .kext bundle or Mach-O file (its dSYM\n"
+		"                    beside it or inside), matched by bundle id, UUID\n"
 		"      --strip P     remove P from file names (default: detected)\n"
 		"      --format F    text (default) or json\n"
 		"  -a, --all         every report in the input, not just the last\n"
@@ -123,6 +129,14 @@ static void print_json(const struct kp_reports *rs, size_t first,
 	json_end(&j);
 }
 
+static void opts_free(struct kp_symopts *so)
+{
+	free(so->modules);
+	free(so->kexts);
+}
+
+enum { OPT_KDK = 0x100, OPT_KEXT };
+
 int cmd_kptrace(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -134,6 +148,8 @@ int cmd_kptrace(int argc, char **argv)
 		{ "strip", required_argument, NULL, 's' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "all", no_argument, NULL, 'a' },
+		{ "kdk", required_argument, NULL, OPT_KDK },
+		{ "kext", required_argument, NULL, OPT_KEXT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -169,7 +185,7 @@ int cmd_kptrace(int argc, char **argv)
 			errno = 0;
 			so.kaslr = strtoull(optarg, &end, 16);
 			if (!*optarg || *end || errno || *optarg == '-') {
-				free(so.modules);
+				opts_free(&so);
 				return sd_usage_error("--kaslr: '%s' is not auto "
 						      "or a hex offset (e.g. "
 						      "0x1e000000)", optarg);
@@ -180,6 +196,14 @@ int cmd_kptrace(int argc, char **argv)
 		case 'S':
 			so.sysmap = optarg;
 			break;
+		case OPT_KDK:
+			so.kdk = optarg;
+			break;
+		case OPT_KEXT:
+			so.kexts = sd_realloc(so.kexts, (so.nkexts + 1) *
+					      sizeof(*so.kexts));
+			so.kexts[so.nkexts++] = optarg;
+			break;
 		case 's':
 			strip = optarg;
 			break;
@@ -187,7 +211,7 @@ int cmd_kptrace(int argc, char **argv)
 			if (!strcmp(optarg, "json")) {
 				json = true;
 			} else if (strcmp(optarg, "text")) {
-				free(so.modules);
+				opts_free(&so);
 				return sd_usage_error("--format: '%s' is not "
 						      "text or json", optarg);
 			}
@@ -197,15 +221,15 @@ int cmd_kptrace(int argc, char **argv)
 			break;
 		case 'h':
 			usage(stdout);
-			free(so.modules);
+			opts_free(&so);
 			return 0;
 		default:
-			free(so.modules);
+			opts_free(&so);
 			return sd_getopt_error(c, argv, opts);
 		}
 	}
 	if (optind + 1 < argc) {
-		free(so.modules);
+		opts_free(&so);
 		return sd_usage_error("one report at a time ('%s' is extra)",
 				      argv[optind + 1]);
 	}
@@ -313,6 +337,6 @@ out:
 	free(buf);
 	free(what);
 	free(auto_strip);
-	free(so.modules);
+	opts_free(&so);
 	return ret;
 }

@@ -23,6 +23,9 @@ struct kp_symopts {
 	const char *root;		/* prefix for the default search paths
 					 * ("" normally; tests point it at a
 					 * tree of their own) */
+	const char *kdk;		/* --kdk: a KDK or a directory of them */
+	const char **kexts;		/* --kext: bundles or Mach-O files */
+	size_t nkexts;
 };
 
 /* Symbolize every frame of a report: find the vmlinux and modules, check
@@ -34,6 +37,10 @@ int kp_symbolize(struct kp_report *r, const struct kp_reports *rs,
 		 const struct kp_symopts *o);
 /* Close the symbol files kept open between reports. */
 void kp_symbolize_done(void);
+/* The same for a macOS panic (symbolize_macos.c): the KDK's kernel, the
+ * kexts, their dSYMs. */
+int kp_macos_symbolize(struct kp_report *r, const struct kp_symopts *o);
+void kp_macos_done(void);
 
 /* Find the newest report source: pstore, systemd's pstore archive,
  * /var/crash, then the kernel log. Returns a malloc'd buffer and sets

@@ -155,6 +155,15 @@ static bool intel_frame(struct kp_report *r, const char *s, int lineno)
 	return true;
 }
 
+/* An arm64e return address without its pointer-authentication code: the
+ * bits above the virtual address become copies of bit 55 again (kernel
+ * addresses all ones, user ones zero). */
+static uint64_t strip_pac(uint64_t a)
+{
+	return a >> 55 & 1 ? a | 0xffff800000000000ull :
+			     a & 0x00007fffffffffffull;
+}
+
 /* "lr: 0xfffffe001d2c0ae0  fp: 0xfffffec134007010" */
 static bool arm_frame(struct kp_report *r, const char *s, int lineno)
 {
@@ -163,7 +172,9 @@ static bool arm_frame(struct kp_report *r, const char *s, int lineno)
 	if (!starts(s, "lr: 0x"))
 		return false;
 	f = kp_frame_add(r);
-	f->addr = hexnum(s + 4, NULL);
+	f->addr = strip_pac(hexnum(s + 4, NULL));
+	if (!r->arch)
+		r->arch = sd_strdup("arm64");
 	f->has_addr = true;
 	f->line = lineno;
 	return true;
@@ -230,6 +241,8 @@ static void parse_text(const char *text, size_t len, struct kp_report *r)
 			}
 			continue;
 		}
+		if (starts(s, "Backtrace (CPU") && !r->arch)
+			r->arch = sd_strdup("x86_64");
 		if (starts(s, "Backtrace (CPU") || starts(s, "Panicked thread:")) {
 			char *lbl = sd_strndup(s, strcspn(s, ","));
 
@@ -272,6 +285,8 @@ static void parse_text(const char *text, size_t len, struct kp_report *r)
 				set_str(&r->release, v);
 			else
 				free(v), want_kver = true;
+		} else if (starts(s, "Kernel UUID:")) {
+			set_str(&r->kernel_uuid, line_value(s, "Kernel UUID:"));
 		} else if (starts(s, "Kernel text exec slide:")) {
 			char *v = line_value(s, "Kernel text exec slide:");
 
@@ -288,6 +303,37 @@ static void parse_text(const char *text, size_t len, struct kp_report *r)
 	}
 }
 
+/* The build of an .ips: "build" or the header's "os_version", "macOS
+ * 14.2 (23C71)" or "iPhone OS 14.6 (18F72)": what is in parentheses. */
+static char *ips_build(const char *buf, size_t len)
+{
+	char *v = json_string(buf, len, "build");
+	char *open, *close;
+
+	if (!v)
+		v = json_string(buf, len, "os_version");
+	if (v && (open = strrchr(v, '(')) && (close = strchr(open, ')')) &&
+	    close > open + 1) {
+		char *b = sd_strndup(open + 1, (size_t)(close - open - 1));
+
+		free(v);
+		return b;
+	}
+	return v;
+}
+
+/* The arch a kernel version names: "...RELEASE_X86_64" or
+ * "...RELEASE_ARM64_T6020". */
+static void arch_of_version(struct kp_report *r)
+{
+	if (r->arch || !r->release)
+		return;
+	if (strstr(r->release, "_X86_64"))
+		r->arch = sd_strdup("x86_64");
+	else if (strstr(r->release, "_ARM64"))
+		r->arch = sd_strdup("arm64");
+}
+
 int kp_macos_parse(const char *buf, size_t len, struct kp_reports *out)
 {
 	char *json = json_string(buf, len, "macOSPanicString");
@@ -301,7 +347,7 @@ int kp_macos_parse(const char *buf, size_t len, struct kp_reports *out)
 	if (json) {
 		parse_text(json, strlen(json), r);
 		if (!r->os_build)
-			r->os_build = json_string(buf, len, "build");
+			r->os_build = ips_build(buf, len);
 		free(json);
 	} else {
 		parse_text(buf, len, r);
@@ -312,6 +358,7 @@ int kp_macos_parse(const char *buf, size_t len, struct kp_reports *out)
 	}
 	if (!r->title)
 		r->title = sd_strdup("panic");
+	arch_of_version(r);
 	r->macos = true;
 	for (size_t i = 0; i < r->nframes; i++)
 		r->frames[i].stack = 0;

@@ -4,6 +4,7 @@
  * per frame, inlined callees below it) and the JSON form documented in
  * docs/kptrace.md. */
 #include "kptrace.h"
+#include "../lib/demangle.h"
 #include "../lib/json.h"
 
 #include <inttypes.h>
@@ -35,30 +36,56 @@ static const char *object_of(const struct kp_frame *f)
 	return f->module ? f->module : "vmlinux";
 }
 
-static void text_frame(FILE *o, const struct kp_frame *f, const char *pfx)
+/* A name as the reader sees it: Rust demangled (Linux), C++ too (macOS:
+ * IOKit and kexts are C++). */
+static const char *shown(const struct kp_report *r, const char *name,
+			 char *buf, size_t len)
 {
-	char shown[KP_MAX_LINE];
-	const char *fn = kp_display_name(f->function ? f->function : f->sym,
-					 shown, sizeof(shown));
+	return r->macos ? demangle_name(name, DEMANGLE_ALL, buf, len) :
+			  kp_display_name(name, buf, len);
+}
+
+/* A file as a frame shows it: macOS files by their name, as kptrace
+ * printed them (JSON keeps the path). */
+static const char *file_shown(const struct kp_report *r, const char *file,
+			      const char *pfx)
+{
+	const char *b;
+
+	if (r->macos && file && (b = strrchr(file, '/')))
+		return b + 1;
+	return strip(file, pfx);
+}
+
+/* Linux: object`function+0xoff; macOS: object`function + off, the
+ * offset in decimal as Apple's tools print it. */
+static void text_frame(FILE *o, const struct kp_report *r,
+		       const struct kp_frame *f, const char *pfx)
+{
+	char buf[KP_MAX_LINE];
+	const char *fn = shown(r, f->function ? f->function : f->sym, buf,
+			       sizeof(buf));
 	uint64_t off = f->function ? f->func_off : f->off;
 
 	fprintf(o, "  %c %s`", f->reliable || f->pc ? '-' : '?',
 		object_of(f));
-	if (fn)
+	if (fn && r->macos)
+		fprintf(o, "%s + %" PRIu64, fn, off);
+	else if (fn)
 		fprintf(o, "%s+0x%" PRIx64, fn, off);
 	else
 		fprintf(o, "0x%" PRIx64, f->lookup ? f->lookup : f->addr);
 	if (f->file)
-		fprintf(o, " at %s:%d", strip(f->file, pfx), f->lineno);
+		fprintf(o, " at %s:%d", file_shown(r, f->file, pfx), f->lineno);
 	fputc('\n', o);
 	for (int i = 0; i < f->ninlines; i++) {
 		const struct kp_inline *in = &f->inlines[i];
 
 		fprintf(o, "      (inlined) %s", in->function ?
-			kp_display_name(in->function, shown, sizeof(shown)) :
-			"??");
+			shown(r, in->function, buf, sizeof(buf)) : "??");
 		if (in->file)
-			fprintf(o, " at %s:%d", strip(in->file, pfx), in->line);
+			fprintf(o, " at %s:%d", file_shown(r, in->file, pfx),
+				in->line);
 		fputc('\n', o);
 	}
 }
@@ -103,7 +130,7 @@ void kp_print_text(FILE *o, const struct kp_report *r, const char *pfx)
 			fprintf(o, "  <%s>\n", section_names[f->section]);
 			sec = f->section;
 		}
-		text_frame(o, f, pfx);
+		text_frame(o, r, f, pfx);
 	}
 	if (!r->nframes)
 		fprintf(o, "  (no frames in the report)\n");
@@ -133,8 +160,8 @@ static void str_or_null(struct json *j, const char *key, const char *s)
 		json_null(j);
 }
 
-static void json_frame(struct json *j, const struct kp_frame *f,
-		       const char *pfx)
+static void json_frame(struct json *j, const struct kp_report *r,
+		       const struct kp_frame *f, const char *pfx)
 {
 	json_obj_begin(j);
 	hex_or_null(j, "addr", f->has_addr, f->addr);
@@ -157,10 +184,11 @@ static void json_frame(struct json *j, const struct kp_frame *f,
 	hex_or_null(j, "symbol_size", f->has_size, f->size);
 	str_or_null(j, "function", f->function ? f->function : f->sym);
 	{
-		/* a Rust function's readable name; null for any other */
+		/* a Rust (or on macOS C++) function's readable name; null
+		 * for any other */
 		const char *fn = f->function ? f->function : f->sym;
-		char shown[KP_MAX_LINE];
-		const char *d = kp_display_name(fn, shown, sizeof(shown));
+		char buf[KP_MAX_LINE];
+		const char *d = shown(r, fn, buf, sizeof(buf));
 
 		str_or_null(j, "demangled", d != fn ? d : NULL);
 	}
@@ -198,6 +226,7 @@ void kp_print_json_report(struct json *j, const struct kp_report *r,
 	str_or_null(j, "release", r->release);
 	str_or_null(j, "arch", r->arch);
 	str_or_null(j, "os_build", r->os_build);
+	str_or_null(j, "kernel_uuid", r->kernel_uuid);
 	hex_or_null(j, "kaslr_offset", r->has_kaslr_used, r->kaslr_used);
 	str_or_null(j, "kaslr_source", r->kaslr_source);
 	str_or_null(j, "panic", r->panic);
@@ -243,7 +272,7 @@ void kp_print_json_report(struct json *j, const struct kp_report *r,
 	json_key(j, "frames");
 	json_arr_begin(j);
 	for (size_t i = 0; i < r->nframes; i++)
-		json_frame(j, &r->frames[i], pfx);
+		json_frame(j, r, &r->frames[i], pfx);
 	json_arr_end(j);
 	json_obj_end(j);
 }

@@ -118,6 +118,7 @@ void kp_report_free(struct kp_report *r)
 	free(r->headline_func);
 	free(r->lock_func);
 	free(r->os_build);
+	free(r->kernel_uuid);
 	free(r->symfile);
 	free(r->fallback);
 	for (size_t i = 0; i < r->nnotes; i++)

@@ -98,7 +98,8 @@ struct kp_report {
 	/* macOS only. */
 	bool macos;
 	bool exec_slide;	/* slide is "Kernel text exec slide" */
-	char *os_build;
+	char *os_build;		/* "23C71" */
+	char *kernel_uuid;	/* "Kernel UUID:" (LC_UUID), or NULL */
 	uint64_t slide;		/* kernel slide */
 	bool has_slide;
 	struct kp_kext *kexts;

@@ -318,6 +318,7 @@ static void cache_free(void);
 
 void kp_symbolize_done(void)
 {
+	kp_macos_done();
 	cache_free();
 	for (size_t i = 0; i < nobjs; i++) {
 		struct obj *o = objs[i];
@@ -860,59 +861,6 @@ static void fallback_table(struct kp_report *r, const struct kp_symopts *o,
 	ksym_free(t);
 }
 
-/* macOS: kext frames become offsets into their kext, kernel frames are
- * unslid; a symbol map (-S: `nm` output of the KDK's kernel) names them. */
-static int macos_symbolize(struct kp_report *r, const struct kp_symopts *o)
-{
-	struct ksym_table *t = NULL;
-
-	if (r->has_slide) {
-		r->kaslr_used = r->slide;
-		r->has_kaslr_used = true;
-		r->kaslr_source = r->exec_slide ? "Kernel text exec slide" :
-						  "Kernel slide";
-	}
-	if (o->sysmap) {
-		t = ksym_load(o->sysmap);
-		if (!t || !t->n) {
-			kp_note(r, "%s: no symbols read", o->sysmap);
-			ksym_free(t);
-			t = NULL;
-		} else {
-			r->fallback = sd_strdup(o->sysmap);
-		}
-	}
-	for (size_t i = 0; i < r->nframes; i++) {
-		struct kp_frame *f = &r->frames[i];
-		const struct kp_kext *k = NULL;
-		struct ksym s;
-
-		for (size_t j = 0; j < r->nkexts; j++)
-			if (f->addr >= r->kexts[j].start &&
-			    f->addr <= r->kexts[j].end)
-				k = &r->kexts[j];
-		if (k) {
-			f->object = sd_strdup(k->bundle);
-			f->lookup = f->addr - k->start;
-		} else {
-			f->object = sd_strdup(f->module &&
-					      strcmp(f->module, "mach_kernel") ?
-					      f->module : "kernel");
-			f->lookup = f->addr - (r->has_slide ? r->slide : 0);
-			if (t && !f->sym &&
-			    ksym_lookup(t, f->lookup - (i ? 1 : 0), &s)) {
-				f->function = sd_strdup(s.name);
-				f->func_off = f->lookup - s.addr;
-			}
-		}
-	}
-	if (!r->has_slide)
-		kp_note(r, "the report states no kernel slide: kernel "
-			"addresses are shown as printed");
-	ksym_free(t);
-	return 0;
-}
-
 int kp_symbolize(struct kp_report *r, const struct kp_reports *rs,
 		 const struct kp_symopts *o)
 {
@@ -922,7 +870,7 @@ int kp_symbolize(struct kp_report *r, const struct kp_reports *rs,
 	int err;
 
 	if (r->macos)
-		return macos_symbolize(r, o);
+		return kp_macos_symbolize(r, o);
 	/* a bare address below the kernel's half of a 64-bit address space
 	 * is the task's user code (an old unwinder walked into it) */
 	for (size_t i = 0; i < r->nframes; i++)

@@ -63,7 +63,10 @@ static const Dwfl_Callbacks offline_callbacks = {
 	.debuginfo_path = &debuginfo_path,
 };
 
-struct dsym *dsym_open(const char *path, const char **why)
+/* Open path's ELF, or the ELF image at data (size bytes) when data is
+ * not NULL. */
+static struct dsym *open_offline(const char *path, char *data, size_t size,
+				 const char **why)
 {
 	struct dsym *d;
 	const unsigned char *id;
@@ -79,13 +82,15 @@ struct dsym *dsym_open(const char *path, const char **why)
 		errno = ENOMEM;
 		return NULL;
 	}
-	d->mod = dwfl_report_offline(d->dwfl, path, path, -1);
+	d->mod = data ? dwfl_report_offline_memory(d->dwfl, path, path, data,
+						   size) :
+			dwfl_report_offline(d->dwfl, path, path, -1);
 	if (!d->mod || dwfl_report_end(d->dwfl, NULL, NULL) != 0) {
 		if (why)
 			*why = dwfl_errmsg(-1);
 		dwfl_end(d->dwfl);
 		free(d);
-		errno = access(path, R_OK) ? errno : ENOEXEC;
+		errno = data || !access(path, R_OK) ? ENOEXEC : errno;
 		return NULL;
 	}
 	if (!dwfl_module_getelf(d->mod, &d->bias)) {
@@ -100,6 +105,17 @@ struct dsym *dsym_open(const char *path, const char **why)
 	for (int i = 0; i < n && i < 64; i++)
 		sprintf(d->build_id + 2 * i, "%02x", id[i]);
 	return d;
+}
+
+struct dsym *dsym_open(const char *path, const char **why)
+{
+	return open_offline(path, NULL, 0, why);
+}
+
+struct dsym *dsym_open_memory(const char *name, void *data, size_t size,
+			      const char **why)
+{
+	return open_offline(name, data, size, why);
 }
 
 void dsym_close(struct dsym *d)

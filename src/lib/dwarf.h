@@ -19,6 +19,11 @@ struct dsym;
  * dsym_section_addr). NULL with errno set, or with *why set to libdwfl's
  * message when it is not usable ELF. */
 struct dsym *dsym_open(const char *path, const char **why);
+/* The same for an ELF image in memory (size bytes at data, which must
+ * stay mapped until dsym_close; name is what messages call it): sonde
+ * kptrace wraps a Mach-O dSYM's DWARF in one. */
+struct dsym *dsym_open_memory(const char *name, void *data, size_t size,
+			      const char **why);
 void dsym_close(struct dsym *d);
 
 /* Hex build-id, or "". */
