@@ -609,6 +609,11 @@ int pprof_merge_bytes(struct pprof *p, const uint8_t *buf, size_t len)
 
 int pprof_read(struct pprof *p, const char *path)
 {
+	return pprof_read_max(p, path, SIZE_MAX);
+}
+
+int pprof_read_max(struct pprof *p, const char *path, size_t max)
+{
 	gzFile gz;
 	uint8_t *buf = NULL;
 	size_t len = 0, cap = 0;
@@ -624,6 +629,11 @@ int pprof_read(struct pprof *p, const char *path)
 		return -ENOMEM;
 	}
 	do {
+		if (len >= max) {	/* a gzip bomb, or no profile at all */
+			gzclose(gz);
+			free(buf);
+			return -EFBIG;
+		}
 		sd_grow(&buf, &cap, len + 65536, 1);
 		n = gzread(gz, buf + len, 65536);
 		if (n > 0)

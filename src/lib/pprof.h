@@ -115,6 +115,9 @@ uint8_t *pprof_encode_gzip(const struct pprof *p, size_t *len);
  * must be empty or have the same sample types. Returns 0, -errno, or
  * -EINVAL / -EPROTO for a file that is not a profile. */
 int pprof_read(struct pprof *p, const char *path);
+/* The same, refusing (-EFBIG) a file that decompresses to more than max
+ * bytes: a 14 MB gzip bomb holds 3 GB of zeros. */
+int pprof_read_max(struct pprof *p, const char *path, size_t max);
 /* The same from bytes in memory. */
 int pprof_merge_bytes(struct pprof *p, const uint8_t *buf, size_t len);
 

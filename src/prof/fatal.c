@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* fatal — libsonde-prof.so when the program is killed: SIGINT, SIGTERM
- * and SIGHUP left at their default are caught, and the handler writes the
- * samples as a raw dump (dump.h) with write(2) alone before the signal
- * kills the process as it would have. Async-signal-safe throughout. See
- * rt.h. */
+/* fatal — libsonde-prof.so when the program dies by a signal: the
+ * signals whose default action kills (SIGINT, SIGTERM, SIGHUP, SIGQUIT,
+ * and the crashes: SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT; SIGPROF once
+ * sonde has stepped aside) are caught while the program leaves them at
+ * their default, and the handler writes the samples as a raw dump
+ * (dump.h) with write(2) alone before the signal kills the process as it
+ * would have. Async-signal-safe throughout. See rt.h. */
 #include "rt.h"
 
 #include <errno.h>
@@ -13,11 +15,16 @@
 
 /* ---- death by signal ---- */
 
-/* SIGINT, SIGTERM and SIGHUP, when the program leaves them at their
- * default (death), are caught: the handler stops sampling, writes a raw
- * dump (dump.h) with write(2) alone, and lets the signal kill the process
- * as it would have. `sonde prof` turns the dump into the profile. */
-static const int fatal_sigs[] = { SIGINT, SIGTERM, SIGHUP };
+/* The signals caught when the program leaves them at their default
+ * (death): the handler stops sampling, writes a raw dump (dump.h) with
+ * write(2) alone, and lets the signal kill the process as it would have.
+ * `sonde prof` turns the dump into the profile. A crash in a handler's
+ * own code or on an overflowed stack (no sigaltstack is set up: the
+ * program may have its own) still kills without a dump. */
+static const int fatal_sigs[] = {
+	SIGINT, SIGTERM, SIGHUP, SIGQUIT,
+	SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT,
+};
 static _Atomic int dumping;		/* 1: in progress, 2: done */
 
 bool rt_is_fatal_ours(int sig)
@@ -70,6 +77,23 @@ static uint64_t start_time_raw(void)
 	while (p && *p >= '0' && *p <= '9')
 		v = v * 10 + (uint64_t)(*p++ - '0');
 	return v;
+}
+
+/* What would have been said at exit ("sonde prof: " and each note),
+ * with write(2) alone. */
+static void say_notes(void)
+{
+	const char *p = rt.notes, *end = rt.notes + rt.notes_len;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) + 1 : (size_t)(end - p);
+
+		if (!write_all(STDERR_FILENO, "sonde prof: ", 12) ||
+		    !write_all(STDERR_FILENO, p, n))
+			return;
+		p += n;
+	}
 }
 
 static void dump_raw(int sig)
@@ -130,6 +154,7 @@ static void on_fatal(int sig, siginfo_t *si, void *uc)
 		rt_stop_all(true);
 		spin_unlock();
 		dump_raw(sig);
+		say_notes();
 		rt.active = false;
 		atomic_store(&dumping, 2);
 	} else {
@@ -146,22 +171,28 @@ static void on_fatal(int sig, siginfo_t *si, void *uc)
 	syscall(SYS_tgkill, getpid(), gettid_raw(), sig);
 }
 
-void rt_catch_fatal(void)
+bool rt_catch_fatal_sig(int sig, const struct sigaction *prog)
 {
-	struct sigaction act, cur;
+	struct sigaction act;
 
+	if (prog->sa_handler != SIG_DFL || (prog->sa_flags & SA_SIGINFO))
+		return false;
 	memset(&act, 0, sizeof(act));
 	act.sa_sigaction = on_fatal;
 	act.sa_flags = SA_SIGINFO;
 	sigfillset(&act.sa_mask);
-	for (size_t i = 0; i < sizeof(fatal_sigs) / sizeof(fatal_sigs[0]); i++) {
-		int sig = fatal_sigs[i];
+	rt.prog_fatal[sig] = *prog;
+	if (rt.real_sigaction(sig, &act, NULL))
+		return false;
+	rt.fatal_ours[sig] = true;
+	return true;
+}
 
-		if (rt.real_sigaction(sig, NULL, &cur) || cur.sa_handler != SIG_DFL ||
-		    (cur.sa_flags & SA_SIGINFO))
-			continue;
-		rt.prog_fatal[sig] = cur;
-		if (!rt.real_sigaction(sig, &act, NULL))
-			rt.fatal_ours[sig] = true;
-	}
+void rt_catch_fatal(void)
+{
+	struct sigaction cur;
+
+	for (size_t i = 0; i < sizeof(fatal_sigs) / sizeof(fatal_sigs[0]); i++)
+		if (!rt.real_sigaction(fatal_sigs[i], NULL, &cur))
+			rt_catch_fatal_sig(fatal_sigs[i], &cur);
 }

@@ -237,8 +237,11 @@ static double since_start(void)
 	return (double)(now_ns(CLOCK_MONOTONIC) - rt.start_mono) / 1e9;
 }
 
-/* The program takes SIGPROF for itself: stop sampling, step aside. */
-static void hand_over(const char *what)
+/* The program takes SIGPROF for itself: stop sampling, step aside. With
+ * restore, SIGPROF gets the disposition the program believes it has (its
+ * timer's signal then does what it would without sonde: the default kills,
+ * after a raw dump); else the caller installs the program's handler. */
+static void hand_over(const char *what, bool restore)
 {
 	sigset_t all, old;
 
@@ -259,6 +262,10 @@ static void hand_over(const char *what)
 	rt_note("the program %s after %.3f s: sampling stopped there, the "
 		"profile covers only the time before (sonde prof needs SIGPROF "
 		"for itself)", what, since_start());
+	/* timer_delete dropped our timers' pending signals; a perf
+	 * event's (--kernel) may still come, as the program's own would */
+	if (restore && !rt_catch_fatal_sig(SIGPROF, &rt.prog_sigprof))
+		rt.real_sigaction(SIGPROF, &rt.prog_sigprof, NULL);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
@@ -296,7 +303,7 @@ EXPORT int sigaction(int sig, const struct sigaction *act,
 	if (!act)
 		return 0;
 	if (rt_is_handler(act)) {
-		hand_over("installed its own SIGPROF handler");
+		hand_over("installed its own SIGPROF handler", false);
 		return rt.real_sigaction(sig, act, NULL);
 	}
 	rt.prog_sigprof = *act;
@@ -351,9 +358,7 @@ EXPORT int setitimer(__itimer_which_t which, const struct itimerval *nv,
 
 	if (which == ITIMER_PROF && rt.active && !rt.handed_over && nv &&
 	    (nv->it_value.tv_sec || nv->it_value.tv_usec))
-		rt_note("the program armed ITIMER_PROF after %.3f s; its SIGPROF "
-			"signals were ignored (sonde prof owns SIGPROF)",
-			since_start());
+		hand_over("armed ITIMER_PROF", true);
 	return f(which, nv, ov);
 }
 
@@ -365,8 +370,6 @@ EXPORT int timer_create(clockid_t clk, struct sigevent *sev, timer_t *id)
 	if (rt.active && !rt.handed_over && sev && sev->sigev_signo == SIGPROF &&
 	    (sev->sigev_notify == SIGEV_SIGNAL ||
 	     sev->sigev_notify == SIGEV_THREAD_ID))
-		rt_note("the program created a timer that sends SIGPROF after "
-			"%.3f s; its signals were ignored (sonde prof owns "
-			"SIGPROF)", since_start());
+		hand_over("created a timer that sends SIGPROF", true);
 	return f(clk, sev, id);
 }

@@ -1,37 +1,31 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* prof — `sonde prof`: run a command under libsonde-prof.so and write its
- * CPU profile as pprof, folded stacks or a table; or (-i) show a profile
- * already written. The command's exit status, stdout and stderr pass
- * through unchanged; sonde speaks on stderr only when something went
- * wrong or with -v. */
+/* prof — `sonde prof`: the command line, and the outputs: a profile read
+ * back (-i, or what a run wrote) rendered as pprof, folded stacks, a table
+ * or a flame graph through lib/outfile (every path checked before the
+ * work, devices written through, a failure at the end saying where the
+ * profile stays). Running a command is launch.c's. */
 #include "prof.h"
 #include "dump.h"
 #include "../commands.h"
-#include "../lib/perf.h"
 #include "../lib/cli.h"
 #include "../lib/util.h"
-#include "config.h"
 
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
-#include <inttypes.h>
-#include <limits.h>
-#include <signal.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 static const char usage_text[] =
 "usage: sonde prof [-F HZ] [-o FILE] [--format pprof|folded|table] [--kernel]\n"
-"                  [-n TOP] [--no-demangle] [-v] -- COMMAND [ARGS...]\n"
-"       sonde prof -i PROFILE [--format table|folded|pprof] [-n TOP]\n"
-"                  [--no-demangle] [-o FILE]\n"
+"                  [--svg FILE] [-n TOP] [--no-demangle] [-q | -v]\n"
+"                  -- COMMAND [ARGS...]\n"
+"       sonde prof -i PROFILE [--format table|folded|pprof] [--svg FILE]\n"
+"                  [-n TOP] [--no-demangle] [--input-max SIZE] [-o FILE]\n"
 "\n"
 "Profile the CPU time of COMMAND, every thread on its own CPU clock.\n"
 "\n"
@@ -41,55 +35,51 @@ static const char usage_text[] =
 "                       pprof, stdout for folded and table)\n"
 "      --format FORMAT  pprof (default, gzipped profile.proto), folded or\n"
 "                       table\n"
+"      --svg FILE       also draw a flame graph into FILE\n"
 "      --kernel         sample with perf events and include kernel frames\n"
 "                       (needs root or CAP_PERFMON)\n"
 "  -i, --input FILE     show a profile written before (pprof, a raw dump,\n"
 "                       or a directory of them, merged)\n"
+"      --input-max SIZE read at most SIZE decompressed bytes of a profile\n"
+"                       (default 1G)\n"
 "  -n, --top N          rows in the table (default 25; 0 for all)\n"
 "      --no-demangle    C++ and Rust symbols as they are in the table and\n"
 "                       folded stacks (pprof keeps both)\n"
-"  -v, --verbose        say what was written on stderr\n"
+"  -q, --quiet          say nothing of what was written\n"
+"  -v, --verbose        say what was written even when stderr is no\n"
+"                       terminal, each forked process's file too\n"
 "  -h, --help           this help\n"
 "\n"
 "Processes the command forks write PROFILE with their pid inserted\n"
 "(sonde-prof.PID.CHILD.pb.gz); programs it execs are profiled too.\n"
 "Without the launcher: LD_PRELOAD=libsonde-prof.so SONDE_PROF=FILE cmd.\n";
 
-enum fmt { FMT_PPROF, FMT_FOLDED, FMT_TABLE };
-
-struct opts {
-	uint64_t hz;
-	const char *out;
-	const char *input;
-	enum fmt format;
-	bool format_set, kernel, verbose, no_demangle;
-	uint64_t top;
-	char **cmd;
-};
-
-enum { OPT_FORMAT = 0x100, OPT_KERNEL, OPT_NO_DEMANGLE };
+enum { OPT_FORMAT = 0x100, OPT_KERNEL, OPT_NO_DEMANGLE, OPT_SVG, OPT_INPUT_MAX };
 
 static const struct option long_opts[] = {
 	{ "frequency", required_argument, NULL, 'F' },
 	{ "output", required_argument, NULL, 'o' },
 	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "svg", required_argument, NULL, OPT_SVG },
 	{ "kernel", no_argument, NULL, OPT_KERNEL },
 	{ "input", required_argument, NULL, 'i' },
+	{ "input-max", required_argument, NULL, OPT_INPUT_MAX },
 	{ "top", required_argument, NULL, 'n' },
 	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
+	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
 
-static int parse_args(int argc, char **argv, struct opts *o)
+static int parse_args(int argc, char **argv, struct prof_opts *o)
 {
 	int c;
 
 	optind = 1;
 	opterr = 0;
 	/* '+': options end at the command. */
-	while ((c = getopt_long(argc, argv, "+:F:o:i:n:vh", long_opts,
+	while ((c = getopt_long(argc, argv, "+:F:o:i:n:qvh", long_opts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'F':
@@ -119,11 +109,23 @@ static int parse_args(int argc, char **argv, struct opts *o)
 						   "folded or table)", optarg);
 			o->format_set = true;
 			break;
+		case OPT_SVG:
+			o->svg = optarg;
+			break;
+		case OPT_INPUT_MAX:
+			if (sd_parse_size(optarg, &o->input_max) ||
+			    !o->input_max)
+				return sd_usage_error("bad size '%s' (e.g. 4G)",
+						      optarg);
+			break;
 		case OPT_KERNEL:
 			o->kernel = true;
 			break;
 		case OPT_NO_DEMANGLE:
 			o->no_demangle = true;
+			break;
+		case 'q':
+			o->quiet = true;
 			break;
 		case 'v':
 			o->verbose = true;
@@ -135,13 +137,15 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			return sd_getopt_error(c, argv, long_opts);
 		}
 	}
+	if (o->quiet && o->verbose)
+		return sd_usage_error("-q and -v exclude each other");
 	if (o->input) {
 		if (optind < argc)
 			return sd_usage_error("-i takes no command ('%s')",
 					   argv[optind]);
 		if (!o->format_set)
-			o->format = FMT_TABLE;
-		if (o->format == FMT_PPROF && (!o->out || !strcmp(o->out, "-")))
+			o->format = o->svg ? FMT_PPROF : FMT_TABLE;
+		if (o->format == FMT_PPROF && !o->out && !o->svg)
 			return sd_usage_error("-i with --format pprof writes to a "
 					      "file: give -o");
 		return -1;
@@ -152,87 +156,172 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	return -1;
 }
 
-static bool file_exists(const char *path)
-{
-	struct stat st;
+/* ---- outputs ---- */
 
-	return stat(path, &st) == 0;
+int prof_open_output(const char *path, struct sd_outfile *of)
+{
+	/* non-blocking: a FIFO or socket is waited for a bounded time */
+	int err = sd_outfile_open(of, path, 0644, SD_OUT_NONBLOCK);
+
+	if (err)
+		sd_err("cannot write %s: %s", path, strerror(-err));
+	return err;
 }
 
-/* Where libsonde-prof.so is: $SONDE_PROF_LIBDIR; next to the binary in a
- * build tree (src/prof); the library directory of the prefix the binary
- * sits in, found relative to it (SONDE_PROF_RELDIR: ../lib/ARCH/sonde from
- * bin/), so a copied or DESTDIR-staged installation finds its own; last,
- * the configured installation directory. */
-static char *find_libdir(void)
+static unsigned kinds(const struct prof_opts *o)
 {
-	const char *env = getenv("SONDE_PROF_LIBDIR");
-	static const char *const rel[] = { "src/prof",
-#ifdef SONDE_PROF_RELDIR
-					   SONDE_PROF_RELDIR,
-#endif
-	};
-	char exe[PATH_MAX], path[PATH_MAX + 64];
-	ssize_t n;
+	return o->no_demangle ? 0 : DEMANGLE_ALL;
+}
 
-	if (env && *env)
-		return sd_strdup(env);
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n > 0) {
-		char *slash;
+/* How long a reader of a FIFO or socket may keep sonde prof waiting
+ * before the profile is left in the private directory instead. */
+#define THROUGH_WAIT_MS 1000
 
-		exe[n] = '\0';
-		slash = strrchr(exe, '/');
-		if (slash) {
-			*slash = '\0';
-			for (size_t i = 0; i < ARRAY_SIZE(rel); i++) {
-				snprintf(path, sizeof(path),
-					 "%s/%s/libsonde-prof.so", exe, rel[i]);
-				if (!file_exists(path))
-					continue;
-				snprintf(path, sizeof(path), "%s/%s", exe,
-					 rel[i]);
-				return realpath(path, NULL) ?: sd_strdup(path);
-			}
+/* Write all of buf; to a FIFO or socket (opened non-blocking) waiting at
+ * most THROUGH_WAIT_MS for its reader in all. 0 or -errno. */
+static int write_bounded(struct sd_outfile *of, const char *buf, size_t len)
+{
+	uint64_t end = sd_now_ns() + THROUGH_WAIT_MS * 1000000ull;
+
+	if (!of->through)
+		return sd_outfile_write(of, buf, len);
+	while (len) {
+		ssize_t n = write(of->fd, buf, len);
+		struct pollfd pfd = { .fd = of->fd, .events = POLLOUT };
+		uint64_t now;
+
+		if (n > 0) {
+			buf += n;
+			len -= (size_t)n;
+			continue;
 		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n == 0 || errno != EAGAIN)
+			return of->err = n < 0 ? -errno : -EIO;
+		now = sd_now_ns();
+		if (now >= end || poll(&pfd, 1, (int)((end - now) / 1000000) +
+				       1) == 0)
+			return of->err = -ETIMEDOUT;
 	}
-	return sd_strdup(SONDE_PROF_LIBDIR);
-}
-
-/* Can this process open the perf event libsonde-prof.so will use? */
-static int check_kernel_sampling(void)
-{
-	struct perf_event_attr a;
-	char why[256];
-	int fd;
-
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = PERF_TYPE_SOFTWARE;
-	a.config = PERF_COUNT_SW_TASK_CLOCK;
-	a.sample_period = 10000000;
-	a.sample_type = PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN;
-	a.exclude_callchain_user = 1;
-	a.exclude_hv = 1;
-	a.disabled = 1;
-	fd = perf_event_open(&a, 0, -1, -1, 0);
-	if (fd < 0) {
-		sd_err("--kernel: cannot open a task-clock perf event with "
-		       "kernel call chains: %s",
-		       perf_open_error(fd, false, why, sizeof(why)));
-		return -1;
-	}
-	close(fd);
 	return 0;
 }
 
-static char *default_pprof_name(pid_t pid)
+/* Close an output whose bytes are in of; on failure say so once, naming
+ * where the profile stays. */
+static int finish(struct sd_outfile *of, int err, const char *kept_hint)
 {
-	char buf[64];
-
-	snprintf(buf, sizeof(buf), "sonde-prof.%d.pb.gz", (int)pid);
-	return sd_strdup(buf);
+	if (!err)
+		err = sd_outfile_close(of);
+	else
+		sd_outfile_discard(of);
+	if (err) {
+		if (sd_outfile_kept(of))
+			unlink(sd_outfile_kept(of));
+		sd_err("cannot write %s: %s%s%s", of->path, strerror(-err),
+		       kept_hint ? "; the profile is in " : "",
+		       kept_hint ? kept_hint : "");
+	}
+	return err;
 }
+
+int prof_render(const struct prof_opts *o, struct pprof *p,
+		struct prof_outputs *outs, const void *pprof_bytes,
+		size_t pprof_len, const char *kept_hint)
+{
+	int ret = 0;
+
+	if (o->format == FMT_PPROF && outs->has_main) {
+		uint8_t *enc = NULL;
+		size_t len = pprof_len;
+		const void *bytes = pprof_bytes;
+		int err;
+
+		if (!bytes)
+			bytes = enc = pprof_encode_gzip(p, &len);
+		err = finish(&outs->main,
+			     write_bounded(&outs->main, bytes, len),
+			     kept_hint);
+		if (!err && !o->quiet && (o->verbose || isatty(2)))
+			prof_say_wrote(outs->main.path, p, len);
+		ret |= err;
+		free(enc);
+	} else if (o->format != FMT_PPROF) {
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *m = open_memstream(&buf, &len);
+
+		if (o->format == FMT_FOLDED)
+			prof_write_folded(p, m, kinds(o));
+		else
+			prof_write_table(p, m, o->top, kinds(o));
+		fclose(m);
+		if (outs->has_main) {
+			ret |= finish(&outs->main,
+				      write_bounded(&outs->main, buf, len),
+				      kept_hint);
+		} else {
+			fwrite(buf, 1, len, stdout);
+			if (fflush(stdout))
+				ret = -EIO;
+		}
+		free(buf);
+	}
+	if (outs->has_svg) {
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *m = open_memstream(&buf, &len);
+		int err;
+
+		prof_write_svg(p, m, kinds(o), "sonde prof");
+		fclose(m);
+		err = finish(&outs->svg, write_bounded(&outs->svg, buf, len),
+			     kept_hint);
+		if (!err && !o->quiet && (o->verbose || isatty(2)))
+			sd_err("wrote %s", outs->svg.path);
+		ret |= err;
+		free(buf);
+	}
+	if (outs->has_main)
+		sd_outfile_free(&outs->main);
+	if (outs->has_svg)
+		sd_outfile_free(&outs->svg);
+	outs->has_main = outs->has_svg = false;
+	return ret ? -EIO : 0;
+}
+
+void prof_say_wrote(const char *path, struct pprof *p, uint64_t bytes)
+{
+	int64_t tid_key = pprof_str(p, "tid");
+	uint64_t samples = 0, *tids = NULL;
+	size_t ntids = 0, cap = 0;
+
+	for (size_t i = 0; i < p->nsamples; i++) {
+		const struct pprof_sample *s = &p->samples[i];
+
+		if (p->ntypes)
+			samples += (uint64_t)s->values[0];
+		for (size_t l = 0; l < s->nlabels; l++) {
+			size_t k;
+
+			if (s->labels[l].key != tid_key)
+				continue;
+			for (k = 0; k < ntids && tids[k] != (uint64_t)s->labels[l].num; k++)
+				;
+			if (k == ntids) {
+				sd_grow(&tids, &cap, ntids + 1, sizeof(*tids));
+				tids[ntids++] = (uint64_t)s->labels[l].num;
+			}
+		}
+	}
+	sd_err("wrote %s (%llu sample%s, %zu thread%s, %llu KB)", path,
+	       (unsigned long long)samples, samples == 1 ? "" : "s", ntids,
+	       ntids == 1 ? "" : "s",
+	       (unsigned long long)((bytes + 1023) / 1024));
+	free(tids);
+}
+
+/* ---- inputs ---- */
 
 static bool ends_with(const char *s, const char *suffix)
 {
@@ -243,11 +332,16 @@ static bool ends_with(const char *s, const char *suffix)
 
 /* A raw dump (left by a program killed by a signal) read as a profile:
  * symbolized into a temporary file first. */
-static int read_raw(struct pprof *p, const char *path)
+static int read_raw(const struct prof_opts *o, struct pprof *p,
+		    const char *path)
 {
-	char tmp[] = "/tmp/sonde-prof-raw.XXXXXX", why[256];
-	int fd = mkstemp(tmp), sig, err;
+	const char *dir = getenv("TMPDIR");
+	char tmp[4096], why[256];
+	int fd, sig, err;
 
+	snprintf(tmp, sizeof(tmp), "%s/sonde-prof-raw.XXXXXX",
+		 dir && *dir ? dir : "/tmp");
+	fd = mkstemp(tmp);
 	if (fd < 0)
 		return -errno;
 	close(fd);
@@ -255,14 +349,20 @@ static int read_raw(struct pprof *p, const char *path)
 	if (err)
 		sd_warn("cannot symbolize %s: %s", path, why);
 	else
-		err = pprof_read(p, tmp);
+		err = pprof_read_max(p, tmp, o->input_max);
 	unlink(tmp);
 	return err;
 }
 
-/* Read path and, for a directory, every *.pb.gz (and raw dump) in it,
- * into p. */
-static int read_profiles(struct pprof *p, const char *path, int *nread)
+static int read_one(const struct prof_opts *o, struct pprof *p,
+		    const char *path)
+{
+	return ends_with(path, ".raw") ? read_raw(o, p, path) :
+	       pprof_read_max(p, path, o->input_max);
+}
+
+int prof_read_profiles(const struct prof_opts *o, struct pprof *p,
+		       const char *path, int *nread)
 {
 	struct stat st;
 	DIR *d;
@@ -272,8 +372,7 @@ static int read_profiles(struct pprof *p, const char *path, int *nread)
 	if (stat(path, &st))
 		return -errno;
 	if (!S_ISDIR(st.st_mode)) {
-		err = ends_with(path, ".raw") ? read_raw(p, path)
-					      : pprof_read(p, path);
+		err = read_one(o, p, path);
 		*nread += !err;
 		return err;
 	}
@@ -289,7 +388,7 @@ static int read_profiles(struct pprof *p, const char *path, int *nread)
 			continue;
 		f = sd_malloc(strlen(path) + n + 2);
 		sprintf(f, "%s/%s", path, de->d_name);
-		err = ends_with(f, ".raw") ? read_raw(p, f) : pprof_read(p, f);
+		err = read_one(o, p, f);
 		if (err)
 			sd_warn("cannot read %s: %s", f, strerror(-err));
 		else
@@ -300,294 +399,54 @@ static int read_profiles(struct pprof *p, const char *path, int *nread)
 	return 0;
 }
 
-static int render(const struct opts *o, struct pprof *p)
+static int show_input(const struct prof_opts *o)
 {
-	FILE *f = stdout;
-
-	if (o->out && strcmp(o->out, "-")) {
-		f = fopen(o->out, "w");
-		if (!f) {
-			sd_err("cannot write %s: %s", o->out, strerror(errno));
-			return SD_EXIT_FAIL;
-		}
-	}
-	if (o->format == FMT_PPROF) {
-		int err = pprof_write(p, o->out);
-
-		fclose(f);
-		if (err) {
-			sd_err("cannot write %s: %s", o->out, strerror(-err));
-			return SD_EXIT_FAIL;
-		}
-		return 0;
-	}
-	if (o->format == FMT_FOLDED)
-		prof_write_folded(p, f, o->no_demangle ? 0 : DEMANGLE_ALL);
-	else
-		prof_write_table(p, f, o->top,
-				 o->no_demangle ? 0 : DEMANGLE_ALL);
-	if (f != stdout) {
-		if (fclose(f)) {
-			sd_err("cannot write %s: %s", o->out, strerror(errno));
-			return SD_EXIT_FAIL;
-		}
-	} else if (fflush(stdout)) {
-		return SD_EXIT_FAIL;
-	}
-	return 0;
-}
-
-static int show_input(const struct opts *o)
-{
+	struct prof_outputs outs = { 0 };
 	struct pprof p;
 	int n = 0, err, ret;
 
+	if (o->out && strcmp(o->out, "-")) {
+		if (prof_open_output(o->out, &outs.main))
+			return SD_EXIT_FAIL;
+		outs.has_main = true;
+	}
+	if (o->svg) {
+		if (prof_open_output(o->svg, &outs.svg)) {
+			if (outs.has_main)
+				sd_outfile_discard(&outs.main);
+			return SD_EXIT_FAIL;
+		}
+		outs.has_svg = true;
+	}
 	pprof_init(&p);
-	err = read_profiles(&p, o->input, &n);
+	err = prof_read_profiles(o, &p, o->input, &n);
 	if (err) {
-		sd_err("cannot read %s: %s", o->input,
-		       err == -EPROTO || err == -EINVAL ?
-		       "not a pprof profile" : strerror(-err));
+		char lim[32];
+
+		snprintf(lim, sizeof(lim), "%llu", (unsigned long long)o->input_max);
+		if (err == -EFBIG)
+			sd_err("cannot read %s: it decompresses to more than %s "
+			       "bytes (a gzip bomb? --input-max raises the "
+			       "limit)", o->input, lim);
+		else
+			sd_err("cannot read %s: %s", o->input,
+			       err == -EPROTO || err == -EINVAL ?
+			       "not a pprof profile" : strerror(-err));
+		if (outs.has_main)
+			sd_outfile_discard(&outs.main);
+		if (outs.has_svg)
+			sd_outfile_discard(&outs.svg);
 		pprof_free(&p);
 		return SD_EXIT_FAIL;
 	}
-	ret = render(o, &p);
+	ret = prof_render(o, &p, &outs, NULL, 0, NULL) ? SD_EXIT_FAIL : 0;
 	pprof_free(&p);
 	return ret;
 }
 
-/* Processes killed by SIGINT, SIGTERM or SIGHUP left raw dumps next to
- * their profile's name (NAME.raw, or NAME with a pid inserted + .raw):
- * symbolize each into the profile it stands for. */
-static void convert_raws(const char *name)
-{
-	char *dir = sd_strdup(name), *slash = strrchr(dir, '/'), *prefix;
-	const char *base = slash ? slash + 1 : name;
-	size_t plen;
-	DIR *d;
-	struct dirent *de;
-
-	if (slash)
-		*slash = '\0';
-	prefix = sd_strdup(base);
-	if (ends_with(prefix, ".pb.gz"))
-		prefix[strlen(prefix) - 6] = '\0';
-	plen = strlen(prefix);
-	d = opendir(slash ? (*dir ? dir : "/") : ".");
-	while (d && (de = readdir(d))) {
-		char raw[PATH_MAX], prof[PATH_MAX], why[256];
-		int sig, err;
-
-		if (strncmp(de->d_name, prefix, plen) ||
-		    !ends_with(de->d_name, ".raw"))
-			continue;
-		snprintf(raw, sizeof(raw), "%s/%s", slash ? dir : ".", de->d_name);
-		snprintf(prof, sizeof(prof), "%.*s", (int)(strlen(raw) - 4), raw);
-		err = sprof_convert_raw(raw, prof, &sig, why, sizeof(why));
-		if (err)
-			sd_warn("cannot symbolize %s: %s", raw, why);
-		else
-			unlink(raw);
-	}
-	if (d)
-		closedir(d);
-	free(prefix);
-	free(dir);
-}
-
-static void prepend_env(const char *name, const char *val, char sep)
-{
-	const char *old = getenv(name);
-
-	if (old && *old) {
-		char *v = sd_malloc(strlen(val) + strlen(old) + 2);
-
-		sprintf(v, "%s%c%s", val, sep, old);
-		setenv(name, v, 1);
-		free(v);
-	} else {
-		setenv(name, val, 1);
-	}
-}
-
-static pid_t child;
-
-static void forward(int sig)
-{
-	if (child > 0)
-		kill(child, sig);
-}
-
-/* Exit the way the child did: its status, or death by its signal. */
-static _Noreturn void exit_like(int status)
-{
-	if (WIFSIGNALED(status)) {
-		int sig = WTERMSIG(status);
-		struct rlimit no_core = { 0, 0 };
-
-		setrlimit(RLIMIT_CORE, &no_core);	/* it dumped already */
-		signal(sig, SIG_DFL);
-		fflush(NULL);
-		raise(sig);
-		exit(128 + sig);
-	}
-	exit(WIFEXITED(status) ? WEXITSTATUS(status) : SD_EXIT_FAIL);
-}
-
-static int run_command(struct opts *o)
-{
-	char *libdir = find_libdir(), *lib, *out = NULL, *tmpdir = NULL;
-	char hzbuf[32];
-	int status, pipefd[2];
-	pid_t pid;
-
-#if !defined(__x86_64__)
-	sd_err("profiling a command needs libsonde-prof.so, which supports "
-	       "x86_64 only (sonde prof -i still reads profiles here)");
-	return SD_EXIT_FAIL;
-#endif
-	lib = sd_malloc(strlen(libdir) + 32);
-	sprintf(lib, "%s/libsonde-prof.so", libdir);
-	if (!file_exists(lib)) {
-		sd_err("cannot find %s: %s (set SONDE_PROF_LIBDIR to its "
-		       "directory)", lib, strerror(errno));
-		return SD_EXIT_FAIL;
-	}
-	if (o->kernel && check_kernel_sampling())
-		return SD_EXIT_FAIL;
-	if (o->format != FMT_PPROF) {
-		const char *t = getenv("TMPDIR");
-
-		tmpdir = sd_malloc(PATH_MAX);
-		snprintf(tmpdir, PATH_MAX, "%s/sonde-prof.XXXXXX",
-			 t && *t ? t : "/tmp");
-		if (!mkdtemp(tmpdir)) {
-			sd_err("cannot create a directory in %s: %s",
-			       t && *t ? t : "/tmp", strerror(errno));
-			return SD_EXIT_FAIL;
-		}
-		out = sd_malloc(PATH_MAX);
-		snprintf(out, PATH_MAX, "%s/profile.pb.gz", tmpdir);
-	} else if (o->out) {
-		out = sd_strdup(o->out);
-	}
-
-	/* The child waits for its pid-derived name before it execs. */
-	if (pipe2(pipefd, O_CLOEXEC)) {
-		sd_err("pipe: %s", strerror(errno));
-		return SD_EXIT_FAIL;
-	}
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0) {
-		sd_err("cannot fork: %s", strerror(errno));
-		return SD_EXIT_FAIL;
-	}
-	if (pid == 0) {
-		char *name = out ? out : default_pprof_name(getpid());
-		int err;
-
-		close(pipefd[0]);
-		setenv("SONDE_PROF", name, 1);
-		snprintf(hzbuf, sizeof(hzbuf), "%" PRIu64, o->hz);
-		setenv("SONDE_PROF_HZ", hzbuf, 1);
-		setenv("SONDE_PROF_LIBDIR", libdir, 1);
-		if (o->kernel)
-			setenv("SONDE_PROF_KERNEL", "1", 1);
-		else
-			unsetenv("SONDE_PROF_KERNEL");
-		unsetenv("SONDE_PROF_PID");
-		prepend_env("LD_PRELOAD", lib, ':');
-		execvp(o->cmd[0], o->cmd);
-		err = errno;
-		fprintf(stderr, "sonde prof: cannot run %s: %s\n", o->cmd[0],
-			strerror(err));
-		/* Tell the parent, which prints nothing more. */
-		if (write(pipefd[1], &err, sizeof(err)) < 0)
-			_exit(127);
-		_exit(err == ENOENT ? 127 : 126);
-	}
-	close(pipefd[1]);
-	child = pid;
-	signal(SIGINT, SIG_IGN);	/* the terminal sends it to the child */
-	signal(SIGQUIT, SIG_IGN);
-	signal(SIGTERM, forward);
-	signal(SIGHUP, forward);
-	{
-		int err = 0;
-
-		if (read(pipefd[0], &err, sizeof(err)) == sizeof(err)) {
-			waitpid(pid, &status, 0);
-			exit_like(status);
-		}
-		close(pipefd[0]);
-	}
-	while (waitpid(pid, &status, 0) < 0) {
-		if (errno != EINTR) {
-			sd_err("waitpid: %s", strerror(errno));
-			return SD_EXIT_FAIL;
-		}
-	}
-
-	if (o->format == FMT_PPROF) {
-		char *name = out ? out : default_pprof_name(pid);
-
-		convert_raws(name);
-		if (!file_exists(name))
-			sd_warn("no profile was written to %s (%s)", name,
-				WIFSIGNALED(status) ?
-				"the command was killed by a signal" :
-				"the command ended through _exit or exec'd a "
-				"program that was not profiled");
-		else if (o->verbose)
-			sd_err("wrote %s", name);
-		if (name != out)
-			free(name);
-	} else {
-		struct pprof p;
-		int n = 0, err;
-
-		pprof_init(&p);
-		convert_raws(out);
-		err = read_profiles(&p, tmpdir, &n);
-		if (err || n == 0) {
-			sd_warn("no profile was written (%s)",
-				WIFSIGNALED(status) ?
-				"the command was killed by a signal" :
-				"the command ended through _exit or exec'd a "
-				"program that was not profiled");
-		} else if (render(o, &p)) {
-			status = SD_EXIT_FAIL << 8;
-		}
-		pprof_free(&p);
-		/* Remove what the run wrote in the directory. */
-		{
-			DIR *d = opendir(tmpdir);
-			struct dirent *de;
-
-			while (d && (de = readdir(d))) {
-				char f[PATH_MAX + 256];
-
-				if (de->d_name[0] == '.')
-					continue;
-				snprintf(f, sizeof(f), "%s/%s", tmpdir, de->d_name);
-				unlink(f);
-			}
-			if (d)
-				closedir(d);
-			rmdir(tmpdir);
-		}
-	}
-	free(out);
-	free(tmpdir);
-	free(lib);
-	free(libdir);
-	exit_like(status);
-}
-
 int cmd_prof(int argc, char **argv)
 {
-	struct opts o = { .hz = 100, .top = 25 };
+	struct prof_opts o = { .hz = 100, .top = 25, .input_max = 1ull << 30 };
 	int ret;
 
 	sd_set_prog("sonde prof");
@@ -596,5 +455,5 @@ int cmd_prof(int argc, char **argv)
 		return ret;
 	if (o.input)
 		return show_input(&o);
-	return run_command(&o);
+	return prof_run(&o);
 }

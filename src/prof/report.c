@@ -98,15 +98,21 @@ static size_t sample_frames(struct pprof *p, const struct pprof_sample *s,
 	return n;
 }
 
-void prof_write_folded(struct pprof *p, FILE *f, unsigned kinds)
+/* Write the profile's stacks, merged, through out: folded text or an
+ * SVG flame graph. */
+static void write_stacks(struct pprof *p, FILE *f, unsigned kinds,
+			 const char *svg_title)
 {
 	struct flame_stack *st = sd_calloc(p->nsamples + 1, sizeof(*st));
+	const char ***keep;
+	uint64_t total = 0;
 	size_t n = 0;
 
 	/* Folded stacks count samples: the first value (samples/count). */
 	for (size_t i = 0; i < p->nsamples; i++) {
 		const char **names = NULL;
-		size_t cap = 0, nf = sample_frames(p, &p->samples[i], kinds, &names, &cap);
+		size_t cap = 0, nf = sample_frames(p, &p->samples[i], kinds,
+						   &names, &cap);
 
 		if (p->samples[i].values[0] <= 0) {
 			free(names);
@@ -115,21 +121,38 @@ void prof_write_folded(struct pprof *p, FILE *f, unsigned kinds)
 		st[n].frames = names;
 		st[n].n = nf;
 		st[n].count = (uint64_t)p->samples[i].values[0];
+		total += st[n].count;
 		n++;
 	}
 	/* flame_sort merges equal stacks; keep the arrays to free them. */
-	{
-		const char ***keep = sd_calloc(n + 1, sizeof(*keep));
+	keep = sd_calloc(n + 1, sizeof(*keep));
+	for (size_t i = 0; i < n; i++)
+		keep[i] = st[i].frames;
+	n = flame_sort(st, n);
+	if (svg_title) {
+		char sub[128];
 
-		for (size_t i = 0; i < n; i++)
-			keep[i] = st[i].frames;
-		n = flame_sort(st, n);
+		snprintf(sub, sizeof(sub), "%llu samples",
+			 (unsigned long long)total);
+		flame_write_svg(f, st, n, svg_title, sub);
+	} else {
 		flame_write_folded(f, st, n);
-		for (size_t i = 0; keep[i]; i++)
-			free(keep[i]);
-		free(keep);
 	}
+	for (size_t i = 0; keep[i]; i++)
+		free(keep[i]);
+	free(keep);
 	free(st);
+}
+
+void prof_write_folded(struct pprof *p, FILE *f, unsigned kinds)
+{
+	write_stacks(p, f, kinds, NULL);
+}
+
+void prof_write_svg(struct pprof *p, FILE *f, unsigned kinds,
+		    const char *title)
+{
+	write_stacks(p, f, kinds, title);
 }
 
 struct fn_row {

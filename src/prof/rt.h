@@ -197,6 +197,9 @@ void rt_on_thread_end(void *p);
 
 /* fatal.c */
 void rt_catch_fatal(void);
+/* Catch sig for a raw dump when prog, the disposition the program
+ * believes it has, is the default; whether it is now caught. */
+bool rt_catch_fatal_sig(int sig, const struct sigaction *prog);
 bool rt_is_fatal_ours(int sig);
 
 /* interpose.c */

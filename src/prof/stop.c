@@ -87,6 +87,23 @@ static sprof_write_fn load_writer(char *why, size_t len)
 	return fn;
 }
 
+/* Under the launcher, a mark beside the profile that it could not be
+ * written (this process said why): the launcher adds no message of its
+ * own. */
+static void failed(const char *path)
+{
+	char mark[4300];
+	const char *v = getenv("SONDE_PROF_LAUNCHED");
+	int fd;
+
+	if (!v || strcmp(v, "1"))
+		return;
+	snprintf(mark, sizeof(mark), "%s.err", path);
+	fd = open(mark, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		close(fd);
+}
+
 void rt_write_profile(void)
 {
 	struct sprof_run run;
@@ -117,11 +134,14 @@ void rt_write_profile(void)
 	if (!fn) {
 		rt_report("cannot load the profile writer: %s (no profile written)",
 			  why);
+		failed(path);
 		return;
 	}
 	err = fn(&run, why, sizeof(why));
-	if (err)
+	if (err) {
 		rt_report("cannot write %s: %s", path, why);
+		failed(path);
+	}
 	rt.log_len = 0;
 }
 

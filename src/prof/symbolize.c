@@ -13,6 +13,7 @@
 #include "dump.h"
 #include "../lib/demangle.h"
 #include "../lib/hash.h"
+#include "../lib/outfile.h"
 #include "../lib/pprof.h"
 #include "../lib/symbolizer.h"
 #include "../lib/util.h"
@@ -23,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define EXPORT __attribute__((visibility("default")))
@@ -299,6 +301,46 @@ static void sym_free(struct sym *s)
 	symbolizer_free(s->z);
 }
 
+/* An earlier image's profile is merged only from a regular file of
+ * bounded size (sonde's own, as its comment then says): never from a
+ * device, a FIFO or a terminal, which would be read without end or
+ * block the program's exit. */
+#define MERGE_FILE_MAX (64u << 20)
+#define MERGE_MAX (512u << 20)
+
+static bool mergeable(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && S_ISREG(st.st_mode) &&
+	       (uint64_t)st.st_size <= MERGE_FILE_MAX;
+}
+
+/* Through lib/outfile: a regular file is replaced atomically, anything
+ * else (/dev/null, a FIFO, a terminal) written through without blocking:
+ * a FIFO nobody reads fails rather than hold the program's exit. */
+static int write_out(const struct pprof *p, const char *path)
+{
+	struct sd_outfile of;
+	size_t len;
+	uint8_t *buf;
+	int err = sd_outfile_open(&of, path, 0644, SD_OUT_NONBLOCK);
+
+	if (err)
+		return err;
+	buf = pprof_encode_gzip(p, &len);
+	err = sd_outfile_write(&of, buf, len);
+	if (err)
+		sd_outfile_discard(&of);
+	else
+		err = sd_outfile_close(&of);
+	if (err && sd_outfile_kept(&of))
+		unlink(sd_outfile_kept(&of));
+	sd_outfile_free(&of);
+	free(buf);
+	return err;
+}
+
 EXPORT int sonde_prof_write(const struct sprof_run *run, char *err,
 			    size_t errlen);
 
@@ -325,14 +367,14 @@ int sonde_prof_write(const struct sprof_run *run, char *err, size_t errlen)
 	snprintf(ident, sizeof(ident), "sonde-prof: pid %d, started at %llu",
 		 (int)run->pid, run->maps ? (unsigned long long)run->starttime :
 		 proc_start());
-	if (access(run->out_path, F_OK) == 0) {
+	if (mergeable(run->out_path)) {
 		struct pprof old;
 
 		pprof_init(&old);
-		if (pprof_read(&old, run->out_path) == 0 &&
+		if (pprof_read_max(&old, run->out_path, MERGE_MAX) == 0 &&
 		    has_comment(&old, ident)) {
 			pprof_free(&old);
-			ret = pprof_read(&p, run->out_path);
+			ret = pprof_read_max(&p, run->out_path, MERGE_MAX);
 			merged = ret == 0;
 			if (!merged) {
 				pprof_free(&p);
@@ -392,7 +434,7 @@ int sonde_prof_write(const struct sprof_run *run, char *err, size_t errlen)
 			n += len + (nl ? 1 : 0);
 		}
 	}
-	ret = pprof_write(&p, run->out_path);
+	ret = write_out(&p, run->out_path);
 	if (ret)
 		snprintf(err, errlen, "%s", strerror(-ret));
 out:

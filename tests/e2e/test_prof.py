@@ -643,3 +643,263 @@ def test_reports_under_asan(bins, tmp_path):
     bad.write_bytes(open(out, "rb").read()[:-40])
     a = run([asan, "prof", "-i", str(bad)])
     assert a.returncode == 1 and "AddressSanitizer" not in a.stderr, a.stderr
+
+
+# ---- outputs: checked before the run, never destroyed, said once ----
+
+@pytest.mark.parametrize("args", [
+    ["-o", "/nonexistent/p.pb.gz"],
+    ["--svg", "/nonexistent/p.svg"],
+    ["--format", "folded", "-o", "/proc/version"],
+])
+def test_output_errors_fail_before_running(tmp_path, args):
+    """A bad output path fails with one line and exit 1 in under 100 ms of
+    CPU (wall time is the machine's load), and the command never runs (it
+    would create a file, then sleep 30 s)."""
+    import resource
+    marker = tmp_path / "ran"
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.monotonic()
+    p = prof(*args, "--", "sh", "-c", f"touch {marker}; sleep 30")
+    took = time.monotonic() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime +
+                                               before.ru_stime)
+    assert p.returncode == 1, p.stderr
+    assert cpu < 0.1 and took < 2, (cpu, took)
+    lines = p.stderr.strip().split("\n")
+    assert len(lines) == 1 and lines[0].startswith("sonde prof: cannot write"), \
+        p.stderr
+    assert not marker.exists()
+
+
+def pty_run(args):
+    """Run with stderr on a terminal: (exit status, what the terminal got)."""
+    import pty
+    master, slave = pty.openpty()
+    p = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=slave)
+    os.close(slave)
+    tty = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        tty += chunk
+    os.close(master)
+    return p.wait(timeout=120), tty.decode(errors="replace").replace("\r", "")
+
+
+def test_says_what_it_wrote(bins, go_pprof, tmp_path):
+    """On a terminal, `sonde prof: wrote FILE (N samples, M threads, K KB)`
+    as perf record says it: N and M as go tool pprof counts samples and
+    tid labels, K the file's size; -q says nothing; without a terminal
+    nothing is said (stderr stays the program's)."""
+    out = str(tmp_path / "w.pb.gz")
+    rc, tty = pty_run([SONDE, "prof", "-o", out, "--", bins["accuracy"],
+                       str(tmp_path / "t"), "300", "100", "10"])
+    assert rc == 3, tty
+    m = re.search(r"^sonde prof: wrote (\S+) \((\d+) samples, (\d+) threads?, "
+                  r"(\d+) KB\)$", tty, re.M)
+    assert m, tty
+    assert m.group(1) == out
+    _, samples = top(go_pprof, out, "samples")
+    assert int(m.group(2)) == samples
+    tids = pprof_run(go_pprof, "-tags",
+                     "-sample_index=samples", out)
+    ntids = len(re.findall(r"^\s+\S+ \(\s*[\d.]+%\): \d+$",
+                           tids.split(" tid:")[1], re.M))
+    assert int(m.group(3)) == ntids, tids
+    assert int(m.group(4)) == (os.path.getsize(out) + 1023) // 1024
+    rc, tty = pty_run([SONDE, "prof", "-q", "-o", out, "--", bins["accuracy"],
+                       str(tmp_path / "t"), "100", "50", "10"])
+    assert rc == 3 and "wrote" not in tty, tty
+
+
+def test_svg_flame_graph(bins, tmp_path):
+    """--svg FILE draws hot's flame graph of the run: well-formed XML with
+    the hottest function in it; -i FILE --svg draws any profile."""
+    import xml.etree.ElementTree as ET
+    out, svg = str(tmp_path / "s.pb.gz"), str(tmp_path / "s.svg")
+    p = prof("-o", out, "--svg", svg, "--", bins["accuracy"],
+             str(tmp_path / "t"), "300", "100", "10")
+    assert p.returncode == 3, p.stderr
+    root = ET.parse(svg).getroot()
+    assert root.tag.endswith("svg")
+    assert "work_a" in open(svg).read()
+    svg2 = str(tmp_path / "i.svg")
+    p = prof("-i", out, "--svg", svg2)
+    assert p.returncode == 0 and p.stdout == "", p.stderr
+    ET.parse(svg2)
+    assert "work_a" in open(svg2).read()
+
+
+def test_devices_and_links_are_written_through(tmp_path):
+    """-o never renames over what is not a regular file: a replica of
+    /dev/null stays a device, a symlink to /dev/stdout stays a link (the
+    profile goes to stdout), /dev/full fails with one message and the
+    command's status passes through."""
+    if os.geteuid() != 0:
+        pytest.skip("mknod needs root")
+    null = tmp_path / "null"
+    os.mknod(null, 0o666 | 0o020000, os.makedev(1, 3))
+    p = prof("-o", str(null), "--", "sh", "-c", "exit 6")
+    assert p.returncode == 6, p.stderr
+    assert os.stat(null).st_rdev == os.makedev(1, 3)
+    assert (os.stat(null).st_mode & 0o170000) == 0o020000
+    link = tmp_path / "out"
+    link.symlink_to("/dev/stdout")
+    p = subprocess.run([SONDE, "prof", "-o", str(link), "--", "sh", "-c",
+                        "i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done"],
+                       capture_output=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout[:2] == b"\x1f\x8b"      # gzip, through the link
+    assert os.path.islink(link) and os.readlink(link) == "/dev/stdout"
+    p = prof("-o", "/dev/full", "--", "sh", "-c", "exit 6")
+    assert p.returncode == 6
+    m = re.fullmatch(r"sonde prof: cannot write /dev/full: No space left on "
+                     r"device; the profile is in (\S+)\n", p.stderr)
+    assert m, p.stderr
+    assert open(m.group(1), "rb").read(2) == b"\x1f\x8b"
+    shutil.rmtree(os.path.dirname(m.group(1)))
+
+
+def test_fifo_nobody_reads_does_not_hold_the_exit(tmp_path):
+    """-o on a FIFO whose reader never reads: the command exits with its
+    own status within a second of its end, the profile kept and named."""
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    reader = subprocess.Popen(["sh", "-c", f"exec 3<{fifo}; sleep 60"])
+    try:
+        t0 = time.monotonic()
+        p = prof("-o", str(fifo), "--", "sh", "-c",
+                 "i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done; "
+                 "exit 6", timeout=60)
+        took = time.monotonic() - t0
+    finally:
+        reader.kill()
+        reader.wait()
+    assert p.returncode == 6, p.stderr
+    # the profile may fit in the pipe's buffer; if not, it is kept
+    if p.stderr:
+        m = re.fullmatch(r"sonde prof: cannot write \S+: Connection timed "
+                         r"out; the profile is in (\S+)\n", p.stderr)
+        assert m, p.stderr
+        shutil.rmtree(os.path.dirname(m.group(1)))
+    assert took < 30
+
+
+def test_full_disk_keeps_the_profile(tmp_path):
+    """-o on a full 2 MB tmpfs: one message naming where the profile is,
+    exit 1 (the command's own status was 0)."""
+    if os.geteuid() != 0:
+        pytest.skip("mounting a tmpfs needs root")
+    mnt = tmp_path / "tiny"
+    mnt.mkdir()
+    if run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs",
+            str(mnt)]).returncode:
+        pytest.skip("cannot mount a tmpfs here")
+    try:
+        with open(mnt / "fill", "wb") as f:
+            try:
+                f.write(b"\0" * (3 << 20))
+            except OSError:
+                pass
+        p = prof("-o", str(mnt / "p.pb.gz"), "--", "sh", "-c",
+                 "i=0; while [ $i -lt 100000 ]; do i=$((i+1)); done")
+        assert p.returncode == 1, p.stderr
+        m = re.fullmatch(r"sonde prof: cannot write \S+/p\.pb\.gz: No space "
+                         r"left on device; the profile is in (\S+)\n",
+                         p.stderr)
+        assert m, p.stderr
+        assert open(m.group(1), "rb").read(2) == b"\x1f\x8b"
+        shutil.rmtree(os.path.dirname(m.group(1)))
+        assert sorted(os.listdir(mnt)) == ["fill"]
+    finally:
+        run(["umount", str(mnt)])
+
+
+def test_gzip_bomb_is_refused(tmp_path):
+    """prof -i reads at most --input-max decompressed bytes (default 1 GiB):
+    a 1.2 GiB gzip bomb is refused with one line, in bounded memory."""
+    import zlib
+    bomb = tmp_path / "bomb.pb.gz"
+    z = zlib.compressobj(9, zlib.DEFLATED, 31)
+    chunk = b"\0" * (16 << 20)
+    with open(bomb, "wb") as f:
+        for _ in range(77):                  # 1.2 GiB
+            f.write(z.compress(chunk))
+        f.write(z.flush())
+    p = run(["sh", "-c", f"ulimit -v 1800000; exec {SONDE} prof -i {bomb}"],
+            timeout=300)
+    assert p.returncode == 1, p.stderr
+    assert re.fullmatch(r"sonde prof: cannot read \S+: it decompresses to "
+                        r"more than 1073741824 bytes \(a gzip bomb\? "
+                        r"--input-max raises the limit\)\n", p.stderr), p.stderr
+    p = prof("-i", str(bomb), "--input-max", "1M")
+    assert p.returncode == 1 and "more than 1048576 bytes" in p.stderr
+
+
+# ---- the program's behaviour is kept ----
+
+def test_itimer_prof_program_dies_as_without_sonde(bins, go_pprof, tmp_path):
+    """A program that arms ITIMER_PROF and leaves SIGPROF at its default
+    dies by SIGPROF (exit 155 in a shell) under sonde prof as without it;
+    sonde steps aside, says so once, and the profile of the time before is
+    written."""
+    out = str(tmp_path / "i.pb.gz")
+    alone = run([bins["scenarios"], "itimer", str(tmp_path / "t")])
+    assert alone.returncode == -signal.SIGPROF       # 128 + 27 in a shell
+    p = prof("-o", out, "--", bins["scenarios"], "itimer",
+             str(tmp_path / "t"))
+    assert p.returncode == -signal.SIGPROF, p.stderr
+    assert re.fullmatch(r"sonde prof: the program armed ITIMER_PROF after "
+                        r"[\d.]+ s: sampling stopped there, .*\n", p.stderr), \
+        p.stderr
+    rows, _ = top(go_pprof, out)
+    assert abs(rows["before_itimer_work"][1] - 300e6) <= 75e6, rows
+
+
+def test_segfault_still_leaves_a_profile(bins, go_pprof, tmp_path):
+    """A program that dies by SIGSEGV dies so (139) and its samples until
+    then are written, by the crash-safe raw dump."""
+    out = str(tmp_path / "s.pb.gz")
+    p = prof("-o", out, "--", bins["scenarios"], "segv", str(tmp_path / "t"))
+    assert p.returncode == -signal.SIGSEGV, p.stderr    # 139 in a shell
+    assert p.stderr == ""
+    rows, _ = top(go_pprof, out)
+    assert abs(rows["before_crash_work"][1] - 300e6) <= 75e6, rows
+
+
+def test_static_and_setuid_get_the_true_reason(tmp_path):
+    """LD_PRELOAD cannot reach a static binary, nor a setuid one run by
+    another user: said before running, exit 1."""
+    src = tmp_path / "s.c"
+    src.write_text("int main(void) { return 0; }\n")
+    static = str(tmp_path / "static")
+    if run(["gcc", "-static", "-o", static, str(src)]).returncode:
+        pytest.skip("no static libc to link with")
+    p = prof("--", static)
+    assert p.returncode == 1
+    assert p.stderr == (f"sonde prof: cannot profile {static}: it is "
+                        "statically linked: there is no dynamic loader to "
+                        "preload libsonde-prof.so with\n"), p.stderr
+    if os.geteuid() != 0:
+        return
+    import tempfile
+    d = tempfile.mkdtemp(prefix="sonde-suid-")     # reachable by nobody
+    try:
+        os.chmod(d, 0o755)
+        suid = os.path.join(d, "suid")
+        assert run(["gcc", "-o", suid, str(src)]).returncode == 0
+        os.chmod(suid, 0o4755)
+        p = run(["setpriv", "--reuid=65534", "--regid=65534",
+                 "--clear-groups", "--", SONDE, "prof", "-o",
+                 os.path.join(d, "never.pb.gz"), "--", suid])
+        assert p.returncode == 1, p.stderr
+        assert p.stderr.startswith(f"sonde prof: cannot profile {suid}: it "
+                                   "is setuid or setgid"), p.stderr
+    finally:
+        shutil.rmtree(d)

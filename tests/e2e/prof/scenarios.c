@@ -12,7 +12,10 @@
  *                        burn more; reports how many signals it got
  *   inline OUT           time in an inlined function (for file:line)
  *   blocked OUT          a thread that runs with SIGPROF blocked
- *   vfork OUT            vfork + execl /bin/true, 20 times, while burning */
+ *   vfork OUT            vfork + execl /bin/true, 20 times, while burning
+ *   itimer OUT           burn, then arm ITIMER_PROF (10 ms of CPU) and burn
+ *                        on: SIGPROF's default action kills it (155)
+ *   segv OUT             burn, then write through a null pointer */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <signal.h>
@@ -36,6 +39,7 @@ static uint64_t cpu_now(void)
 }
 
 static volatile uint64_t sink;
+static volatile uintptr_t sink_zero;	/* a null pointer, unknown to -O */
 
 static __attribute__((noinline)) void spin(uint64_t ns)
 {
@@ -59,6 +63,8 @@ BURNER(before_handler_work)
 BURNER(after_handler_work)
 BURNER(blocked_work)
 BURNER(vfork_parent_work)
+BURNER(before_itimer_work)
+BURNER(before_crash_work)
 
 static void *blocked_thread(void *p)
 {
@@ -150,6 +156,16 @@ int main(int argc, char **argv)
 		}
 		fprintf(out, "short_thread_work %llu\n",
 			(unsigned long long)(n * ns));
+	} else if (!strcmp(mode, "itimer")) {
+		struct itimerval it = { { 0, 0 }, { 0, 10000 } };
+
+		before_itimer_work(300000000);
+		setitimer(ITIMER_PROF, &it, NULL);
+		for (;;)
+			spin(100000000);
+	} else if (!strcmp(mode, "segv")) {
+		before_crash_work(300000000);
+		*(volatile int *)(uintptr_t)sink_zero = 1;
 	} else if (!strcmp(mode, "fork")) {
 		pid_t pid;
 		int status;
