@@ -23,8 +23,14 @@
 #           drop=RE    leave out the names RE matches
 #           as=A:B     print macro A as B
 #           desc       flags in descending order (R_OK|W_OK|X_OK)
-# Macros defined as another macro's name (O_NDELAY, SIGPOLL) are aliases
-# and left out; two names of one value are an error until one is dropped.
+#           cc         the compiler evaluates the values: they use sizeof
+#                      (ioctl numbers: _IOR(...)) or name enum constants
+#                      (glibc's SOCK_STREAM, MSG_PEEK); <stddef.h> is
+#                      included first, and a name that does not compile
+#                      for the architecture (an incomplete type) is left out
+# Macros defined as another name of the set (O_NDELAY, SIGPOLL) are aliases
+# and left out (AF_INET, defined as PF_INET, is not); two names of one
+# value are an error until one is dropped.
 # Flag sets list values with several bits first (O_TMPFILE before
 # O_DIRECTORY), then single bits in ascending order.
 set -eu
@@ -99,6 +105,48 @@ evaluate() {
 	printf '%d' "$(($e))"
 }
 
+# For a cc set: "NAME VALUE" for each candidate the compiler can evaluate,
+# read back from the assembly it writes for one constant per name. A name
+# the compiler refuses (its error names the line) is left out and the rest
+# compiled again.
+cc_flags=
+case $arch in
+i386) cc_flags="-m32 -I/usr/include/$("$@" -print-multiarch 2>/dev/null)" ;;
+esac
+cc_values() {
+	cp "$tmp/cand" "$tmp/ccand"
+	for round in 1 2 3 4 5 6 7 8; do
+		cp "$tmp/probe.c" "$tmp/cc.c"
+		lines=$(wc -l <"$tmp/probe.c")
+		awk '{ printf "const long long sonde_v%d = (long long)(%s);\n", NR, $1 }' \
+			"$tmp/ccand" >>"$tmp/cc.c"
+		# shellcheck disable=SC2086
+		if "$@" $cppflags $cc_flags -S -o "$tmp/cc.s" "$tmp/cc.c" \
+			2>"$tmp/cc.err"; then
+			awk -v names="$tmp/ccand" '
+				BEGIN { while ((getline l < names) > 0) n[++k] = l }
+				/^sonde_v[0-9]+:/ { i = substr($1, 8) + 0; v = 0; part = 0; next }
+				i && $1 == ".quad" { print n[i], $2; i = 0; next }
+				i && $1 == ".zero" { print n[i], 0; i = 0; next }
+				i && $1 == ".long" {
+					if (part == 0) { lo = $2; part = 1; next }
+					hi = $2 + 0; lo = lo + 0
+					if (lo < 0) lo += 4294967296
+					printf "%s %.0f\n", n[i], hi * 4294967296 + lo; i = 0 }' \
+				"$tmp/cc.s"
+			return 0
+		fi
+		# Leave out the lines the compiler named.
+		sed -n "s|^$tmp/cc.c:\([0-9]*\):.*error.*|\1|p" "$tmp/cc.err" |
+			sort -un | awk -v off="$lines" '{ print $1 - off }' >"$tmp/bad"
+		[ -s "$tmp/bad" ] || die "set $name: the compiler fails: $(head -3 "$tmp/cc.err")"
+		awk 'NR == FNR { bad[$1] = 1; next } !(FNR in bad)' "$tmp/bad" \
+			"$tmp/ccand" >"$tmp/ccand2"
+		mv "$tmp/ccand2" "$tmp/ccand"
+	done
+	die "set $name: the compiler still fails"
+}
+
 popcount() {
 	v=$1 n=0
 	while [ "$v" != 0 ]; do
@@ -114,19 +162,21 @@ echo
 table=
 set_lines >"$tmp/sets"
 while read -r name kind headers names opts; do
-	mask= drop='^$' desc= renames=
+	mask= drop='^$' desc= renames= cc=
 	for o in $opts; do
 		case $o in
 		mask=*) mask=${o#mask=} ;;
 		drop=*) drop=${o#drop=} ;;
 		as=*) renames="$renames ${o#as=}" ;;
 		desc) desc=1 ;;
+		cc) cc=1 ;;
 		*) die "set $name: unknown option $o" ;;
 		esac
 	done
 	case $kind in flags|values) ;; *) die "set $name: unknown kind $kind" ;; esac
 	# The macros: object-like, named as the set says.
 	: >"$tmp/probe.c"
+	[ -z "$cc" ] || echo "#include <stddef.h>" >>"$tmp/probe.c"
 	for h in $(echo "$headers" | tr , ' '); do
 		echo "#include <$h>" >>"$tmp/probe.c"
 	done
@@ -142,12 +192,18 @@ while read -r name kind headers names opts; do
 		NR == FNR { defined[$1] = 1; next }
 		$1 != mask && ($1 !~ re || $1 ~ drop) { next }
 		{ d = $0; sub(/^[^ ]+ /, "", d); gsub(/[() ]/, "", d) }
-		$1 != mask && d ~ /^[A-Za-z_][A-Za-z0-9_]*$/ && (d in defined) { next }
+		$1 != mask && d != $1 && d ~ re && d !~ drop &&
+		    d ~ /^[A-Za-z_][A-Za-z0-9_]*$/ && (d in defined) { next }
 		{ print $1 }' "$tmp/defs" "$tmp/defs" >"$tmp/cand"
-	sed 's/.*/@@ "&" &/' "$tmp/cand" >>"$tmp/eval.c"
 	[ -s "$tmp/cand" ] || die "set $name: no macro of $headers matches $names"
-	# shellcheck disable=SC2086
-	"$@" $cppflags -E -P "$tmp/eval.c" | sed -n 's/^@@ "\([^"]*\)"/\1/p' >"$tmp/exp"
+	if [ -n "$cc" ]; then
+		cc_values "$@" >"$tmp/exp"
+	else
+		sed 's/.*/@@ "&" &/' "$tmp/cand" >>"$tmp/eval.c"
+		# shellcheck disable=SC2086
+		"$@" $cppflags -E -P "$tmp/eval.c" |
+			sed -n 's/^@@ "\([^"]*\)"/\1/p' >"$tmp/exp"
+	fi
 	: >"$tmp/rows"
 	maskv=0
 	while read -r m e; do

@@ -64,6 +64,8 @@ struct kev {
 	uint64_t offset;	/* byte offset of the file record */
 	uint64_t call;		/* the call it belongs to (1, 2, ...), 0 none */
 	int64_t dur;		/* RET: ns since its CALL; -1 unknown */
+	uint64_t cargs[3];	/* RET: its CALL's first arguments (when dur
+				 * is known) */
 	int64_t rel;		/* ns since the thread's previous record; -1 */
 	bool hidden;		/* filtered out: only -y's fd tables see it */
 	void *chunk;		/* kdump_order.c's arena chunk */
@@ -78,6 +80,7 @@ struct kd_thread {
 	uint64_t call_ts;	/* the CALL in progress */
 	uint64_t call;		/* its id, 0 none in progress */
 	uint32_t call_nr;
+	uint64_t call_args[3];
 	bool selected;		/* the call in progress passes -e trace */
 	struct sbuf group;	/* -e status: events held until the RET */
 	uint32_t ngroup;
@@ -141,6 +144,8 @@ void kd_fd_event(struct kdump *k, const struct kev *e);
  * or NULL. */
 const char *kd_fd_name(struct kdump *k, uint32_t pid, int64_t fd);
 void kd_fd_free(struct kdump *k);
+/* Whether syscall nr returns an fd (open, socket, dup...). */
+bool kd_fd_returns(struct kdump *k, enum sc_abi abi, uint32_t nr);
 
 /* Back ends. Each has init (the header), event and end (the footer). */
 struct kd_view {

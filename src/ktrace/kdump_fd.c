@@ -216,7 +216,9 @@ static void close_fd(struct fdtab *t, int64_t fd)
 	}
 }
 
-/* ---- what a call made of an fd ---- */
+/* ---- what a call made of an fd ----
+ * A socket is named by its protocol as strace -yy names it (TCP:[...]);
+ * the brackets hold its addresses when the trace has them (STRU). */
 
 static const char *sock_name(uint64_t domain, uint64_t type, uint64_t proto)
 {
@@ -224,26 +226,26 @@ static const char *sock_name(uint64_t domain, uint64_t type, uint64_t proto)
 
 	switch (domain) {
 	case AF_UNIX:
-		return t == SOCK_STREAM ? "UNIX-STREAM" :
-		       t == SOCK_DGRAM ? "UNIX-DGRAM" :
-		       t == SOCK_SEQPACKET ? "UNIX-SEQPACKET" : "UNIX";
+		return t == SOCK_STREAM ? "UNIX-STREAM:[]" :
+		       t == SOCK_DGRAM ? "UNIX-DGRAM:[]" :
+		       t == SOCK_SEQPACKET ? "UNIX-SEQPACKET:[]" : "UNIX:[]";
 	case AF_INET:
 	case AF_INET6: {
 		bool v6 = domain == AF_INET6;
 
 		if (t == SOCK_STREAM && (proto == 0 || proto == IPPROTO_TCP))
-			return v6 ? "TCPv6" : "TCP";
+			return v6 ? "TCPv6:[]" : "TCP:[]";
 		if (t == SOCK_DGRAM && (proto == 0 || proto == IPPROTO_UDP))
-			return v6 ? "UDPv6" : "UDP";
+			return v6 ? "UDPv6:[]" : "UDP:[]";
 		if (t == SOCK_DGRAM && proto == IPPROTO_ICMP)
-			return "PING";
+			return "PING:[]";
 		if (t == SOCK_RAW)
-			return v6 ? "RAWv6" : "RAW";
-		return v6 ? "INET6" : "INET";
+			return v6 ? "RAWv6:[]" : "RAW:[]";
+		return v6 ? "INET6:[]" : "INET:[]";
 	}
-	case AF_NETLINK: return "NETLINK";
-	case AF_PACKET: return "PACKET";
-	default: return "socket";
+	case AF_NETLINK: return "NETLINK:[]";
+	case AF_PACKET: return "PACKET:[]";
+	default: return "socket:[]";
 	}
 }
 
@@ -454,6 +456,18 @@ void kd_fd_event(struct kdump *k, const struct kev *e)
 	default:
 		break;
 	}
+}
+
+bool kd_fd_returns(struct kdump *k, enum sc_abi abi, uint32_t nr)
+{
+	struct fds *f = k->fds;
+	int act;
+
+	if (!f || nr >= f->nact[abi])
+		return false;
+	act = f->act[abi][nr];
+	return act != A_NONE && act != A_CLOSE && act != A_CLOSE_RANGE &&
+	       act != A_DUP2 && act != A_DUP3 && act != A_FCNTL;
 }
 
 const char *kd_fd_name(struct kdump *k, uint32_t pid, int64_t fd)

@@ -288,6 +288,7 @@ static void event(struct kdump *k, struct kev *e)
 		t->call = ++k->ncalls;
 		t->call_ts = r->ts;
 		t->call_nr = c->nr;
+		memcpy(t->call_args, c->args, sizeof(t->call_args));
 		t->selected = calls_selected(o, kd_abi(k, r), c->nr);
 		e->call = t->call;
 		show = t->selected;
@@ -300,6 +301,7 @@ static void event(struct kdump *k, struct kev *e)
 		if (t->call && t->call_nr == c->nr) {
 			e->call = t->call;
 			e->dur = (int64_t)(r->ts - t->call_ts);
+			memcpy(e->cargs, t->call_args, sizeof(e->cargs));
 			show = t->selected;
 		} else {
 			if (t->call)
@@ -324,6 +326,7 @@ static void event(struct kdump *k, struct kev *e)
 			t->call = old->call;
 			t->call_ts = old->call_ts;
 			t->call_nr = old->call_nr;
+			memcpy(t->call_args, old->call_args, sizeof(t->call_args));
 			t->selected = old->selected;
 			t->group = old->group;
 			t->ngroup = old->ngroup;

@@ -345,7 +345,15 @@ static void text_event(struct kdump *k, const struct kev *e)
 	case KTR_RET: {
 		const struct ktr_ret *c = (const void *)r;
 
-		xlat_ret(sb, kd_abi(k, r), c->nr, c->ret, &xo);
+		xlat_ret_args(sb, kd_abi(k, r), c->nr, c->ret,
+			      e->dur >= 0 ? e->cargs : NULL, &xo);
+		if (k->o->fds && c->ret >= 0 && kd_fd_returns(k, kd_abi(k, r),
+							      c->nr)) {
+			const char *n = kd_fd_name(k, r->pid, c->ret);
+
+			if (n)
+				sbuf_printf(sb, "<%s>", n);
+		}
 		if (k->o->durations && e->dur >= 0) {
 			sbuf_put(sb, " <", 2);
 			kd_put_secs(sb, e->dur);

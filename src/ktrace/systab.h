@@ -52,6 +52,16 @@ enum ktrace_arg {
 				 * KA_IN(); a STRU record at entry */
 	KA_STRU_OUT,		/* one it writes: KA_OUT(); a STRU record at
 				 * its successful return */
+	/* kdump's, printed from the arguments before them: */
+	KA_SOCKTYPE,		/* SOCK_STREAM|SOCK_CLOEXEC */
+	KA_SOCKPROTO,		/* IPPROTO_TCP, NETLINK_ROUTE: by the domain
+				 * (argument 0) */
+	KA_SOCKOPT,		/* SO_, TCP_, IP_, IPV6_: by the level
+				 * (the argument before) */
+	KA_FUTEX_OP,		/* FUTEX_WAIT_PRIVATE|FUTEX_CLOCK_REALTIME */
+	KA_FCNTL_ARG,		/* by the command (the argument before):
+				 * FD_CLOEXEC, open flags, a signal, a number */
+	KA_PID,			/* a process id: signed (-1), else as KA_NUM */
 	KA_NKINDS
 };
 

@@ -214,6 +214,100 @@ static uint64_t named(enum sc_abi abi, enum xlat_set set, const char *name)
 	return 0;
 }
 
+/* Flags of a set, without the number before them ("SOCK_CLOEXEC"). */
+static void put_bare_flags(struct sbuf *sb, enum sc_abi abi,
+			   enum xlat_set set, uint64_t v)
+{
+	xlat_flags(sb, abi, set, v);
+}
+
+/* socket()'s type: the type's name, then its flags. */
+static void put_socktype(struct sbuf *sb, enum sc_abi abi, uint64_t v,
+			 const struct xlat_opts *o)
+{
+	uint64_t fl = named(abi, XLAT_SOCKFLAGS, "SOCK_CLOEXEC") |
+		      named(abi, XLAT_SOCKFLAGS, "SOCK_NONBLOCK");
+
+	put_value(sb, abi, XLAT_SOCKTYPE, v & ~fl, o);
+	if (v & fl) {
+		sbuf_putc(sb, '|');
+		put_bare_flags(sb, abi, XLAT_SOCKFLAGS, v & fl);
+	}
+}
+
+/* socket()'s protocol, by its domain. */
+static void put_sockproto(struct sbuf *sb, enum sc_abi abi, uint64_t domain,
+			  uint64_t v, const struct xlat_opts *o)
+{
+	if (domain == named(abi, XLAT_AF, "AF_INET") ||
+	    domain == named(abi, XLAT_AF, "AF_INET6"))
+		put_value(sb, abi, XLAT_IPPROTO, v, o);
+	else if (domain == named(abi, XLAT_AF, "AF_NETLINK"))
+		put_value(sb, abi, XLAT_NETLINK, v, o);
+	else
+		put_num(sb, v, o);
+}
+
+/* A socket option's name, by its level. */
+static void put_sockopt(struct sbuf *sb, enum sc_abi abi, uint64_t level,
+			uint64_t v, const struct xlat_opts *o)
+{
+	level = (uint32_t)level;
+	if (level == named(abi, XLAT_SOL, "SOL_SOCKET"))
+		put_value(sb, abi, XLAT_SO, v, o);
+	else if (level == named(abi, XLAT_SOL, "SOL_TCP"))
+		put_value(sb, abi, XLAT_TCPOPT, v, o);
+	else if (level == named(abi, XLAT_SOL, "SOL_IP"))
+		put_value(sb, abi, XLAT_IPOPT, v, o);
+	else if (level == named(abi, XLAT_SOL, "SOL_IPV6"))
+		put_value(sb, abi, XLAT_IPV6OPT, v, o);
+	else
+		put_num(sb, v, o);
+}
+
+/* futex's op: the command (with _PRIVATE), then FUTEX_CLOCK_REALTIME. */
+static void put_futex_op(struct sbuf *sb, enum sc_abi abi, uint64_t v,
+			 const struct xlat_opts *o)
+{
+	uint64_t clk = named(abi, XLAT_FUTEXCLOCK, "FUTEX_CLOCK_REALTIME");
+
+	put_value(sb, abi, XLAT_FUTEXOP, v & ~clk, o);
+	if (v & clk) {
+		sbuf_putc(sb, '|');
+		put_bare_flags(sb, abi, XLAT_FUTEXCLOCK, v & clk);
+	}
+}
+
+/* What fcntl's third argument is, by its command. */
+static void put_fcntl_arg(struct sbuf *sb, enum sc_abi abi, uint64_t cmd,
+			  uint64_t v, const struct xlat_opts *o)
+{
+	const char *c = xlat_value(abi, XLAT_FCNTL, cmd);
+	char b[32];
+
+	if (!c) {
+		put_num(sb, v, o);
+	} else if (!strcmp(c, "F_SETFD")) {
+		put_flags(sb, abi, XLAT_FDFLAGS, v, o);
+	} else if (!strcmp(c, "F_SETFL")) {
+		put_flags(sb, abi, XLAT_OPEN, v, o);
+	} else if (!strcmp(c, "F_SETSIG")) {
+		const char *s = v ? xlat_signal_name(abi, (int)v, b, sizeof(b))
+				  : NULL;
+
+		if (s)
+			sbuf_puts(sb, s);
+		else
+			put_num(sb, v, o);
+	} else if (!strncmp(c, "F_SETLK", 7) || !strcmp(c, "F_GETLK") ||
+		   !strncmp(c, "F_OFD_", 6) || !strcmp(c, "F_GETOWN_EX") ||
+		   !strcmp(c, "F_SETOWN_EX")) {
+		sbuf_printf(sb, "%#llx", (unsigned long long)v);
+	} else {
+		put_num(sb, v, o);
+	}
+}
+
 void xlat_call(struct sbuf *sb, enum sc_abi abi, uint32_t nr,
 	       const uint64_t args[6], const struct xlat_opts *o)
 {
@@ -263,6 +357,27 @@ void xlat_call(struct sbuf *sb, enum sc_abi abi, uint32_t nr,
 		case KA_FD:
 			put_fd(sb, (int32_t)v, o);
 			break;
+		case KA_PID:
+			if ((int32_t)v < 0)
+				sbuf_printf(sb, "%d", (int32_t)v);
+			else
+				put_num(sb, (uint32_t)v, o);
+			break;
+		case KA_SOCKTYPE:
+			put_socktype(sb, abi, v, o);
+			break;
+		case KA_SOCKPROTO:
+			put_sockproto(sb, abi, args[0], v, o);
+			break;
+		case KA_SOCKOPT:
+			put_sockopt(sb, abi, i ? args[i - 1] : 0, v, o);
+			break;
+		case KA_FUTEX_OP:
+			put_futex_op(sb, abi, v, o);
+			break;
+		case KA_FCNTL_ARG:
+			put_fcntl_arg(sb, abi, i ? args[i - 1] : 0, v, o);
+			break;
 		case KA_CREATE_MODE:
 		case KA_MODE:
 			sbuf_printf(sb, "%#llo", (unsigned long long)v);
@@ -305,6 +420,32 @@ void xlat_call(struct sbuf *sb, enum sc_abi abi, uint32_t nr,
 void xlat_ret(struct sbuf *sb, enum sc_abi abi, uint32_t nr, int64_t ret,
 	      const struct xlat_opts *o)
 {
+	xlat_ret_args(sb, abi, nr, ret, NULL, o);
+}
+
+/* fcntl's value by its command: F_GETFD's FD_CLOEXEC, F_GETFL's flags. */
+static bool ret_fcntl(struct sbuf *sb, enum sc_abi abi, int64_t ret,
+		      const uint64_t *args, const struct xlat_opts *o)
+{
+	const char *c = xlat_value(abi, XLAT_FCNTL, args[1]);
+
+	if (!c || o->raw)
+		return false;
+	if (!strcmp(c, "F_GETFD")) {
+		put_flags(sb, abi, XLAT_FDFLAGS, ret, o);
+		return true;
+	}
+	if (!strcmp(c, "F_GETFL")) {
+		put_flags(sb, abi, XLAT_OPEN, ret, o);
+		return true;
+	}
+	return false;
+}
+
+void xlat_ret_args(struct sbuf *sb, enum sc_abi abi, uint32_t nr, int64_t ret,
+		   const uint64_t *args, const struct xlat_opts *o)
+{
+	const struct ktrace_syscall *sc = ktrace_syscall_nr(abi, nr);
 	char nb[32];
 
 	sbuf_printf(sb, "%s ", xlat_sysname(abi, nr, nb, sizeof(nb)));
@@ -325,6 +466,9 @@ void xlat_ret(struct sbuf *sb, enum sc_abi abi, uint32_t nr, int64_t ret,
 			sbuf_printf(sb, " %s", msg && *msg ? msg : name);
 		return;
 	}
+	if (args && sc && sc->args[1] == KA_SET(XLAT_FCNTL) &&
+	    ret_fcntl(sb, abi, ret, args, o))
+		return;
 	sbuf_printf(sb, "%lld", (long long)ret);
 	if (!o->decimal && (ret >= 0x10000 || ret < 0))
 		sbuf_printf(sb, "/%#llx", (unsigned long long)ret);

@@ -81,6 +81,10 @@ void xlat_call(struct sbuf *sb, enum sc_abi abi, uint32_t nr,
 /* "openat 3", "read -1 errno 2 No such file or directory". */
 void xlat_ret(struct sbuf *sb, enum sc_abi abi, uint32_t nr, int64_t ret,
 	      const struct xlat_opts *o);
+/* The same, with the call's arguments (NULL: not known) for returns whose
+ * meaning they give: fcntl's F_GETFD ("1<FD_CLOEXEC>"), F_GETFL. */
+void xlat_ret_args(struct sbuf *sb, enum sc_abi abi, uint32_t nr, int64_t ret,
+		   const uint64_t *args, const struct xlat_opts *o);
 /* The syscall's name, or "#nr" in buf. */
 const char *xlat_sysname(enum sc_abi abi, uint32_t nr, char *buf, unsigned len);
 

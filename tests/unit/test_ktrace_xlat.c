@@ -15,6 +15,15 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sched.h>
+#include <linux/futex.h>
+#include <linux/netlink.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 static char *flags(enum sc_abi abi, enum xlat_set set, uint64_t v)
@@ -314,6 +323,78 @@ static void call_lines_constants(void **state)
 			    "unlinkat(AT_FDCWD,0x10,0x200<AT_REMOVEDIR>)");
 }
 
+/* kdump's decoders (issue 17): arguments whose meaning depends on another
+ * (socket's protocol on its domain, an option on its level, fcntl's
+ * argument and result on its command), ioctl numbers whose sizes differ
+ * per ABI, fds and pids signed, empty masks 0. Values from the system's
+ * headers, as the program making the call would pass them. */
+static void kdump_decoders(void **state)
+{
+	struct xlat_opts def = { 0 };
+	uint64_t fargs[3] = { 3, F_GETFL, 0 };
+	struct sbuf sb;
+
+	(void)state;
+	assert_string_equal(call(SC_X86_64, "socket", AF_INET,
+				 SOCK_STREAM | SOCK_CLOEXEC, IPPROTO_TCP, 0,
+				 &def),
+			    "socket(AF_INET,SOCK_STREAM|SOCK_CLOEXEC,IPPROTO_TCP)");
+	assert_string_equal(call(SC_X86_64, "socket", AF_NETLINK, SOCK_RAW,
+				 NETLINK_ROUTE, 0, &def),
+			    "socket(AF_NETLINK,SOCK_RAW,NETLINK_ROUTE)");
+	assert_string_equal(call(SC_X86_64, "setsockopt", 3, SOL_SOCKET,
+				 SO_REUSEADDR, 0x10, &def),
+			    "setsockopt(0x3,SOL_SOCKET,SO_REUSEADDR,0x10,0)");
+	assert_string_equal(call(SC_X86_64, "getsockopt", 3, IPPROTO_TCP,
+				 TCP_NODELAY, 0x10, &def),
+			    "getsockopt(0x3,SOL_TCP,TCP_NODELAY,0x10,0)");
+	assert_string_equal(call(SC_X86_64, "futex", 0x10,
+				 FUTEX_WAIT_BITSET_PRIVATE | FUTEX_CLOCK_REALTIME,
+				 1, 0, &def),
+			    "futex(0x10,FUTEX_WAIT_BITSET_PRIVATE|"
+			    "FUTEX_CLOCK_REALTIME,0x1,0,0,0)");
+	assert_string_equal(call(SC_X86_64, "fcntl", 3, F_SETFD, FD_CLOEXEC, 0,
+				 &def), "fcntl(0x3,F_SETFD,0x1<FD_CLOEXEC>)");
+	assert_string_equal(call(SC_X86_64, "fcntl", 3, F_SETFL, O_NONBLOCK, 0,
+				 &def),
+			    "fcntl(0x3,F_SETFL,0x800<O_RDONLY|O_NONBLOCK>)");
+	sbuf_init(&sb);
+	xlat_ret_args(&sb, SC_X86_64, sc_number(SC_X86_64, "fcntl"), 0x8002,
+		      fargs, &def);
+	assert_string_equal(sb.buf, "fcntl 0x8002<O_RDWR|O_LARGEFILE>");
+	sbuf_free(&sb);
+	assert_string_equal(call(SC_X86_64, "ioctl", 1, TCGETS, 0x10, 0, &def),
+			    "ioctl(0x1,TCGETS,0x10)");
+	/* FS_IOC_GETFLAGS is _IOR('f', 1, long): 8 bytes, or i386's 4. */
+	assert_string_equal(call(SC_X86_64, "ioctl", 3, 0x80086601, 0, 0, &def),
+			    "ioctl(0x3,FS_IOC_GETFLAGS,0)");
+	assert_string_equal(call(SC_I386, "ioctl", 3, 0x80046601, 0, 0, &def),
+			    "ioctl(0x3,FS_IOC_GETFLAGS,0)");
+	assert_string_equal(call(SC_X86_64, "clock_gettime", CLOCK_BOOTTIME,
+				 0x10, 0, 0, &def),
+			    "clock_gettime(CLOCK_BOOTTIME,0x10)");
+	assert_string_equal(call(SC_X86_64, "epoll_ctl", 5, EPOLL_CTL_MOD, 6,
+				 0x10, &def),
+			    "epoll_ctl(0x5,EPOLL_CTL_MOD,0x6,0x10)");
+	assert_string_equal(call(SC_X86_64, "pipe2", 0x10,
+				 O_CLOEXEC | O_NONBLOCK, 0, 0, &def),
+			    "pipe2(0x10,0x80800<O_NONBLOCK|O_CLOEXEC>)");
+	assert_string_equal(call(SC_X86_64, "prlimit64", 0, RLIMIT_NOFILE, 0,
+				 0x10, &def),
+			    "prlimit64(0,RLIMIT_NOFILE,0,0x10)");
+	assert_string_equal(call(SC_X86_64, "kill", (uint64_t)-1, SIGTERM, 0, 0,
+				 &def), "kill(-1,SIGTERM)");
+	assert_string_equal(call(SC_X86_64, "mmap", 0, 0x1000, PROT_READ,
+				 MAP_PRIVATE | MAP_ANONYMOUS, &def),
+			    "mmap(0,0x1000,0x1<PROT_READ>,0x22<MAP_PRIVATE|"
+			    "MAP_ANONYMOUS>,0,0)");
+	assert_string_equal(call(SC_X86_64, "newfstatat", (uint64_t)AT_FDCWD,
+				 0x10, 0x20, 0, &def),
+			    "newfstatat(AT_FDCWD,0x10,0x20,0)");
+	assert_string_equal(call(SC_X86_64, "dup3", 3, 4, 0, 0, &def),
+			    "dup3(0x3,0x4,0)");
+}
+
 /* i386's own rows: its numbers, 64-bit values in two registers printed
  * as one, its fcntl commands; x32 decodes with x86_64's rows. */
 static void i386_lines(void **state)
@@ -514,6 +595,7 @@ int main(void)
 		cmocka_unit_test(tables_name_real_syscalls),
 		cmocka_unit_test(generated_sets_match_headers),
 		cmocka_unit_test(call_lines_constants),
+		cmocka_unit_test(kdump_decoders),
 		cmocka_unit_test(hints_from_the_table),
 		cmocka_unit_test(i386_lines),
 		cmocka_unit_test(captures),
