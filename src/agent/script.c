@@ -246,10 +246,9 @@ struct ag_script *ag_script_compile(const char *path, char **msg)
 	 * once; its pages are mapped (and resident) in the agent: 32 KiB
 	 * rather than dtrace's 256 KiB (#pragma D option bufsize= sets it). */
 	sc->s.opt.bufsize = 32 << 10;
-	dt_session_add(&sc->s, path, text, len);
+	dt_session_add(&sc->s, path, text, len, 's');
 	if (dt_compile(&sc->s)) {
-		*msg = sd_strdup(sc->s.cc.msg ? sc->s.cc.msg :
-				 "compilation failed\n");
+		*msg = dt_compile_message(&sc->s);
 		goto fail;
 	}
 	if (make_families(sc, pr, npr, msg))

@@ -15,6 +15,7 @@
 #ifndef SONDE_DTRACE_AST_H
 #define SONDE_DTRACE_AST_H
 
+#include "errtags.h"
 #include "layout.h"
 
 #include <setjmp.h>
@@ -37,25 +38,53 @@ struct dt_src {
 	const char *name;	/* "x.d", "-n" */
 	const char *text;
 	size_t len;
+	bool is_file;		/* -s: errors name its lines */
+	bool is_library;	/* a D library file (-L, -x libdir) */
+	char spec;		/* how a probe description is read: 'n' (the
+				 * last field is the name: files and -n), 'P'
+				 * (provider), 'm', 'f', 'i' (probe ID) */
 };
 
 struct dt_loc {
 	const struct dt_src *src;
 	int line, col;		/* 1-based; line 0: no position */
+	const char *file;	/* from # N "file" (cpp): errors name it */
 };
 
 /* Compilation state shared by the passes. */
 struct dt_cc {
 	struct dt_arena arena;
 	jmp_buf jmp;
-	char *msg;		/* the error, formatted (malloc'd) */
-	int status;		/* 2: source error; 1: internal/resource */
+	char *msg;		/* the error with its position, source line and
+				 * caret (malloc'd) */
+	int status;		/* the exit status: 1 */
+	/* the error as dtrace(1) reports it (dt_error_text) */
+	enum dt_errtag tag;
+	struct dt_loc loc;	/* line 0: no position */
+	char *text;		/* the message alone (malloc'd) */
+	const struct dt_src *cur;	/* the source being compiled */
+	const char *region;	/* "action list", "predicate": where in a
+				 * -n clause the checker was */
+	const char *hint;	/* sonde's words for the caret display (a
+				 * static string; set before dt_cerror) */
+	const char *why;	/* sonde's reason, always on a line of its
+				 * own (a provider this kernel lacks) */
 };
 
-/* Record an error at loc (loc may be NULL) and unwind to dt_cc's jmp. */
+/* Record an error at loc (loc may be NULL) and unwind to dt_cc's jmp.
+ * dt_error has no DTrace tag (D_UNKNOWN, not shown): sonde's own refusals;
+ * dt_cerror carries the tag dtrace(1) gives the same error, and its words
+ * should be DTrace's. */
 _Noreturn void dt_error(struct dt_cc *cc, const struct dt_loc *loc,
 			const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+_Noreturn void dt_cerror(struct dt_cc *cc, const struct dt_loc *loc,
+			 enum dt_errtag tag, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* The error as dtrace(1) words it after "failed to compile script F: " or
+ * "invalid probe specifier S: ": "[D_TAG] line N: message" (the tag with
+ * errtags, the line for a script file), malloc'd. */
+char *dt_error_text(const struct dt_cc *cc, bool errtags);
 /* Format "file:line:col: msg\n<source line>\n<caret>\n" into a malloc'd
  * string. */
 char *dt_format_diag(const struct dt_loc *loc, const char *msg);
@@ -98,11 +127,28 @@ struct dt_token {
 				 * (name without $), T_PROBEDESC */
 };
 
+/* A word of a control line (#pragma D option quiet, # 12 "f.d"). */
+struct dt_ctlword {
+	char *s;
+	bool is_str;		/* "quoted" */
+	bool is_int;		/* all digits: v */
+	uint64_t v;
+};
+struct dt_lexer;
+/* The parser's handler of control lines; loc is the line of the '#'. */
+typedef void (*dt_ctl_fn)(struct dt_lexer *lx, struct dt_ctlword *w, int n,
+			  const struct dt_loc *loc);
+
 struct dt_lexer {
 	struct dt_cc *cc;
 	const struct dt_src *src;
 	size_t pos;
 	int line, col;
+	int parens, brackets;	/* open ( and [: "extra ) in input stream" */
+	bool in_predicate;	/* a '/' may end it (T_SLASH with ival 1) */
+	dt_ctl_fn ctl;		/* control lines, skipped as blanks */
+	void *ctl_arg;
+	const char *file;	/* # N "file": errors name it */
 };
 
 void dt_lex_init(struct dt_lexer *lx, struct dt_cc *cc,
@@ -114,8 +160,6 @@ int dt_lex_skip(struct dt_lexer *lx);
 /* At the outer level: a probe description up to a blank, ',', '/' or '{'.
  * Returns false at the end of the input. */
 bool dt_lex_probedesc(struct dt_lexer *lx, struct dt_token *tok);
-/* The rest of the current line (for #pragma); advances past it. */
-char *dt_lex_line(struct dt_lexer *lx);
 const char *dt_tok_name(enum dt_tok t);
 
 /* ---- types ---- */
@@ -330,13 +374,50 @@ struct dt_options {
 	uint64_t scratchsize;	/* alloca() bytes per clause */
 	uint64_t testreject;	/* tests only: make the code of this line
 				 * one the BPF verifier refuses */
+	/* dtrace(1)'s other options (options.c) */
+	bool errtags;		/* "[D_TAG]" in compile errors */
+	bool droptags;		/* "[DTRACEDROP_*]" in drop reports */
+	bool zdefs;		/* -Z: descriptions may match nothing */
+	bool defaultargs;	/* unset $N are 0 (or "") */
+	bool argref;		/* $N need not be referenced */
+	bool empty;		/* an empty program is fine */
+	bool knodefs, unodefs;
+	bool rawbytes;		/* tracemem() and strings as bytes */
+	bool aggpercpu;		/* aggregations per CPU */
+	bool quietresize;
+	bool noresolve;		/* addresses, not symbols */
+	bool nolibs;		/* no D library */
+	bool cpp;		/* -C */
+	bool cpphdrs;		/* -H */
+	int64_t cpu;		/* -1: every CPU */
+	uint64_t maxframes, stackframes, ustackframes, jstackframes;
+	uint64_t jstackstrsize, stackindent;
+	uint64_t printsize, pcapsize, bpflog, bpflogsize, lockmem;
+	uint64_t statusrate, cleanrate;
+	uint64_t iregs, tregs, tree, disasm;
+	uint32_t version;	/* DT_VERSION(major, minor, micro) */
+	uint8_t evaltime;	/* enum dt_evaltime */
+	uint8_t bufpolicy, bufresize;
+	const char *stdc;	/* -X a|c|s|t */
+	const char *cpppath, *ldpath, *linkmode, *linktype;
+	const char *cppargs;	/* extra words for cpp */
+	char **cppopts;		/* -D, -U, -I in order ("-DX=1") */
+	int ncppopts;
+	char **libdirs;		/* -L, -x libdir */
+	int nlibdirs;
 };
+
+#define DT_VERSION(maj, min, mic) \
+	((uint32_t)(maj) << 24 | (uint32_t)(min) << 12 | (uint32_t)(mic))
+enum dt_evaltime { DT_EVAL_EXEC, DT_EVAL_PREINIT, DT_EVAL_POSTINIT,
+	DT_EVAL_MAIN };
 
 /* Macro arguments: $0 (script), $1..$N, $target, $pid ... */
 struct dt_macros {
 	char **argv;		/* argv[0] is $0 */
 	int argc;
-	long target;		/* -1: none */
+	long target;		/* -1: none ($target is 0) */
+	bool *used;		/* per argument: a program refers to it */
 };
 
 struct dt_prog {
@@ -372,11 +453,14 @@ int dt_literal(struct dt_prog *p, const char *s, size_t ssize);
 void dt_parse(struct dt_cc *cc, struct dt_prog *prog, const struct dt_src *src);
 /* Resolve names, check types, lay out records, keys and variables. */
 void dt_check(struct dt_cc *cc, struct dt_prog *prog);
-/* Apply one option as -x or #pragma D option would; 0 or -EINVAL with a
- * message in err. */
+/* Apply one option as -x or #pragma D option would: 0, or -ENOENT for an
+ * unknown name, -EINVAL for a bad value, with dtrace(1)'s words in err
+ * ("Invalid option name", "Invalid value for specified option"). */
 int dt_set_option(struct dt_options *o, const char *name, const char *val,
 		  char *err, size_t errlen);
 void dt_options_default(struct dt_options *o);
+/* Free what options allocated (the -D/-U/-I and -L lists). */
+void dt_options_free(struct dt_options *o);
 
 /* Built-in variables. */
 enum dt_builtin {

@@ -25,13 +25,18 @@ void dt_session_init(struct dt_session *s)
 }
 
 void dt_session_add(struct dt_session *s, const char *name, const char *text,
-		    size_t len)
+		    size_t len, char kind)
 {
+	struct dt_src *src;
+
 	s->srcs = sd_realloc(s->srcs, sizeof(*s->srcs) * (s->nsrcs + 1));
-	s->srcs[s->nsrcs].name = sd_strdup(name);
-	s->srcs[s->nsrcs].text = sd_strndup(text, len);
-	s->srcs[s->nsrcs].len = len;
-	s->nsrcs++;
+	src = &s->srcs[s->nsrcs++];
+	memset(src, 0, sizeof(*src));
+	src->name = sd_strdup(name);
+	src->text = sd_strndup(text, len);
+	src->len = len;
+	src->is_file = kind == 's';
+	src->spec = kind == 's' ? 'n' : kind;
 }
 
 struct match_ctx {
@@ -70,31 +75,31 @@ static const char *fbt_missing(char *buf, size_t len)
 	return buf;
 }
 
-/* Providers of DTrace this kernel or this version lacks. */
+/* A description that matches nothing: DTrace's words, and on a line of
+ * its own why, when this kernel or this version lacks the provider. */
 static void no_match(struct dt_session *s, struct dt_pdesc *pd)
 {
 	static const char *const later[] = {
 		"io", "ip", "tcp", "udp",
 		"lockstat", "sdt", "cpc", "rawtp", "rawfbt", "lockstat",
 	};
+	static char why[512];
 	const char *prov = pd->prov;
 
-	char why[512];
-
 	if (!strcmp(prov, "fbt") && fbt_missing(why, sizeof(why)))
-		dt_error(&s->cc, &pd->loc, "probe description %s: %s",
-			 pd->text, why);
+		s->cc.why = why;
 	if (!strcmp(prov, "pid"))
-		dt_error(&s->cc, &pd->loc, "probe description %s: the pid "
-			 "provider is per process: pid$target (with -c or -p) "
-			 "or pidPID", pd->text);
+		s->cc.why = "the pid provider is per process: pid$target "
+			    "(with -c or -p) or pidPID";
 	for (size_t i = 0; i < ARRAY_SIZE(later); i++)
-		if (!strcmp(prov, later[i]))
-			dt_error(&s->cc, &pd->loc, "not supported: the %s "
-				 "provider in this version (%s)", later[i],
-				 pd->text);
-	dt_error(&s->cc, &pd->loc, "probe description %s does not match any "
-		 "probes", pd->text);
+		if (!strcmp(prov, later[i])) {
+			snprintf(why, sizeof(why), "not supported: the %s "
+				 "provider in this version", later[i]);
+			s->cc.why = why;
+		}
+	dt_cerror(&s->cc, &pd->loc, D_PDESC_ZERO, "probe description "
+		  "%s:%s:%s:%s does not match any probes", pd->prov, pd->mod,
+		  pd->func, pd->name);
 }
 
 static struct dt_unit *unit_for(struct dt_session *s, struct dt_probe *p)
@@ -170,7 +175,7 @@ static void match_probes(struct dt_session *s)
 				dt_error(&s->cc, &cl->pds[j].loc, "matching "
 					 "%s: %s", cl->pds[j].text,
 					 strerror(-n));
-			if (!n && !s->allow_zero)
+			if (!n && !s->opt.zdefs && !p->opt.zdefs)
 				no_match(s, &cl->pds[j]);
 		}
 		for (int j = 0; j < cl->nprobes; j++) {
@@ -229,6 +234,29 @@ static int64_t realtime_offset(void)
 	       (rt.tv_nsec - mono.tv_nsec);
 }
 
+/* Parse one program (a -s file, a -n text): as dtrace(1) compiles each
+ * separately, each must use the last macro argument given (else
+ * "extraneous argument"), unless -x argref. */
+static void parse_program(struct dt_session *s, const struct dt_src *src)
+{
+	struct dt_macros *m = &s->macros;
+
+	if (m->argc > 0)
+		m->used = dt_alloc(&s->cc.arena, (size_t)m->argc);
+	dt_parse(&s->cc, &s->prog, src);
+	if (m->argc > 1 && !s->prog.opt.argref && !m->used[m->argc - 1]) {
+		const char *end = src->text + src->len;
+		struct dt_loc at = { src, 1, 1, NULL };
+
+		for (const char *c = src->text; c < end; c++)
+			at.line += *c == '\n';
+		dt_cerror(&s->cc, &at, D_MACRO_UNUSED, "extraneous argument "
+			  "'%s' ($%d is not referenced)", m->argv[m->argc - 1],
+			  m->argc - 1);
+	}
+	m->used = NULL;
+}
+
 int dt_compile(struct dt_session *s)
 {
 	struct dt_prog *p = &s->prog;
@@ -239,12 +267,16 @@ int dt_compile(struct dt_session *s)
 	p->opt = s->opt;
 	p->macros = &s->macros;
 	s->cc.status = 0;
+	s->cc.hint = NULL;
+	s->cc.why = NULL;
 	if (setjmp(s->cc.jmp)) {
 		dt_cg_free(&g);
 		return s->cc.status ? s->cc.status : SD_EXIT_USAGE;
 	}
-	for (int i = 0; i < s->nsrcs; i++)
-		dt_parse(&s->cc, p, &s->srcs[i]);
+	for (int i = 0; i < s->nsrcs; i++) {
+		s->cc.cur = &s->srcs[i];
+		parse_program(s, &s->srcs[i]);
+	}
 	if (!p->nclauses)
 		dt_error(&s->cc, NULL, "no probe clauses to compile");
 	/* Probes first: args[] is typed by the providers of the probes. */
@@ -304,6 +336,28 @@ int dt_compile(struct dt_session *s)
 	return 0;
 }
 
+char *dt_compile_message(const struct dt_session *s)
+{
+	const struct dt_src *src = s->cc.loc.src ? s->cc.loc.src : s->cc.cur;
+	char *text = dt_error_text(&s->cc, s->prog.opt.errtags ||
+				   s->opt.errtags);
+	struct sbuf sb;
+
+	sbuf_init(&sb);
+	if (src && src->is_file)
+		sbuf_printf(&sb, "dtrace: failed to compile script %s: %s\n",
+			    src->name, text);
+	else if (src)
+		sbuf_printf(&sb, "dtrace: invalid probe specifier %.*s: %s\n",
+			    (int)src->len, src->text, text);
+	else
+		sbuf_printf(&sb, "dtrace: %s\n", text);
+	if (s->cc.why)
+		sbuf_printf(&sb, "dtrace: %s\n", s->cc.why);
+	free(text);
+	return sbuf_steal(&sb);
+}
+
 void dt_session_free(struct dt_session *s)
 {
 	for (int i = 0; i < s->nunits; i++) {
@@ -332,6 +386,8 @@ void dt_session_free(struct dt_session *s)
 	}
 	free(s->srcs);
 	free(s->cc.msg);
+	free(s->cc.text);
+	dt_options_free(&s->opt);
 	dt_arena_free(&s->cc.arena);
 	memset(s, 0, sizeof(*s));
 }

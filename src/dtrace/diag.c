@@ -93,17 +93,70 @@ char *dt_format_diag(const struct dt_loc *loc, const char *msg)
 	return sbuf_steal(&sb);
 }
 
-void dt_error(struct dt_cc *cc, const struct dt_loc *loc, const char *fmt, ...)
+static _Noreturn void verror(struct dt_cc *cc, const struct dt_loc *loc,
+			     enum dt_errtag tag, const char *fmt, va_list ap)
 {
 	char msg[1024];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	free(cc->msg);
+	free(cc->text);
+	cc->msg = dt_format_diag(loc, msg);
+	cc->text = sd_strdup(msg);
+	cc->tag = tag;
+	if (loc && loc->src)
+		cc->loc = *loc;
+	else
+		cc->loc = (struct dt_loc){ cc->cur, 0, 0 };
+	if (!cc->status)
+		cc->status = SD_EXIT_FAIL;
+	longjmp(cc->jmp, 1);
+}
+
+void dt_error(struct dt_cc *cc, const struct dt_loc *loc, const char *fmt, ...)
+{
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	free(cc->msg);
-	cc->msg = dt_format_diag(loc, msg);
-	if (!cc->status)
-		cc->status = SD_EXIT_USAGE;
-	longjmp(cc->jmp, 1);
+	verror(cc, loc, D_UNKNOWN, fmt, ap);
+}
+
+void dt_cerror(struct dt_cc *cc, const struct dt_loc *loc, enum dt_errtag tag,
+	       const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	verror(cc, loc, tag, fmt, ap);
+}
+
+static const char *const tag_names[] = {
+#define DT_ERRTAG_NAME(t) #t,
+	DT_ERRTAGS(DT_ERRTAG_NAME)
+#undef DT_ERRTAG_NAME
+};
+
+const char *dt_errtag_name(enum dt_errtag tag)
+{
+	return (unsigned)tag < D_NTAGS ? tag_names[tag] : "D_UNKNOWN";
+}
+
+char *dt_error_text(const struct dt_cc *cc, bool errtags)
+{
+	struct sbuf sb;
+	const struct dt_src *src = cc->loc.src;
+
+	sbuf_init(&sb);
+	if (errtags && cc->tag != D_UNKNOWN)
+		sbuf_printf(&sb, "[%s] ", dt_errtag_name(cc->tag));
+	/* dtrace(1) numbers the lines of a script file, not of -n's text */
+	if (cc->loc.file && cc->loc.line > 0)
+		sbuf_printf(&sb, "\"%s\", line %d: ", cc->loc.file,
+			    cc->loc.line);
+	else if (src && src->is_file && cc->loc.line > 0)
+		sbuf_printf(&sb, "line %d: ", cc->loc.line);
+	else if (src && !src->is_file && cc->region)
+		sbuf_printf(&sb, "in %s: ", cc->region);
+	sbuf_puts(&sb, cc->text ? cc->text : "compilation failed");
+	return sbuf_steal(&sb);
 }

@@ -1,18 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* dtrace — `sonde dtrace`: the command line of dtrace(1). Collects the
- * program from -n, -s, -P, -m and -f, the options (-x, -q), the macro
- * arguments, starts -c's command stopped before exec (so $target is its
- * pid) or watches -p's process, compiles, lists (-l) or prints (-S) or
- * stops there (-e), and otherwise loads, fires BEGIN, attaches, consumes
- * until exit(), Ctrl-C or the end of the traced process, detaches, fires
- * END and prints the aggregations. */
+/* dtrace — `sonde dtrace`: the command line of dtrace(1), option by option
+ * and message by message as dtrace-utils' cmd/dtrace.c: the programs from
+ * -n, -s, -P, -m, -f and -i, the options (-x and the flags that stand for
+ * one), the macro arguments, -c's command started stopped before exec (so
+ * $target is its pid) or -p's process watched; then it compiles, lists
+ * (-l), prints (-S), stops there (-e), or loads, fires BEGIN, attaches,
+ * consumes until exit(), Ctrl-C or the end of the traced process,
+ * detaches, fires END and prints the aggregations. Messages that DTrace
+ * gives read as DTrace words them ("dtrace: failed to compile script ...");
+ * usage errors are sonde's one line. */
 #include "dtrace.h"
 #include "config.h"
 #include "../commands.h"
 #include "../lib/bpf.h"
+#include "../lib/cli.h"
+#include "../lib/outfile.h"
 #include "../lib/util.h"
 
 #include <bpf/libbpf.h>
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -22,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -29,9 +36,15 @@
 
 
 static const char usage_text[] =
-"usage: sonde dtrace [-eqSVZ] [-c CMD] [-p PID] [-o FILE] [-x OPT[=VAL]]\n"
-"                    [-n PROGRAM] [-s SCRIPT] [-P PROVIDER] [-m MODULE]\n"
-"                    [-f FUNCTION] [-l] [ARG ...]\n"
+"usage: sonde dtrace [-CeFlqSvVwZ] [-b bufsz] [-c cmd] [-D name[=def]]\n"
+"                    [-I path] [-o output] [-p pid] [-s script] [-U name]\n"
+"                    [-x opt[=val]] [-X a|c|s|t]\n"
+"                    [-P provider [[predicate] action]]\n"
+"                    [-m [provider:]module [[predicate] action]]\n"
+"                    [-f [[provider:]module:]func [[predicate] action]]\n"
+"                    [-n [[[provider:]module:]func:]name [[predicate] "
+"action]]\n"
+"                    [-i probe-id [[predicate] action]] [args ...]\n"
 "\n"
 "Compile D programs to BPF and run them, as dtrace(1).\n"
 "\n"
@@ -39,25 +52,38 @@ static const char usage_text[] =
 "               { actions }, e.g. 'syscall::read:entry { @[execname] =\n"
 "               count(); }'\n"
 "  -s SCRIPT    a D script file (also #!/usr/bin/env -S sonde dtrace -s)\n"
-"  -P PROVIDER  enable (or with -l, list) the provider's probes\n"
-"  -m MODULE    the same for a module\n"
-"  -f FUNCTION  the same for a function\n"
+"  -P, -m, -f   a provider, module or function: its probes, with an\n"
+"               optional /predicate/ and { actions }\n"
+"  -i ID        the probe of that ID (as -l lists them)\n"
 "  -l           list the probes that match, or every probe\n"
 "  -q           quiet: only what the program prints\n"
 "  -c CMD       run CMD, trace while it runs ($target is its pid)\n"
 "  -p PID       trace while process PID lives ($target is PID)\n"
 "  -o FILE      append the output to FILE\n"
+"  -b SIZE      the trace buffer size (-x bufsize)\n"
 "  -x OPT[=VAL] set an option: bufsize, strsize, aggsize, dynvarsize,\n"
-"               switchrate, aggrate, quiet\n"
+"               switchrate, aggrate, quiet, errtags... (sonde-dtrace(1))\n"
+"  -C           run the scripts through the C preprocessor (cpp);\n"
+"               -D NAME[=DEF], -U NAME, -I DIR, -H and -X a|c|s|t go to it\n"
+"  -w           allow destructive actions\n"
+"  -Z           allow probe descriptions that match no probes\n"
 "  -S           print the generated BPF on stderr\n"
 "  -e           compile only: stop before loading anything\n"
-"  -Z           allow probe descriptions that match no probes\n"
+"  -v           with -l or -e: the probes' stability and argument types\n"
 "  -V           the version of D this implements\n"
-"  -h           this help\n"
+"  -h, --help   this help\n"
 "\n"
 "ARGs become the macro variables $1, $2, ... Ctrl-C ends the run: END\n"
 "fires and the aggregations print. Needs root (or CAP_BPF and\n"
 "CAP_PERFMON) to load programs.\n";
+
+/* dtrace(1)'s own option letters, and --help. */
+static const char optstr[] =
+	"+:3:6:aAb:Bc:CD:ef:FGhHi:I:lL:m:n:o:p:P:qs:SU:vVwx:X:Z";
+static const struct option longopts[] = {
+	{ "help", no_argument, NULL, 1 },
+	{ NULL, 0, NULL, 0 },
+};
 
 static volatile sig_atomic_t interrupted;
 
@@ -69,19 +95,21 @@ static void on_signal(int sig)
 		_exit(SD_EXIT_FAIL);	/* impatient */
 }
 
-static int usage_error(const char *fmt, const char *arg)
+/* dtrace(1)'s words: "dtrace: MESSAGE" on stderr. */
+static void __attribute__((format(printf, 1, 2))) dt_say(const char *fmt, ...)
 {
-	if (fmt) {
-		fprintf(stderr, "%s: ", sd_prog());
-		fprintf(stderr, fmt, arg);
-		fputc('\n', stderr);
-	}
-	fputs(usage_text, stderr);
-	return SD_EXIT_USAGE;
+	va_list ap;
+
+	fputs("dtrace: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
 }
 
+/* A program given on the command line. */
 struct cmd {
-	char kind;		/* 'n', 's', 'P', 'm', 'f' */
+	char kind;		/* 'n', 's', 'P', 'm', 'f', 'i' */
 	const char *arg;
 };
 
@@ -94,35 +122,37 @@ struct child {
 
 /* Tell the pid provider which program -c's process (pid) will run: the
  * command's first word, searched in PATH as execvp does. */
-static void note_command(const char *cmdline, long pid)
+static bool find_command(const char *word, char *path, size_t len)
+{
+	const char *env = getenv("PATH");
+
+	snprintf(path, len, "%s", word);
+	if (strchr(word, '/'))
+		return access(path, X_OK) == 0;
+	char *dirs = sd_strdup(env ? env : "/usr/bin:/bin"), *save = NULL;
+
+	for (char *d = strtok_r(dirs, ":", &save); d;
+	     d = strtok_r(NULL, ":", &save)) {
+		snprintf(path, len, "%s/%s", *d ? d : ".", word);
+		if (access(path, X_OK) == 0) {
+			free(dirs);
+			return true;
+		}
+	}
+	free(dirs);
+	return false;
+}
+
+static void note_command(const char *word, long pid)
 {
 	char path[PATH_MAX];
-	const char *env = getenv("PATH");
-	wordexp_t we;
 
-	if (wordexp(cmdline, &we, WRDE_NOCMD) || !we.we_wordc)
-		return;
-	snprintf(path, sizeof(path), "%s", we.we_wordv[0]);
-	if (!strchr(we.we_wordv[0], '/')) {
-		char *dirs = sd_strdup(env ? env : "/usr/bin:/bin"), *save = NULL;
-
-		for (char *d = strtok_r(dirs, ":", &save); d;
-		     d = strtok_r(NULL, ":", &save)) {
-			snprintf(path, sizeof(path), "%s/%s", d,
-				 we.we_wordv[0]);
-			if (access(path, X_OK) == 0)
-				break;
-			path[0] = '\0';
-		}
-		free(dirs);
-	}
-	if (path[0]) {
+	if (find_command(word, path, sizeof(path))) {
 		char *real = realpath(path, NULL);
 
 		dt_pid_set_command(pid, real ? real : path);
 		free(real);
 	}
-	wordfree(&we);
 }
 
 /* Wait (up to a second) until the forked child sleeps in its read() of
@@ -152,22 +182,52 @@ static void wait_blocked_in_read(pid_t pid)
 	}
 }
 
+/* -c's words: split at blanks as dtrace(1)'s make_argv (no quoting). */
+static char **split_words(const char *s, int *n)
+{
+	char *copy = sd_strdup(s), *save = NULL;
+	char **v = sd_calloc(strlen(s) / 2 + 2, sizeof(char *));
+
+	*n = 0;
+	for (char *w = strtok_r(copy, " \t\n\r\f\v", &save); w;
+	     w = strtok_r(NULL, " \t\n\r\f\v", &save))
+		v[(*n)++] = sd_strdup(w);
+	free(copy);
+	return v;
+}
+
+static void free_words(char **v, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* Fork -c's command, stopped before its exec; 0, or -errno with nothing
+ * started (the command cannot be found or run). */
 static int start_child(const char *cmdline, struct child *c)
 {
-	wordexp_t we;
-	int pfd[2];
+	char path[PATH_MAX];
+	int pfd[2], n;
+	char **words = split_words(cmdline, &n);
 
-	if (wordexp(cmdline, &we, WRDE_NOCMD) || !we.we_wordc) {
-		sd_err("cannot parse -c command '%s'", cmdline);
-		return -EINVAL;
+	if (!n) {
+		free_words(words, n);
+		return -ENOENT;
+	}
+	if (!find_command(words[0], path, sizeof(path))) {
+		int err = errno ? errno : ENOENT;
+
+		free_words(words, n);
+		return -err;
 	}
 	if (pipe2(pfd, O_CLOEXEC)) {
-		wordfree(&we);
+		free_words(words, n);
 		return -errno;
 	}
 	c->pid = fork();
 	if (c->pid < 0) {
-		wordfree(&we);
+		free_words(words, n);
 		return -errno;
 	}
 	if (!c->pid) {
@@ -176,12 +236,13 @@ static int start_child(const char *cmdline, struct child *c)
 		close(pfd[1]);
 		if (read(pfd[0], &b, 1) != 1)
 			_exit(127);
-		execvp(we.we_wordv[0], we.we_wordv);
-		fprintf(stderr, "sonde dtrace: cannot run %s: %s\n",
-			we.we_wordv[0], strerror(errno));
+		execv(path, words);
+		fprintf(stderr, "dtrace: failed to execute %s: %s\n",
+			words[0], strerror(errno));
 		_exit(127);
 	}
-	wordfree(&we);
+	note_command(words[0], c->pid);
+	free_words(words, n);
 	close(pfd[0]);
 	c->go = pfd[1];
 	c->pidfd = (int)syscall(SYS_pidfd_open, c->pid, 0);
@@ -231,15 +292,6 @@ static bool target_gone(struct child *c, pid_t watch, int *wstatus)
 	return false;
 }
 
-static char *read_source(const char *path, size_t *len)
-{
-	char *s = sd_read_file(path, len);
-
-	if (!s)
-		sd_err("cannot read %s: %s", path, strerror(errno));
-	return s;
-}
-
 /* "BEGIN { exit(0); }" is reported as 'BEGIN ', as DTrace does. */
 static void crop_desc(char *s)
 {
@@ -258,8 +310,28 @@ static void print_msg(const char *msg)
 		fputc('\n', stderr);
 }
 
+/* A compile error as dtrace(1) reports it; on a terminal, sonde's source
+ * line, caret and hint follow. */
+static void compile_error(struct dt_session *s)
+{
+	char *msg = dt_compile_message(s);
+
+	fputs(msg, stderr);
+	free(msg);
+	if (isatty(STDERR_FILENO) && s->cc.msg && s->cc.loc.line > 0) {
+		/* the caret display: the source line under the message */
+		const char *nl = strchr(s->cc.msg, '\n');
+
+		if (nl && nl[1])
+			fputs(nl + 1, stderr);
+		if (s->cc.hint)
+			fprintf(stderr, "    (%s)\n", s->cc.hint);
+	}
+}
+
 static int run(struct dt_session *s, struct child *child, pid_t watch,
-	       struct cmd *cmds, int ncmds)
+	       struct cmd *cmds, int ncmds, const char *outfile,
+	       struct sd_outfile *of)
 {
 	char err[512], *msg = NULL;
 	int ret, wstatus = 0;
@@ -273,18 +345,29 @@ static int run(struct dt_session *s, struct child *child, pid_t watch,
 		free(msg);
 		return SD_EXIT_FAIL;
 	}
+	if (outfile) {
+		ret = sd_outfile_open(of, outfile, 0644, SD_OUT_APPEND);
+		if (ret) {
+			dt_say("failed to open output file '%s': %s", outfile,
+			       strerror(-ret));
+			return SD_EXIT_FAIL;
+		}
+		s->out = sd_outfile_stream(of);
+	}
 	if (!s->prog.opt.quiet) {
 		for (int i = 0; i < ncmds; i++) {
 			char *name = sd_strdup(cmds[i].arg);
 
-			if (cmds[i].kind == 'n')
+			if (cmds[i].kind != 's')
 				crop_desc(name);
-			fprintf(stderr, "dtrace: %s '%s' matched %d probe%s\n",
-				cmds[i].kind == 's' ? "script" : "description",
-				name, s->src_matches[i],
-				s->src_matches[i] == 1 ? "" : "s");
+			dt_say("%s '%s' matched %d probe%s",
+			       cmds[i].kind == 's' ? "script" : "description",
+			       name, s->src_matches[i],
+			       s->src_matches[i] == 1 ? "" : "s");
 			free(name);
 		}
+		if (s->prog.opt.destructive)
+			dt_say("allowing destructive actions");
 	}
 	if (dt_consume_open(s)) {
 		sd_err("cannot read the BPF ring buffer: %s", strerror(errno));
@@ -301,7 +384,7 @@ static int run(struct dt_session *s, struct child *child, pid_t watch,
 	if (!s->done) {
 		ret = dt_attach(s, err, sizeof(err));
 		if (ret) {
-			sd_err("%s", err);
+			dt_say("could not enable tracing: %s", err);
 			dt_detach(s);
 			return SD_EXIT_FAIL;
 		}
@@ -325,14 +408,16 @@ static int run(struct dt_session *s, struct child *child, pid_t watch,
 		if (target_gone(child, watch, &wstatus) ||
 		    (watch > 0 && n > 0 && (pfd[1].revents & POLLIN))) {
 			dt_consume(s, 0);
-			if (!s->prog.opt.quiet)
-				fprintf(stderr, "dtrace: pid %d has exited\n",
-					(int)(watch > 0 ? watch :
-					      (pid_t)s->macros.target));
+			/* illumos' dtrace(1) says so; dtrace-utils (and the
+			 * test mode) does not */
+			if (!s->prog.opt.quiet && !s->testing)
+				dt_say("pid %d has exited",
+				       (int)(watch > 0 ? watch :
+					     (pid_t)s->macros.target));
 			break;
 		}
 	}
-	if (interrupted && !s->prog.opt.quiet)
+	if (interrupted && !s->testing)
 		fputc('\n', s->out);
 	dt_detach(s);
 	dt_consume(s, 0);
@@ -343,44 +428,54 @@ static int run(struct dt_session *s, struct child *child, pid_t watch,
 	return s->status;
 }
 
+static bool is_negative_number(const char *s)
+{
+	return s[0] == '-' && isdigit((unsigned char)s[1]);
+}
+
 int cmd_dtrace(int argc, char **argv)
 {
 	struct dt_session s;
 	struct cmd *cmds = sd_calloc((size_t)argc + 1, sizeof(*cmds));
 	char **margs = sd_calloc((size_t)argc + 2, sizeof(char *));
-	int ncmds = 0, nmargs = 1, c, status = 0;
-	bool list = false, dump = false, compile_only = false;
+	int ncmds = 0, nmargs = 1, c, status = 0, modes = 0;
+	bool list = false, dump = false, compile_only = false, version = false;
 	const char *cmdline = NULL, *outfile = NULL, *script0 = NULL;
 	struct child child = { .go = -1, .pidfd = -1 };
+	struct sd_outfile of = { .fd = -1 };
 	pid_t watch = 0;
 	char err[256];
 
 	sd_set_prog("sonde dtrace");
+	/* The consumer is dtrace to the programs it runs (execname). */
+	prctl(PR_SET_NAME, "dtrace", 0, 0, 0);
 	sbpf_init(false);
 	dt_session_init(&s);
-	margs[0] = "dtrace";
+	s.testing = getenv("_DTRACE_TESTING") != NULL;
+	margs[0] = argv[0];
 	opterr = 0;
 	optind = 1;
 	for (;;) {
+		if (optind < argc && !strcmp(argv[optind], "--")) {
+			/* the rest are macro arguments, even "-e" */
+			for (optind++; optind < argc; optind++)
+				margs[nmargs++] = argv[optind];
+			break;
+		}
 		/* A negative number is a macro argument, not an option. */
-		if (optind < argc && argv[optind][0] == '-' &&
-		    argv[optind][1] >= '0' && argv[optind][1] <= '9') {
+		if (optind < argc && is_negative_number(argv[optind])) {
 			margs[nmargs++] = argv[optind++];
 			continue;
 		}
-		c = getopt(argc, argv, "+:n:s:P:m:f:lqc:p:o:x:SeZwhCFvV");
+		c = getopt_long(argc, argv, optstr, longopts, NULL);
 		if (c == -1) {
 			if (optind >= argc)
 				break;
-			if (!strcmp(argv[optind], "--help")) {
-				c = 'h';
-			} else {
-				margs[nmargs++] = argv[optind++];
-				continue;
-			}
+			margs[nmargs++] = argv[optind++];
+			continue;
 		}
 		switch (c) {
-		case 'n': case 's': case 'P': case 'm': case 'f':
+		case 'n': case 's': case 'P': case 'm': case 'f': case 'i':
 			cmds[ncmds].kind = (char)c;
 			cmds[ncmds++].arg = optarg;
 			if (c == 's' && !script0)
@@ -388,18 +483,25 @@ int cmd_dtrace(int argc, char **argv)
 			break;
 		case 'l':
 			list = true;
+			modes++;
+			s.opt.zdefs = true;	/* -l implies -Z */
 			break;
 		case 'q':
 			s.opt.quiet = true;
 			break;
 		case 'c':
+			if (cmdline) {
+				status = sd_usage_error("only one -c command");
+				goto out;
+			}
 			cmdline = optarg;
 			break;
 		case 'p': {
 			uint64_t v;
 
 			if (sd_parse_u64(optarg, 1, INT32_MAX, &v)) {
-				status = usage_error("bad pid '%s'", optarg);
+				dt_say("invalid pid: %s", optarg);
+				status = SD_EXIT_FAIL;
 				goto out;
 			}
 			watch = (pid_t)v;
@@ -408,19 +510,43 @@ int cmd_dtrace(int argc, char **argv)
 		case 'o':
 			outfile = optarg;
 			break;
-		case 'x': {
-			char *name = sd_strdup(optarg), *eq = strchr(name, '=');
+		case 'b': case 'x': case 'D': case 'U': case 'I': case 'X':
+		case 'L': {
+			char *name = sd_strdup(c == 'x' ? optarg : ""),
+			     *eq = strchr(name, '=');
+			const char *oname = name, *val = eq ? eq + 1 : NULL;
 
 			if (eq)
-				*eq++ = '\0';
-			if (dt_set_option(&s.opt, name, eq, err, sizeof(err))) {
+				*eq = '\0';
+			switch (c) {
+			case 'b': oname = "bufsize"; val = optarg; break;
+			case 'D': oname = "define"; val = optarg; break;
+			case 'U': oname = "undef"; val = optarg; break;
+			case 'I': oname = "incdir"; val = optarg; break;
+			case 'X': oname = "stdc"; val = optarg; break;
+			case 'L': oname = "libdir"; val = optarg; break;
+			}
+			if (dt_set_option(&s.opt, oname, val, err,
+					  sizeof(err))) {
+				if (c == 'x')
+					dt_say("failed to set -x %s: %s", name,
+					       err);
+				else
+					dt_say("failed to set -%c %s: %s", c,
+					       optarg, err);
 				free(name);
-				status = usage_error("%s", err);
+				status = SD_EXIT_FAIL;
 				goto out;
 			}
 			free(name);
 			break;
 		}
+		case 'C':
+			s.opt.cpp = true;
+			break;
+		case 'H':
+			s.opt.cpphdrs = true;
+			break;
 		case 'S':
 			dump = true;
 			break;
@@ -428,42 +554,76 @@ int cmd_dtrace(int argc, char **argv)
 			compile_only = true;
 			break;
 		case 'Z':
-			s.allow_zero = true;
+			s.opt.zdefs = true;
 			break;
 		case 'w':
 			s.opt.destructive = true;
 			break;
-		case 'h':
+		case 'v':
+			s.verbose = true;
+			break;
+		case 'V':
+			version = true;
+			modes++;
+			break;
+		case 'F':
+			s.opt.flowindent = true;
+			break;
+		case '6':
+			if (strcmp(optarg, "4")) {
+				status = sd_usage_error("unknown option "
+							"'-6%s'", optarg);
+				goto out;
+			}
+			break;
+		case '3':
+			if (strcmp(optarg, "2")) {
+				status = sd_usage_error("unknown option "
+							"'-3%s'", optarg);
+				goto out;
+			}
+			status = sd_usage_error("not supported: -32 (BPF "
+						"programs are 64-bit)");
+			goto out;
+		case 'a': case 'A':
+			status = sd_usage_error("not supported: -%c (anonymous "
+						"tracing is Solaris' boot-time "
+						"tracing)", c);
+			goto out;
+		case 'B':
+			status = sd_usage_error("not supported: -B (libdtrace's "
+						"buffered-output handler)");
+			goto out;
+		case 'G':
+			status = sd_usage_error("not supported: -G (USDT "
+						"objects) in this version");
+			goto out;
+		case 'h': case 1:
 			fputs(usage_text, stdout);
 			goto out;
-		case 'C':
-			status = usage_error("not supported: -C (the C "
-					     "preprocessor)%s", "");
-			goto out;
-		case 'F':
-			status = usage_error("not supported: -F (flowindent)%s",
-					     "");
-			goto out;
-		case 'v': case 'V':
-			printf("dtrace: Sun D 1.6.3 (sonde %s)\n", SONDE_VERSION);
-			goto out;
-		case ':':
-			status = usage_error("option '-%s' needs a value",
-					     (char[]){ (char)optopt, 0 });
-			goto out;
 		default:
-			status = usage_error("unknown option '-%s'",
-					     (char[]){ (char)optopt, 0 });
+			status = sd_getopt_error(c, argv, longopts);
 			goto out;
 		}
 	}
+	if (modes > 1) {
+		status = sd_usage_error("only one of the [-GhlV] options can be "
+					"specified at a time");
+		goto out;
+	}
+	if (version) {
+		printf("dtrace: Oracle D 2.0\n");
+		if (s.verbose)
+			printf("This is sonde %s\n", SONDE_VERSION);
+		goto out;
+	}
 	if (!ncmds && !list) {
-		status = usage_error("no program: give -n, -s, -P, -m or -f%s",
-				     "");
+		status = sd_usage_error("no program: give -n, -s, -P, -m, -f "
+					"or -i");
 		goto out;
 	}
 	if (cmdline && watch) {
-		status = usage_error("-c and -p exclude each other%s", "");
+		status = sd_usage_error("-c and -p exclude each other");
 		goto out;
 	}
 	if (script0)
@@ -472,7 +632,7 @@ int cmd_dtrace(int argc, char **argv)
 	s.macros.argc = nmargs;
 	if (watch) {
 		if (kill(watch, 0) && errno == ESRCH) {
-			sd_err("failed to grab pid %d: no such process",
+			dt_say("failed to grab pid %d: No such process",
 			       (int)watch);
 			status = SD_EXIT_FAIL;
 			goto out;
@@ -484,56 +644,76 @@ int cmd_dtrace(int argc, char **argv)
 		char *text;
 		size_t len;
 
-		switch (cmds[i].kind) {
-		case 's':
-			text = read_source(cmds[i].arg, &len);
+		if (cmds[i].kind == 's') {
+			text = sd_read_file(cmds[i].arg, &len);
 			if (!text) {
+				dt_say("failed to open %s: %s", cmds[i].arg,
+				       strerror(errno));
 				status = SD_EXIT_FAIL;
 				goto out;
 			}
-			dt_session_add(&s, cmds[i].arg, text, len);
-			free(text);
-			break;
-		case 'n':
-			dt_session_add(&s, "-n", cmds[i].arg,
-				       strlen(cmds[i].arg));
-			break;
-		default: {
-			/* -P p, -m m, -f f: a probe description */
-			char buf[512];
+			if (s.opt.cpp) {
+				char *pp = dt_cpp(&s.opt, text, len, &len, err,
+						  sizeof(err));
 
-			snprintf(buf, sizeof(buf), "%s%s%s",
-				 cmds[i].kind == 'P' ? "" :
-				 cmds[i].kind == 'm' ? ":" : "::", cmds[i].arg,
-				 cmds[i].kind == 'P' ? ":::" :
-				 cmds[i].kind == 'm' ? "::" : ":");
-			dt_session_add(&s, buf, buf, strlen(buf));
-		}
+				free(text);
+				if (!pp) {
+					dt_say("failed to compile script %s: %s",
+					       cmds[i].arg, err);
+					status = SD_EXIT_FAIL;
+					goto out;
+				}
+				text = pp;
+			}
+			dt_session_add(&s, cmds[i].arg, text, len, 's');
+			free(text);
+		} else {
+			char name[3] = { '-', cmds[i].kind, 0 };
+
+			dt_session_add(&s, name, cmds[i].arg,
+				       strlen(cmds[i].arg), cmds[i].kind);
 		}
 	}
-	if (cmdline && !compile_only) {
-		if (start_child(cmdline, &child)) {
-			sd_err("cannot start '%s': %s", cmdline,
-			       strerror(errno));
+	if (cmdline && !compile_only && !list) {
+		int r = start_child(cmdline, &child);
+
+		if (r) {
+			char *w = sd_strdup(cmdline);
+
+			w[strcspn(w, " \t\n")] = '\0';
+			dt_say("failed to execute %s: %s", w, strerror(-r));
+			free(w);
 			status = SD_EXIT_FAIL;
 			goto out;
 		}
 		s.macros.target = child.pid;
-		note_command(cmdline, child.pid);
 	} else if (cmdline) {
 		/* -e, -l: not run; its pid is 0 */
+		char *w = sd_strdup(cmdline);
+
+		w[strcspn(w, " \t\n")] = '\0';
 		s.macros.target = 0;
-		note_command(cmdline, 0);
+		note_command(w, 0);
+		free(w);
 	}
 	if (list) {
 		char *msg = NULL;
 
-		if (outfile && !(s.out = fopen(outfile, "a"))) {
-			sd_err("cannot open %s: %s", outfile, strerror(errno));
-			status = SD_EXIT_FAIL;
-			goto out;
+		if (outfile) {
+			int r = sd_outfile_open(&of, outfile, 0644,
+						SD_OUT_APPEND);
+
+			if (r) {
+				dt_say("failed to open output file '%s': %s",
+				       outfile, strerror(-r));
+				status = SD_EXIT_FAIL;
+				goto out;
+			}
+			s.out = sd_outfile_stream(&of);
 		}
 		status = dt_list(&s, s.out, &msg);
+		if (status && !msg)
+			compile_error(&s);
 		if (msg)
 			print_msg(msg);
 		free(msg);
@@ -542,7 +722,7 @@ int cmd_dtrace(int argc, char **argv)
 	}
 	status = dt_compile(&s);
 	if (status) {
-		print_msg(s.cc.msg ? s.cc.msg : "compilation failed\n");
+		compile_error(&s);
 		kill_child(&child);
 		goto out;
 	}
@@ -552,18 +732,18 @@ int cmd_dtrace(int argc, char **argv)
 		kill_child(&child);
 		goto out;
 	}
-	if (outfile && !(s.out = fopen(outfile, "a"))) {
-		sd_err("cannot open %s: %s", outfile, strerror(errno));
-		kill_child(&child);
-		status = SD_EXIT_FAIL;
-		goto out;
-	}
-	status = run(&s, &child, watch, cmds, ncmds);
+	status = run(&s, &child, watch, cmds, ncmds, outfile, &of);
 	kill_child(&child);
 	dt_unload(&s);
 out:
-	if (s.out && s.out != stdout)
-		fclose(s.out);
+	if (s.out && s.out != stdout) {
+		fflush(s.out);
+		if (sd_outfile_close(&of))
+			dt_say("failed to write to %s: %s", outfile,
+			       strerror(-of.err));
+		sd_outfile_free(&of);
+		s.out = stdout;
+	}
 	if (child.pidfd >= 0)
 		close(child.pidfd);
 	dt_stacks_free(&s);

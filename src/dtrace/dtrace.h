@@ -19,7 +19,8 @@ struct dt_session {
 	struct dt_src *srcs;
 	int nsrcs;
 	int *src_matches;	/* probes each source matched */
-	bool allow_zero;	/* -Z: descriptions may match nothing */
+	bool testing;		/* _DTRACE_TESTING: dtrace(1)'s test mode */
+	bool verbose;		/* -v */
 	/* compile.c */
 	struct dt_unit **units;
 	int nunits;
@@ -47,14 +48,26 @@ struct dt_session {
 	uint64_t errors;
 };
 
-/* Add a source (text is copied). */
+/* Add a source (text is copied): kind 's' for a -s file, else the option
+ * that gave it ('n', 'P', 'm', 'f', 'i'), which says how its first
+ * probe description is read. */
 void dt_session_init(struct dt_session *s);
 void dt_session_add(struct dt_session *s, const char *name, const char *text,
-		    size_t len);
+		    size_t len, char kind);
 /* Parse, check, match probes, generate code. 0, or the exit status with
  * the message in s->cc.msg. */
 int dt_compile(struct dt_session *s);
 void dt_session_free(struct dt_session *s);
+/* The compile error of s as dtrace(1) reports it: "dtrace: failed to
+ * compile script F: [D_TAG] line N: message" (or "invalid probe specifier
+ * TEXT: ..." for -n and the like), and sonde's reason on a line of its own
+ * when it has one; malloc'd, each line ending in a newline. */
+char *dt_compile_message(const struct dt_session *s);
+/* -C: text through cpp(1) as dtrace(1) runs it, the options' -D, -U, -I,
+ * -H, -X and cpppath/cppargs applied; the output (malloc'd, its length in
+ * *outlen), or NULL with dtrace(1)'s words in err. */
+char *dt_cpp(const struct dt_options *o, const char *text, size_t len,
+	     size_t *outlen, char *err, size_t errlen);
 /* Print the generated programs (-S). */
 void dt_dump(struct dt_session *s, FILE *f);
 void dt_disasm(const struct bpf_insn *insns, int n, const struct dt_loc *locs,

@@ -8,6 +8,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -74,10 +75,6 @@ void dt_lex_init(struct dt_lexer *lx, struct dt_cc *cc,
 	lx->src = src;
 	lx->line = 1;
 	lx->col = 1;
-	/* An interpreter line: #!/usr/bin/env -S sonde dtrace -s */
-	if (src->len >= 2 && src->text[0] == '#' && src->text[1] == '!')
-		while (lx->pos < src->len && src->text[lx->pos] != '\n')
-			lx->pos++;
 }
 
 static int peekc(const struct dt_lexer *lx, size_t ahead)
@@ -105,7 +102,100 @@ static int getc_(struct dt_lexer *lx)
 
 static struct dt_loc here(const struct dt_lexer *lx)
 {
-	return (struct dt_loc){ lx->src, lx->line, lx->col };
+	return (struct dt_loc){ lx->src, lx->line, lx->col, lx->file };
+}
+
+/* Whether only blanks precede the current position on its line. */
+static bool at_line_start(const struct dt_lexer *lx)
+{
+	for (size_t i = lx->pos; i > 0; i--) {
+		char c = lx->src->text[i - 1];
+
+		if (c == '\n')
+			return true;
+		if (!strchr("\f\t\v \r", c))
+			return false;
+	}
+	return true;
+}
+
+/* A control line (#pragma, #line, # N "file", #error...): its words are
+ * handed to the parser's handler; "#!" lines are skipped. */
+static void control_line(struct dt_lexer *lx)
+{
+	struct dt_arena *ar = &lx->cc->arena;
+	struct dt_loc at = here(lx);
+	struct dt_ctlword w[64];
+	int n = 0;
+
+	getc_(lx);	/* '#' */
+	if (peekc(lx, 0) == '!') {
+		while (peekc(lx, 0) && peekc(lx, 0) != '\n')
+			getc_(lx);
+		return;
+	}
+	for (;;) {
+		int c = peekc(lx, 0);
+
+		if (!c) {
+			struct dt_loc end = here(lx);
+
+			dt_cerror(lx->cc, &end, D_SYNTAX, "end-of-file "
+				  "encountered before end of control line");
+		}
+		if (c == '\n') {
+			getc_(lx);
+			break;
+		}
+		if (strchr("\f\t\v \r", c)) {
+			getc_(lx);
+			continue;
+		}
+		if (n == (int)(sizeof(w) / sizeof(w[0])))
+			dt_cerror(lx->cc, &at, D_SYNTAX, "control line has too "
+				  "many words");
+		memset(&w[n], 0, sizeof(w[n]));
+		if (c == '"') {
+			size_t start;
+
+			getc_(lx);
+			start = lx->pos;
+			while (peekc(lx, 0) != '"') {
+				if (!peekc(lx, 0) || peekc(lx, 0) == '\n') {
+					struct dt_loc e = here(lx);
+
+					dt_cerror(lx->cc, &e, D_STR_NL,
+						  "newline encountered in "
+						  "string literal");
+				}
+				if (peekc(lx, 0) == '\\' && peekc(lx, 1) &&
+				    peekc(lx, 1) != '\n')
+					getc_(lx);
+				getc_(lx);
+			}
+			w[n].s = dt_strndup(ar, lx->src->text + start,
+					    lx->pos - start);
+			w[n].is_str = true;
+			getc_(lx);
+		} else {
+			size_t start = lx->pos;
+			char *end;
+
+			while (peekc(lx, 0) && !strchr("\f\n\t\v \r\"",
+							peekc(lx, 0)))
+				getc_(lx);
+			w[n].s = dt_strndup(ar, lx->src->text + start,
+					    lx->pos - start);
+			if (isdigit((unsigned char)w[n].s[0])) {
+				errno = 0;
+				w[n].v = strtoull(w[n].s, &end, 0);
+				w[n].is_int = !errno && !*end;
+			}
+		}
+		n++;
+	}
+	if (lx->ctl)
+		lx->ctl(lx, w, n, &at);
 }
 
 int dt_lex_skip(struct dt_lexer *lx)
@@ -113,17 +203,28 @@ int dt_lex_skip(struct dt_lexer *lx)
 	for (;;) {
 		int c = peekc(lx, 0);
 
-		if (c && isspace(c)) {
+		if (c == '#' && at_line_start(lx)) {
+			control_line(lx);
+		} else if (c && isspace(c)) {
 			getc_(lx);
 		} else if (c == '/' && peekc(lx, 1) == '*') {
-			struct dt_loc at = here(lx);
-
 			getc_(lx);
 			getc_(lx);
 			while (!(peekc(lx, 0) == '*' && peekc(lx, 1) == '/')) {
-				if (!peekc(lx, 0))
-					dt_error(lx->cc, &at,
-						 "unterminated comment");
+				if (!peekc(lx, 0)) {
+					struct dt_loc end = here(lx);
+
+					dt_cerror(lx->cc, &end, D_SYNTAX,
+						  "end-of-file encountered "
+						  "before matching */");
+				}
+				if (peekc(lx, 0) == '/' && peekc(lx, 1) == '*') {
+					struct dt_loc at = here(lx);
+
+					dt_cerror(lx->cc, &at, D_SYNTAX,
+						  "/* encountered inside a "
+						  "comment");
+				}
 				getc_(lx);
 			}
 			getc_(lx);
@@ -137,15 +238,6 @@ int dt_lex_skip(struct dt_lexer *lx)
 	}
 }
 
-char *dt_lex_line(struct dt_lexer *lx)
-{
-	size_t start = lx->pos;
-
-	while (peekc(lx, 0) && peekc(lx, 0) != '\n')
-		getc_(lx);
-	return dt_strndup(&lx->cc->arena, lx->src->text + start,
-			  lx->pos - start);
-}
 
 /* Characters of a probe description: names, globs, and the separators. */
 static bool pdesc_char(int c)
@@ -179,14 +271,21 @@ static int hexval(int c)
 	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
 }
 
-/* One character of a string or character literal, escapes decoded. */
-static int lex_escape(struct dt_lexer *lx, struct dt_loc *at)
+/* One character of a string or character literal, escapes decoded as
+ * DTrace decodes them (stresc2chr): \x takes every hex digit that
+ * follows, an unknown escape stays as written (*pending gets the second
+ * character). */
+static int lex_escape(struct dt_lexer *lx, int *pending)
 {
 	int c = getc_(lx), v, n;
 
+	*pending = -1;
 	if (c != '\\')
 		return c;
-	c = getc_(lx);
+	c = peekc(lx, 0);
+	if (c == '\n' || !c)
+		return '\\';	/* the caller reports the newline or the end */
+	getc_(lx);
 	switch (c) {
 	case 'n': return '\n';
 	case 't': return '\t';
@@ -195,15 +294,12 @@ static int lex_escape(struct dt_lexer *lx, struct dt_loc *at)
 	case 'b': return '\b';
 	case 'f': return '\f';
 	case 'v': return '\v';
-	case '\\': case '\'': case '"': case '?': return c;
+	case '\\': case '"': return c;
 	case 'x':
 		v = 0;
-		for (n = 0; n < 2 && hexval(peekc(lx, 0)) >= 0; n++)
+		while (hexval(peekc(lx, 0)) >= 0)
 			v = v * 16 + hexval(getc_(lx));
-		if (!n)
-			dt_error(lx->cc, at, "\\x used with no following hex "
-				 "digits");
-		return v;
+		return v & 0xff;
 	case '0': case '1': case '2': case '3':
 	case '4': case '5': case '6': case '7':
 		v = c - '0';
@@ -212,40 +308,75 @@ static int lex_escape(struct dt_lexer *lx, struct dt_loc *at)
 			v = v * 8 + getc_(lx) - '0';
 		return v & 0xff;
 	default:
-		dt_error(lx->cc, at, "invalid escape sequence '\\%c'",
-			 c ? c : '0');
+		*pending = c;
+		return '\\';
 	}
 }
 
+/* "syntax error near "c"" at the current position, as DTrace's lexer
+ * says it of a character no rule takes. */
+static _Noreturn void lex_syntax(struct dt_lexer *lx, int c)
+{
+	struct dt_loc at = here(lx);
+
+	if (!c)
+		dt_cerror(lx->cc, &at, D_SYNTAX, "syntax error near end of "
+			  "input");
+	dt_cerror(lx->cc, &at, D_SYNTAX, "syntax error near \"%c\"", c);
+}
+
+/* An integer constant as DTrace's lexer takes one: decimal digits or 0x
+ * and hex digits, then [uU]?[lL]?[lL]?; a floating-point constant is
+ * refused; strtoull (base 0) must use every digit (0128 has an invalid
+ * 8). */
 static void lex_number(struct dt_lexer *lx, struct dt_token *tok)
 {
 	const char *s = lx->src->text + lx->pos;
-	char *end;
+	size_t n = 0, digits;
+	char text[128], *end;
 	uint64_t v;
+	bool hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X') &&
+		   hexval(peekc(lx, 2)) >= 0;
 
+	if (hex) {
+		n = 2;
+		while (hexval(peekc(lx, n)) >= 0)
+			n++;
+	} else {
+		while (isdigit(peekc(lx, n)))
+			n++;
+		/* what DTrace's lexer matches as a floating-point constant */
+		int c = peekc(lx, n);
+
+		if (c == '.' || c == 'f' || c == 'F' ||
+		    ((c == 'e' || c == 'E') &&
+		     (isdigit(peekc(lx, n + 1)) ||
+		      ((peekc(lx, n + 1) == '+' || peekc(lx, n + 1) == '-') &&
+		       isdigit(peekc(lx, n + 2))))))
+			dt_cerror(lx->cc, &tok->loc, D_SYNTAX, "floating-point "
+				  "constants are not permitted");
+	}
+	digits = n;
+	if (peekc(lx, n) == 'u' || peekc(lx, n) == 'U') {
+		tok->is_unsigned = true;
+		n++;
+	}
+	for (int i = 0; i < 2 && (peekc(lx, n) == 'l' || peekc(lx, n) == 'L');
+	     i++) {
+		tok->is_long = true;
+		n++;
+	}
+	snprintf(text, sizeof(text), "%.*s", (int)n, s);
 	errno = 0;
 	v = strtoull(s, &end, 0);
-	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X') && end == s + 1)
-		dt_error(lx->cc, &tok->loc, "invalid hexadecimal constant");
 	if (errno == ERANGE)
-		dt_error(lx->cc, &tok->loc, "integer constant is too large");
-	while (lx->src->text + lx->pos < end)
+		dt_cerror(lx->cc, &tok->loc, D_INT_OFLOW, "constant %s results "
+			  "in integer overflow", text);
+	if ((size_t)(end - s) < digits)
+		dt_cerror(lx->cc, &tok->loc, D_INT_DIGIT, "constant %s contains "
+			  "invalid digit %c", text, *end);
+	while (n--)
 		getc_(lx);
-	for (;;) {
-		int c = peekc(lx, 0);
-
-		if (c == 'u' || c == 'U') {
-			tok->is_unsigned = true;
-		} else if (c == 'l' || c == 'L') {
-			tok->is_long = true;
-		} else {
-			break;
-		}
-		getc_(lx);
-	}
-	if (isalnum(peekc(lx, 0)) || peekc(lx, 0) == '_' || peekc(lx, 0) == '.')
-		dt_error(lx->cc, &tok->loc, "invalid digit or suffix in "
-			 "integer constant");
 	tok->t = T_INT;
 	tok->ival = v;
 }
@@ -253,6 +384,12 @@ static void lex_number(struct dt_lexer *lx, struct dt_token *tok)
 static bool ident_char(int c)
 {
 	return c && (isalnum(c) || c == '_');
+}
+
+/* Identifiers may hold backquotes: `sym, vmlinux`sym (kernel symbols). */
+static bool ident_char_bq(int c)
+{
+	return ident_char(c) || c == '`';
 }
 
 void dt_lex_next(struct dt_lexer *lx, struct dt_token *tok)
@@ -274,8 +411,8 @@ void dt_lex_next(struct dt_lexer *lx, struct dt_token *tok)
 		lex_number(lx, tok);
 		goto done;
 	}
-	if (isalpha(c) || c == '_') {
-		while (ident_char(peekc(lx, 0)))
+	if (isalpha(c) || c == '_' || c == '`') {
+		while (ident_char_bq(peekc(lx, 0)))
 			getc_(lx);
 		tok->sval = dt_strndup(ar, tok->start, lx->pos - start);
 		tok->t = T_IDENT;
@@ -287,10 +424,13 @@ void dt_lex_next(struct dt_lexer *lx, struct dt_token *tok)
 	}
 	if (c == '@') {
 		getc_(lx);
-		while (ident_char(peekc(lx, 0)))
-			getc_(lx);
+		if (isalpha(peekc(lx, 0)) || peekc(lx, 0) == '_')
+			while (ident_char(peekc(lx, 0)))
+				getc_(lx);
 		tok->t = T_AGG;
-		tok->sval = dt_strndup(ar, tok->start, lx->pos - start);
+		/* a bare @ is the aggregation @_ */
+		tok->sval = lx->pos - start == 1 ? dt_strdup(ar, "@_") :
+			    dt_strndup(ar, tok->start, lx->pos - start);
 		goto done;
 	}
 	if (c == '$') {
@@ -301,11 +441,18 @@ void dt_lex_next(struct dt_lexer *lx, struct dt_token *tok)
 		}
 		size_t ns = lx->pos;
 
-		while (ident_char(peekc(lx, 0)))
-			getc_(lx);
-		if (lx->pos == ns)
-			dt_error(lx->cc, &tok->loc, "'$' must be followed by "
-				 "a macro name or argument number");
+		if (isdigit(peekc(lx, 0))) {
+			while (isdigit(peekc(lx, 0)))
+				getc_(lx);
+		} else if (isalpha(peekc(lx, 0)) || peekc(lx, 0) == '_') {
+			while (ident_char(peekc(lx, 0)))
+				getc_(lx);
+		}
+		if (lx->pos == ns) {
+			lx->pos = start;
+			lx->col = tok->loc.col;
+			lex_syntax(lx, '$');
+		}
 		tok->t = T_MACRO;
 		tok->sval = dt_strndup(ar, lx->src->text + ns, lx->pos - ns);
 		goto done;
@@ -315,23 +462,43 @@ void dt_lex_next(struct dt_lexer *lx, struct dt_token *tok)
 
 		getc_(lx);
 		for (;;) {
+			int pending;
+
 			c = peekc(lx, 0);
-			if (!c || c == '\n')
-				dt_error(lx->cc, &tok->loc,
-					 "unterminated string constant");
+			if (c == '\n') {
+				struct dt_loc at;
+
+				getc_(lx);	/* DTrace counts it first */
+				at = here(lx);
+				dt_cerror(lx->cc, &at, D_STR_NL, "newline "
+					  "encountered in string literal");
+			}
+			if (!c) {
+				lx->pos = start;
+				lx->line = tok->loc.line;
+				lx->col = tok->loc.col;
+				lex_syntax(lx, '"');
+			}
 			if (c == '"')
 				break;
-			c = lex_escape(lx, &tok->loc);
-			if (sb.n + 1 >= sb.cap) {
-				size_t ncap = sb.cap ? sb.cap * 2 : 64;
-				char *nb = dt_alloc(ar, ncap);
+			c = lex_escape(lx, &pending);
+			if (c == '\\' && (peekc(lx, 0) == '\n' || !peekc(lx, 0)))
+				continue;	/* reported above */
+			for (int k = 0; k < 2; k++) {
+				if (sb.n + 1 >= sb.cap) {
+					size_t ncap = sb.cap ? sb.cap * 2 : 64;
+					char *nb = dt_alloc(ar, ncap);
 
-				if (sb.n)
-					memcpy(nb, sb.b, sb.n);
-				sb.b = nb;
-				sb.cap = ncap;
+					if (sb.n)
+						memcpy(nb, sb.b, sb.n);
+					sb.b = nb;
+					sb.cap = ncap;
+				}
+				sb.b[sb.n++] = (char)c;
+				if (pending < 0)
+					break;
+				c = pending;
 			}
-			sb.b[sb.n++] = (char)c;
 		}
 		getc_(lx);
 		tok->t = T_STR;
@@ -341,15 +508,55 @@ void dt_lex_next(struct dt_lexer *lx, struct dt_token *tok)
 		return;
 	}
 	if (c == '\'') {
+		/* up to 8 characters, the first in the most significant
+		 * byte, as DTrace (and C) read 'ab' */
+		uint8_t bytes[64];
+		size_t nb = 0;
+
 		getc_(lx);
-		if (peekc(lx, 0) == '\'' || !peekc(lx, 0))
-			dt_error(lx->cc, &tok->loc, "empty character constant");
-		tok->ival = (uint64_t)(int64_t)(signed char)lex_escape(lx,
-								    &tok->loc);
-		if (getc_(lx) != '\'')
-			dt_error(lx->cc, &tok->loc,
-				 "unterminated or multi-character constant");
-		tok->t = T_CHAR;
+		for (;;) {
+			int pending;
+
+			c = peekc(lx, 0);
+			if (c == '\n') {
+				struct dt_loc at;
+
+				getc_(lx);
+				at = here(lx);
+				dt_cerror(lx->cc, &at, D_CHR_NL, "newline "
+					  "encountered in character constant");
+			}
+			if (!c) {
+				lx->pos = start;
+				lx->line = tok->loc.line;
+				lx->col = tok->loc.col;
+				lex_syntax(lx, '\'');
+			}
+			if (c == '\'')
+				break;
+			c = lex_escape(lx, &pending);
+			if (c == '\\' && (peekc(lx, 0) == '\n' || !peekc(lx, 0)))
+				continue;
+			if (nb < sizeof(bytes))
+				bytes[nb++] = (uint8_t)c;
+			if (pending >= 0 && nb < sizeof(bytes))
+				bytes[nb++] = (uint8_t)pending;
+		}
+		getc_(lx);
+		if (!nb)
+			dt_cerror(lx->cc, &tok->loc, D_CHR_NULL, "empty character "
+				  "constant");
+		if (nb > 8)
+			dt_cerror(lx->cc, &tok->loc, D_CHR_OFLOW, "character "
+				  "constant is too long");
+		if (nb == 1) {
+			tok->ival = (uint64_t)(int64_t)(signed char)bytes[0];
+			tok->t = T_CHAR;
+		} else {
+			for (size_t i = 0; i < nb; i++)
+				tok->ival = tok->ival << 8 | bytes[i];
+			tok->t = T_INT;
+		}
 		goto done;
 	}
 
@@ -359,10 +566,20 @@ void dt_lex_next(struct dt_lexer *lx, struct dt_token *tok)
 	switch (c) {
 	case '{': tok->t = T_LBRACE; break;
 	case '}': tok->t = T_RBRACE; break;
-	case '(': tok->t = T_LPAREN; break;
-	case ')': tok->t = T_RPAREN; break;
-	case '[': tok->t = T_LBRACK; break;
-	case ']': tok->t = T_RBRACK; break;
+	case '(': tok->t = T_LPAREN; lx->parens++; break;
+	case ')':
+		if (--lx->parens < 0)
+			dt_cerror(lx->cc, &tok->loc, D_SYNTAX, "extra ) in input "
+				  "stream");
+		tok->t = T_RPAREN;
+		break;
+	case '[': tok->t = T_LBRACK; lx->brackets++; break;
+	case ']':
+		if (--lx->brackets < 0)
+			dt_cerror(lx->cc, &tok->loc, D_SYNTAX, "extra ] in input "
+				  "stream");
+		tok->t = T_RBRACK;
+		break;
 	case ';': tok->t = T_SEMI; break;
 	case ',': tok->t = T_COMMA; break;
 	case '?': tok->t = T_QUESTION; break;
@@ -381,7 +598,30 @@ void dt_lex_next(struct dt_lexer *lx, struct dt_token *tok)
 		tok->t = T_MINUS;
 		break;
 	case '*': TWO('=', T_MUL_ASSIGN); tok->t = T_STAR; break;
-	case '/': TWO('=', T_DIV_ASSIGN); tok->t = T_SLASH; break;
+	case '/':
+		TWO('=', T_DIV_ASSIGN);
+		tok->t = T_SLASH;
+		if (lx->in_predicate) {
+			/* DTrace's lookahead: the '/' that ends a predicate is
+			 * followed by ';', '{', '/' or the end */
+			size_t i = lx->pos;
+			struct dt_loc at = tok->loc;
+
+			while (i < lx->src->len &&
+			       strchr("\f\n\r\t\v ", lx->src->text[i]))
+				if (lx->src->text[i++] == '\n')
+					at.line++;
+			if (i < lx->src->len && !strchr(";{/", lx->src->text[i]))
+				break;
+			if (lx->parens)
+				dt_cerror(lx->cc, &at, D_SYNTAX, "closing ) "
+					  "expected in predicate before /");
+			if (lx->brackets)
+				dt_cerror(lx->cc, &at, D_SYNTAX, "closing ] "
+					  "expected in predicate before /");
+			tok->ival = 1;
+		}
+		break;
 	case '%': TWO('=', T_MOD_ASSIGN); tok->t = T_PERCENT; break;
 	case '&':
 		TWO('&', T_LAND);
@@ -423,9 +663,9 @@ void dt_lex_next(struct dt_lexer *lx, struct dt_token *tok)
 		tok->t = T_GT;
 		break;
 	default:
-		if (isprint(c))
-			dt_error(lx->cc, &tok->loc, "invalid character '%c'", c);
-		dt_error(lx->cc, &tok->loc, "invalid character 0x%02x", c);
+		lx->pos = start;
+		lx->col = tok->loc.col;
+		lex_syntax(lx, c);
 	}
 #undef TWO
 done:

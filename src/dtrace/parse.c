@@ -6,9 +6,12 @@
  * result is a tree of struct dt_node; names are resolved later by
  * types.c. */
 #include "ast.h"
+#include "providers/provider.h"
 #include "../lib/util.h"
 
 #include <ctype.h>
+#include <errno.h>
+#include <strings.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +24,12 @@ struct parser {
 	struct dt_token tok;
 	bool have;
 	bool in_predicate;
+	/* #pragma D attributes on names not yet defined */
+	struct pending_attr {
+		const char *name;
+		struct dt_loc loc;
+	} pending[16];
+	int npending;
 };
 
 /* A growing string in the arena: an error may unwind at any point. */
@@ -70,15 +79,18 @@ static bool accept(struct parser *p, enum dt_tok t)
 	return true;
 }
 
+/* A syntax error at the next token, in dtrace(1)'s words; what (sonde's
+ * hint) goes with the caret display only. */
 static _Noreturn void syntax(struct parser *p, const char *what)
 {
 	struct dt_token *t = peek(p);
 
+	p->cc->hint = what;
 	if (t->t == T_EOF)
-		dt_error(p->cc, &t->loc, "syntax error at end of input: %s",
-			 what);
-	dt_error(p->cc, &t->loc, "syntax error near \"%.*s\": %s",
-		 (int)(t->len ? t->len : 1), t->start, what);
+		dt_cerror(p->cc, &t->loc, D_SYNTAX,
+			  "syntax error near end of input");
+	dt_cerror(p->cc, &t->loc, D_SYNTAX, "syntax error near \"%.*s\"",
+		  (int)(t->len ? t->len : 1), t->start);
 }
 
 static struct dt_token expect(struct parser *p, enum dt_tok t)
@@ -231,7 +243,8 @@ static bool all_digits(const char *s)
 	return true;
 }
 
-/* The text of $name; NULL when it has none. */
+/* The text of $name; NULL when it has none. $N marks argument N used
+ * (an argument no program uses is refused, as dtrace(1) does). */
 static const char *macro_text(struct parser *p, const char *name, char *buf,
 			      size_t len)
 {
@@ -240,37 +253,46 @@ static const char *macro_text(struct parser *p, const char *name, char *buf,
 	if (all_digits(name)) {
 		long i = strtol(name, NULL, 10);
 
-		if (!m || i >= m->argc)
+		if (!m || i >= m->argc) {
+			if (p->prog->opt.defaultargs)
+				return NULL;
 			return NULL;
+		}
+		if (m->used && i < m->argc)
+			m->used[i] = true;
 		return m->argv[i];
 	}
-	if (!strcmp(name, "target")) {
-		if (!m || m->target < 0)
-			return NULL;
-		snprintf(buf, len, "%ld", m->target);
-	} else if (!strcmp(name, "pid")) {
+	if (!strcmp(name, "target"))
+		snprintf(buf, len, "%ld", m && m->target > 0 ? m->target : 0);
+	else if (!strcmp(name, "pid"))
 		snprintf(buf, len, "%d", (int)getpid());
-	} else if (!strcmp(name, "ppid")) {
+	else if (!strcmp(name, "ppid"))
 		snprintf(buf, len, "%d", (int)getppid());
-	} else if (!strcmp(name, "uid")) {
+	else if (!strcmp(name, "pgid"))
+		snprintf(buf, len, "%d", (int)getpgid(0));
+	else if (!strcmp(name, "sid"))
+		snprintf(buf, len, "%d", (int)getsid(0));
+	else if (!strcmp(name, "uid"))
 		snprintf(buf, len, "%u", (unsigned)getuid());
-	} else if (!strcmp(name, "gid")) {
+	else if (!strcmp(name, "euid"))
+		snprintf(buf, len, "%u", (unsigned)geteuid());
+	else if (!strcmp(name, "gid"))
 		snprintf(buf, len, "%u", (unsigned)getgid());
-	} else {
+	else if (!strcmp(name, "egid"))
+		snprintf(buf, len, "%u", (unsigned)getegid());
+	else
 		return NULL;
-	}
 	return buf;
 }
 
 static _Noreturn void no_macro(struct parser *p, const struct dt_loc *loc,
-			       const char *name)
+			       const char *name, bool str)
 {
-	if (!strcmp(name, "target"))
-		dt_error(p->cc, loc, "macro variable $target needs -c CMD or "
-			 "-p PID");
 	if (all_digits(name))
-		dt_error(p->cc, loc, "macro argument $%s is not defined", name);
-	dt_error(p->cc, loc, "undefined macro variable $%s", name);
+		dt_cerror(p->cc, loc, D_MACRO_UNDEF, "macro argument $%s%s is "
+			  "not defined", str ? "$" : "", name);
+	dt_cerror(p->cc, loc, D_MACRO_UNDEF, "macro variable $%s%s is not "
+		  "defined", str ? "$" : "", name);
 }
 
 /* ---- expressions ---- */
@@ -310,43 +332,71 @@ static struct dt_node *str_node(struct parser *p, const struct dt_loc *loc,
 	return n;
 }
 
+/* Not an integer as strtoull reads one, nor an identifier: the text of a
+ * macro argument stands for a string (DTrace's strbadidnum). */
+static bool bad_ident_num(const char *s)
+{
+	char *end;
+
+	if (!*s)
+		return true;
+	errno = 0;
+	strtoull(s, &end, 0);
+	if (!errno && !*end)
+		return false;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && *s != '_' && *s != '`')
+			return true;
+	return false;
+}
+
+/* $N, $$N, $name, $$name: the argument's text read as DTrace's lexer
+ * reads it (an integer, an identifier, or else a string), or for $$ a
+ * string. */
 static struct dt_node *macro(struct parser *p, const struct dt_token *t)
 {
 	char buf[32];
 	const char *text = macro_text(p, t->sval, buf, sizeof(buf));
+	bool digits = all_digits(t->sval);
 	char *end;
 
-	if (!text)
-		no_macro(p, &t->loc, t->sval);
+	if (!text) {
+		if (!digits || !p->prog->opt.defaultargs)
+			no_macro(p, &t->loc, t->sval, t->ival);
+		text = t->ival ? "" : "0";
+	}
 	if (t->ival)	/* $$N */
 		return str_node(p, &t->loc, text, strlen(text));
-	uint64_t v = strtoull(text, &end, 0);
+	if (!digits)	/* $pid ...: an integer */
+		return int_node(p, &t->loc, strtoull(text, NULL, 10), false,
+				false);
+	if (bad_ident_num(text)) {
+		size_t n = strlen(text);
 
-	if (*text && !*end && (isdigit((unsigned char)*text)))
-		return int_node(p, &t->loc, v, false, false);
-	if (*text == '-' && text[1] && isdigit((unsigned char)text[1])) {
-		long long sv = strtoll(text, &end, 0);
-
-		if (!*end) {
-			struct dt_node *n = int_node(p, &t->loc,
-						     (uint64_t)-sv, false,
-						     false);
-			struct dt_node *u = node(p, N_UNARY, &t->loc);
-
-			u->op = T_MINUS;
-			u->a = n;
-			return u;
-		}
+		if (n > 1 && text[0] == '"' && text[n - 1] == '"')
+			return str_node(p, &t->loc, text + 1, n - 2);
+		return str_node(p, &t->loc, text, n);
 	}
-	/* Anything else stands for an identifier, as in DTrace. */
-	bool ident = isalpha((unsigned char)*text) || *text == '_';
+	if (isdigit((unsigned char)*text) || *text == '-' || *text == '+') {
+		const char *v = isdigit((unsigned char)*text) ? text : text + 1;
+		uint64_t x;
 
-	for (const char *s = text; *s && ident; s++)
-		ident = isalnum((unsigned char)*s) || *s == '_';
-	if (!ident)
-		dt_error(p->cc, &t->loc, "macro argument $%s is not an integer "
-			 "or identifier (\"%s\"; use $$%s for a string)",
-			 t->sval, text, t->sval);
+		errno = 0;
+		x = strtoull(v, &end, 0);
+		if (errno == ERANGE)
+			dt_cerror(p->cc, &t->loc, D_MACRO_OFLOW, "macro argument "
+				  "$%s constant %s results in integer overflow",
+				  t->sval, v);
+		struct dt_node *n = int_node(p, &t->loc, x, false, false);
+
+		if (*text != '-')
+			return n;
+		struct dt_node *u = node(p, N_UNARY, &t->loc);
+
+		u->op = T_MINUS;
+		u->a = n;
+		return u;
+	}
 	struct dt_node *n = node(p, N_VAR, &t->loc);
 
 	n->name = dt_strdup(&p->cc->arena, text);
@@ -359,7 +409,8 @@ static void arg_list(struct parser *p, struct dt_node *n, enum dt_tok close)
 	struct dt_node *args[64];
 	int na = 0;
 
-	if (peek(p)->t != close) {
+	/* D's [ ] take at least one key */
+	if (peek(p)->t != close || close == T_RBRACK) {
 		do {
 			if (na == (int)ARRAY_SIZE(args))
 				syntax(p, "too many arguments");
@@ -412,9 +463,6 @@ static struct dt_node *primary(struct parser *p)
 			n = node(p, N_INDEX, &t.loc);
 			n->name = t.sval;
 			arg_list(p, n, T_RBRACK);
-			if (!n->nargs)
-				dt_error(p->cc, &t.loc, "array %s[] needs a "
-					 "key", t.sval);
 			return n;
 		}
 		n = node(p, N_VAR, &t.loc);
@@ -425,10 +473,6 @@ static struct dt_node *primary(struct parser *p)
 		n->name = t.sval;
 		if (accept(p, T_LBRACK)) {
 			arg_list(p, n, T_RBRACK);
-			if (!n->nargs)
-				dt_error(p->cc, &t.loc, "%s[] needs a key "
-					 "(write %s for no key)", t.sval,
-					 t.sval);
 		} else {
 			n->nargs = -1;	/* no brackets */
 		}
@@ -455,8 +499,9 @@ static struct dt_node *primary(struct parser *p)
 		expect(p, T_RPAREN);
 		return n;
 	case T_RESERVED:
-		dt_error(p->cc, &t.loc, "not supported: '%s' is reserved in D",
-			 t.sval);
+		p->tok = t;
+		p->have = true;
+		syntax(p, "a D keyword sonde does not support here");
 	default:
 		p->tok = t;
 		p->have = true;
@@ -533,8 +578,8 @@ static struct dt_node *unary(struct parser *p)
 		n->a = unary(p);
 		return n;
 	case T_AMP:
-		dt_error(p->cc, &loc, "not supported: taking an address "
-			 "with '&'");
+		dt_cerror(p->cc, &loc, D_ADDROF_VAR, "not supported: taking an "
+			  "address with '&'");
 	case T_SIZEOF:
 		next(p);
 		n = node(p, N_SIZEOF, &loc);
@@ -593,18 +638,10 @@ static const struct level {
 	{ { T_PLUS, T_MINUS } }, { { T_STAR, T_SLASH, T_PERCENT } },
 };
 
-/* In a predicate, the '/' that ends it is followed by '{', the end of
- * the input, or a new line. */
+/* In a predicate, the '/' that ends it: the lexer marks it (ival 1). */
 static bool pred_ends(struct parser *p)
 {
-	struct dt_lexer save = p->lx;
-	int line = p->lx.line, c;
-
-	c = dt_lex_skip(&p->lx);
-	bool end = !c || c == '{' || p->lx.line != line;
-
-	p->lx = save;
-	return end;
+	return p->tok.ival == 1;
 }
 
 static struct dt_node *binary(struct parser *p, int level)
@@ -735,8 +772,7 @@ static struct dt_node *statement(struct parser *p)
 		return n;
 	}
 	if (t->t == T_RESERVED)
-		dt_error(p->cc, &loc, "not supported: '%s' is reserved in D",
-			 t->sval);
+		syntax(p, "a D keyword sonde does not support here");
 	if (starts_type(p) || t->t == T_SELF || t->t == T_THIS) {
 		if (t->t == T_SELF || t->t == T_THIS) {
 			/* self->x is an expression; "self int x" is not. */
@@ -752,7 +788,7 @@ static struct dt_node *statement(struct parser *p)
 			if (!decl)
 				goto expression;
 		}
-		dt_error(p->cc, &loc, "declarations belong outside clauses");
+		syntax(p, "declarations belong outside clauses");
 	}
 expression:
 	if (t->t == T_AGG) {
@@ -778,87 +814,312 @@ expression:
 
 /* ---- the outer level ---- */
 
-static void pragma(struct parser *p)
+/* "Stable/Evolving/Common": a stability/stability/class triple, as
+ * #pragma D attributes takes (dtrace_str2attr). */
+static bool attr_valid(const char *s)
 {
-	struct dt_loc loc = { p->lx.src, p->lx.line, p->lx.col };
-	char *line = dt_lex_line(&p->lx), *save = NULL, err[256];
-	char *w0 = strtok_r(line, " \t\r", &save);
-	char *w1 = strtok_r(NULL, " \t\r", &save);
-	char *w2 = strtok_r(NULL, " \t\r", &save);
-	char *w3 = strtok_r(NULL, " \t\r", &save);
+	static const char *const stab[] = { "Internal", "Private", "Obsolete",
+		"External", "Unstable", "Evolving", "Stable", "Standard" };
+	static const char *const cls[] = { "Unknown", "CPU", "Platform",
+		"Group", "ISA", "Common" };
+	char buf[128], *save = NULL, *part[3];
+	int n = 0;
 
-	if (!w0 || !strcmp(w0, "#"))
-		return;
-	if (strcmp(w0, "#pragma"))
-		dt_error(p->cc, &loc, "not supported: preprocessor directive "
-			 "%s (sonde dtrace has no -C)", w0);
-	if (!w1 || strcmp(w1, "D"))
-		return;	/* other pragmas are ignored, as in C */
-	if (!w2 || strcmp(w2, "option"))
-		dt_error(p->cc, &loc, "not supported: #pragma D %s",
-			 w2 ? w2 : "");
-	if (!w3)
-		dt_error(p->cc, &loc, "#pragma D option needs an option name");
-	char *eq = strchr(w3, '=');
+	snprintf(buf, sizeof(buf), "%s", s);
+	for (char *w = strtok_r(buf, "/", &save); w && n < 4;
+	     w = strtok_r(NULL, "/", &save))
+		part[n < 3 ? n : 2] = w, n++;
+	if (n != 3)
+		return false;
+	for (int i = 0; i < 3; i++) {
+		bool ok = false;
 
-	if (eq)
-		*eq++ = '\0';
-	if (dt_set_option(&p->prog->opt, w3, eq, err, sizeof(err)))
-		dt_error(p->cc, &loc, "%s", err);
+		for (size_t j = 0; i < 2 && j < ARRAY_SIZE(stab); j++)
+			ok |= !strcasecmp(part[i], stab[j]);
+		for (size_t j = 0; i == 2 && j < ARRAY_SIZE(cls); j++)
+			ok |= !strcasecmp(part[i], cls[j]);
+		if (!ok)
+			return false;
+	}
+	return true;
 }
 
-/* Split provider:module:function:name; missing fields on the left are
- * empty. $macros are expanded. */
+static int count_probe(struct dt_probe *pr, void *arg)
+{
+	(void)pr;
+	(void)arg;
+	return 1;
+}
+
+/* #pragma D depends_on provider|module|library NAME. */
+static void depends_on(struct parser *p, const struct dt_loc *loc,
+		       const char *cls, const char *name)
+{
+	bool found = false;
+
+	if (!strcmp(cls, "provider")) {
+		struct dt_pdesc pd = { .text = (char *)name, .prov = (char *)name,
+				       .mod = "", .func = "", .name = "" };
+
+		found = dt_probes_match(&pd, count_probe, NULL) > 0;
+	} else if (!strcmp(cls, "module")) {
+		char path[256];
+
+		snprintf(path, sizeof(path), "/sys/module/%s", name);
+		found = !strcmp(name, "vmlinux") || access(path, F_OK) == 0;
+	} else if (!strcmp(cls, "library")) {
+		if (!p->lx.src->is_library)
+			dt_cerror(p->cc, loc, D_PRAGMA_DEPEND, "main program may "
+				  "not explicitly depend on a library");
+		found = true;
+	} else {
+		dt_cerror(p->cc, loc, D_PRAGMA_INVAL, "invalid class %s "
+			  "specified by #pragma depends_on", cls);
+	}
+	if (!found)
+		dt_cerror(p->cc, loc, D_PRAGMA_DEPEND, "program requires %s %s",
+			  cls, name);
+}
+
+/* A control line: # N "file" (from cpp), #line, #pragma D option,
+ * #pragma D error/attributes/binding/depends_on, #error, #ident, as
+ * dtrace-utils' dt_pragma.c reads them; other #pragma lines are ignored
+ * as in C. */
+static void control(struct dt_lexer *lx, struct dt_ctlword *w, int n,
+		    const struct dt_loc *loc)
+{
+	struct parser *p = lx->ctl_arg;
+	struct dt_cc *cc = p->cc;
+	int kind = 0;	/* 0: after #, 1: after #pragma, 2: after #pragma D */
+	int i = 0;
+	char err[256];
+
+	if (!n)
+		return;	/* a null directive */
+	for (; i < n; i++) {
+		const char *name = w[i].s;
+
+		if (w[i].is_int) {
+			/* # N ["file" [flags]] */
+			if (i + 1 < n && !w[i + 1].is_str)
+				dt_cerror(cc, loc, D_PRAGMA_MALFORM, "malformed "
+					  "#line <line> [ [\"file\"] state ]");
+			if (i + 1 < n)
+				lx->file = strcmp(w[i + 1].s, "/dev/stdin") ?
+					   w[i + 1].s : NULL;
+			lx->line = (int)w[i].v;
+			lx->col = 1;
+			return;
+		}
+		if (w[i].is_str)
+			dt_cerror(cc, loc, D_PRAGCTL_INVAL, "invalid control "
+				  "directive");
+		if (kind == 0 && !strcmp(name, "pragma")) {
+			kind = 1;
+			continue;
+		}
+		if (kind == 1 && !strcmp(name, "D")) {
+			kind = 2;
+			continue;
+		}
+		break;
+	}
+	if (i == n)
+		return;
+	const char *name = w[i].s;
+	struct dt_ctlword *args = &w[i + 1];
+	int nargs = n - i - 1;
+
+	if (!strcmp(name, "line")) {
+		if (!nargs || !args[0].is_int || (nargs > 1 && !args[1].is_str))
+			dt_cerror(cc, loc, D_PRAGMA_MALFORM, "malformed #line "
+				  "<line> [ [\"file\"] state ]");
+		if (nargs > 1)
+			lx->file = strcmp(args[1].s, "/dev/stdin") ?
+				   args[1].s : NULL;
+		lx->line = (int)args[0].v;
+		lx->col = 1;
+		return;
+	}
+	if (!strcmp(name, "ident"))
+		return;
+	if (!strcmp(name, "error")) {
+		struct abuf ab = { 0 };
+
+		abuf_put(&cc->arena, &ab, "", 0);
+		for (int j = 0; j < nargs; j++) {
+			abuf_put(&cc->arena, &ab, args[j].s, strlen(args[j].s));
+			abuf_put(&cc->arena, &ab, " ", 1);
+		}
+		dt_cerror(cc, loc, D_PRAGERR, "#%s: %s", name, ab.b);
+	}
+	if (kind == 2 && !strcmp(name, "option")) {
+		if (!nargs || args[0].is_str || args[0].is_int)
+			dt_cerror(cc, loc, D_PRAGMA_MALFORM, "malformed #pragma "
+				  "%s <option>=<val>", name);
+		if (nargs > 1)
+			dt_cerror(cc, loc, D_PRAGMA_MALFORM, "superfluous "
+				  "arguments specified for #pragma %s", name);
+		char *opt = dt_strdup(&cc->arena, args[0].s);
+		char *eq = strchr(opt, '=');
+
+		if (eq)
+			*eq++ = '\0';
+		if (dt_set_option(&p->prog->opt, opt, eq, err, sizeof(err))) {
+			if (!eq)
+				dt_cerror(cc, loc, D_PRAGMA_OPTSET, "failed to set "
+					  "option '%s': %s", opt, err);
+			dt_cerror(cc, loc, D_PRAGMA_OPTSET, "failed to set "
+				  "option '%s' to '%s': %s", opt, eq, err);
+		}
+		return;
+	}
+	if (kind == 2 && !strcmp(name, "attributes")) {
+		if (nargs < 2 || args[0].is_str || args[1].is_str)
+			dt_cerror(cc, loc, D_PRAGMA_MALFORM, "malformed #pragma "
+				  "%s <attributes> <ident>", name);
+		if (!attr_valid(args[0].s))
+			dt_cerror(cc, loc, D_PRAGMA_INVAL, "invalid attributes "
+				  "specified by #pragma %s", name);
+		if (p->npending < (int)ARRAY_SIZE(p->pending)) {
+			p->pending[p->npending].name = args[1].s;
+			p->pending[p->npending++].loc = *loc;
+		}
+		return;
+	}
+	if (kind == 2 && !strcmp(name, "binding")) {
+		if (nargs < 2 || !args[0].is_str || args[1].is_str)
+			dt_cerror(cc, loc, D_PRAGMA_MALFORM, "malformed #pragma "
+				  "%s \"version\" <ident>", name);
+		if (dt_set_option(&(struct dt_options){ 0 }, "version",
+				  args[0].s, err, sizeof(err)))
+			dt_cerror(cc, loc, D_PRAGMA_INVAL, "invalid version "
+				  "string specified by #pragma %s", name);
+		return;
+	}
+	if (kind == 2 && !strcmp(name, "depends_on")) {
+		if (nargs < 2 || args[0].is_str || args[1].is_str)
+			dt_cerror(cc, loc, D_PRAGMA_MALFORM, "malformed #pragma "
+				  "%s <class> <name>", name);
+		depends_on(p, loc, args[0].s, args[1].s);
+		return;
+	}
+	if (kind == 0)
+		dt_cerror(cc, loc, D_PRAGCTL_INVAL, "invalid control directive: "
+			  "#%s", name);
+	if (kind == 2)
+		dt_cerror(cc, loc, D_PRAGMA_INVAL, "invalid D pragma: %s", name);
+	/* #pragma other: ignored, as C ignores unknown pragmas */
+}
+
+/* A probe description as dtrace(1) reads one (dtrace_xstr2desc): fields
+ * from the right, the last one being the field the source's spec names
+ * (the name for scripts and -n, the function for -f, the module for -m,
+ * the provider for -P), missing ones on the left empty; more fields
+ * than that leaves room for is "Overspecified". $N and $name are
+ * expanded in each field. */
 static struct dt_pdesc split_pdesc(struct parser *p, const struct dt_token *t)
 {
 	struct dt_arena *ar = &p->cc->arena;
 	struct dt_pdesc pd = { 0 };
+	char *field[4] = { "", "", "", "" };
+	char spec = p->lx.src->spec;
+	int at = spec == 'P' ? 0 : spec == 'm' ? 1 : spec == 'f' ? 2 : 3;
+	const char *s = t->sval, *end = s + strlen(s);
+
+	pd.text = t->sval;
+	pd.loc = t->loc;
+	for (;;) {
+		const char *q = end;
+		struct abuf ab = { 0 };
+
+		while (q > s && q[-1] != ':')
+			q--;
+		if (at < 0)
+			dt_cerror(p->cc, &t->loc, D_PDESC_INVAL, "invalid probe "
+				  "description \"%s\": Overspecified probe "
+				  "description", t->sval);
+		abuf_put(ar, &ab, "", 0);
+		for (const char *c = q; c < end;) {
+			if (*c != '$') {
+				abuf_put(ar, &ab, c++, 1);
+				continue;
+			}
+			const char *ns = ++c;
+			char name[64], buf[32];
+			const char *v;
+
+			if (*c == '$')	/* $$N is $N here */
+				ns = ++c;
+			while (c < end && (isalnum((unsigned char)*c) ||
+					   *c == '_'))
+				c++;
+			snprintf(name, sizeof(name), "%.*s", (int)(c - ns), ns);
+			v = c > ns ? macro_text(p, name, buf, sizeof(buf)) :
+			    NULL;
+			if (!v && c > ns && all_digits(name) &&
+			    p->prog->opt.defaultargs)
+				v = "";
+			if (!v)
+				dt_cerror(p->cc, &t->loc, D_PDESC_INVAL,
+					  "invalid probe description \"%s\": "
+					  "Undefined macro variable in probe "
+					  "description", t->sval);
+			abuf_put(ar, &ab, v, strlen(v));
+		}
+		field[at--] = ab.b;
+		if (q == s)
+			break;
+		end = q - 1;
+	}
+	pd.prov = field[0];
+	pd.mod = field[1];
+	pd.func = field[2];
+	pd.name = field[3];
+	/* the text as written, macros expanded */
 	struct abuf ab = { 0 };
-	char *f[4], *s;
-	int n = 0;
+	int last = spec == 'P' ? 0 : spec == 'm' ? 1 : spec == 'f' ? 2 : 3;
 
 	abuf_put(ar, &ab, "", 0);
-	for (const char *c = t->sval; *c;) {
-		if (*c != '$') {
-			abuf_put(ar, &ab, c++, 1);
-			continue;
-		}
-		const char *ns = ++c;
-
-		while (isalnum((unsigned char)*c) || *c == '_')
-			c++;
-		char name[64], buf[32];
-		const char *v;
-
-		if (c == ns)
-			dt_error(p->cc, &t->loc, "'$' must be followed by a "
-				 "macro name or argument number");
-		snprintf(name, sizeof(name), "%.*s", (int)(c - ns), ns);
-		v = macro_text(p, name, buf, sizeof(buf));
-		if (!v)
-			no_macro(p, &t->loc, name);
-		abuf_put(ar, &ab, v, strlen(v));
+	for (int i = at + 1; i <= last; i++) {
+		abuf_put(ar, &ab, field[i], strlen(field[i]));
+		if (i < last)
+			abuf_put(ar, &ab, ":", 1);
 	}
 	pd.text = ab.b;
-	pd.loc = t->loc;
-	s = dt_strdup(ar, pd.text);
-	f[n++] = s;
-	for (char *c = s; *c; c++) {
-		if (*c != ':')
-			continue;
-		if (n == 4)
-			dt_error(p->cc, &t->loc, "invalid probe description "
-				 "\"%s\": too many ':' separators", pd.text);
-		*c = '\0';
-		f[n++] = c + 1;
-	}
-	const char *empty = "";
-	char **dst[4] = { &pd.prov, &pd.mod, &pd.func, &pd.name };
+	return pd;
+}
 
-	for (int i = 0; i < 4; i++)
-		*dst[i] = (char *)empty;
-	for (int i = 0; i < n; i++)
-		*dst[4 - n + i] = f[i];
+/* A probe given by its ID (a description that starts with a digit). */
+static struct dt_pdesc pdesc_by_id(struct parser *p, const struct dt_token *t)
+{
+	static const char *const what[] = { "providers", "modules",
+					    "functions" };
+	char spec = p->lx.src->spec;
+	struct dt_pdesc pd = { 0 };
+	unsigned long long id;
+	struct dt_probe *pr;
+	char *end;
+
+	errno = 0;
+	id = strtoull(t->sval, &end, 10);
+	if (errno || id > UINT32_MAX)
+		dt_cerror(p->cc, &t->loc, D_PDESC_INVAL, "identifier %s exceeds "
+			  "maximum probe id", t->sval);
+	if (spec == 'P' || spec == 'm' || spec == 'f')
+		dt_cerror(p->cc, &t->loc, D_PDESC_INVAL, "probe identifier %llu "
+			  "not permitted when specifying %s", id,
+			  what[spec == 'P' ? 0 : spec == 'm' ? 1 : 2]);
+	pr = id ? dt_probe_by_id((uint32_t)id) : NULL;
+	if (!pr)
+		dt_cerror(p->cc, &t->loc, D_PDESC_INVAL, "invalid probe "
+			  "identifier %llu: Unknown probe identifier", id);
+	pd.text = t->sval;
+	pd.loc = t->loc;
+	pd.prov = (char *)dt_probe_field(pr, 0);
+	pd.mod = (char *)pr->mod;
+	pd.func = (char *)pr->func;
+	pd.name = (char *)pr->name;
 	return pd;
 }
 
@@ -935,13 +1196,41 @@ static void clause(struct parser *p)
 	int n = 0;
 
 	for (;;) {
-		if (!dt_lex_probedesc(&p->lx, &t) || !t.len)
-			dt_error(p->cc, &t.loc, "syntax error: expected a probe "
-				 "description");
+		if (!dt_lex_probedesc(&p->lx, &t)) {
+			p->tok = t;
+			p->have = true;
+			syntax(p, "expected a probe description");
+		}
+		if (!t.len) {
+			int c = dt_lex_skip(&p->lx);
+			struct dt_loc at = t.loc;
+
+			if (c == '}')
+				dt_cerror(p->cc, &at, D_SYNTAX, "syntax error "
+					  "near \"}\"");
+			dt_cerror(p->cc, &at, D_SYNTAX, "syntax error near "
+				  "\"%c\"", c);
+		}
 		if (n == (int)ARRAY_SIZE(pds))
 			dt_error(p->cc, &t.loc, "too many probe descriptions "
 				 "in one clause");
+		if (isdigit((unsigned char)t.sval[0])) {
+			size_t d = strspn(t.sval, "0123456789");
+
+			if (t.sval[d]) {
+				/* "4-2": the ID, then a description */
+				t.sval[d] = '\0';
+				pds[n++] = pdesc_by_id(p, &t);
+				t.sval += d;
+				t.sval[0] = t.start[d];
+				t.loc.col += (int)d;
+			} else {
+				pds[n++] = pdesc_by_id(p, &t);
+				goto next_desc;
+			}
+		}
 		pds[n++] = split_pdesc(p, &t);
+next_desc:
 		if (dt_lex_skip(&p->lx) != ',')
 			break;
 		dt_lex_next(&p->lx, &t);	/* the comma */
@@ -958,10 +1247,20 @@ static void clause(struct parser *p)
 	if (c == '/') {
 		next(p);
 		p->in_predicate = true;
+		p->lx.in_predicate = true;
 		cl->pred = expr(p);
 		p->in_predicate = false;
+		p->lx.in_predicate = false;
 		expect(p, T_SLASH);
 		c = dt_lex_skip(&p->lx);
+		if (c != '{')
+			dt_cerror(p->cc, &cl->pred->loc, D_SYNTAX, "expected "
+				  "actions { } following probe description and "
+				  "predicate");
+	} else if (c != '{' && p->lx.src->is_file) {
+		dt_cerror(p->cc, &pds[n - 1].loc, D_SYNTAX, "expected "
+			  "predicate and/or actions following probe "
+			  "description");
 	}
 	if (c == '{') {
 		next(p);
@@ -986,6 +1285,8 @@ void dt_parse(struct dt_cc *cc, struct dt_prog *prog, const struct dt_src *src)
 	struct parser p = { .cc = cc, .prog = prog };
 
 	dt_lex_init(&p.lx, cc, src);
+	p.lx.ctl = control;
+	p.lx.ctl_arg = &p;
 	for (;;) {
 		int c;
 
@@ -993,10 +1294,6 @@ void dt_parse(struct dt_cc *cc, struct dt_prog *prog, const struct dt_src *src)
 		c = dt_lex_skip(&p.lx);
 		if (!c)
 			break;
-		if (c == '#') {
-			pragma(&p);
-			continue;
-		}
 		if (c == ';') {
 			dt_lex_next(&p.lx, &p.tok);
 			continue;
@@ -1006,5 +1303,16 @@ void dt_parse(struct dt_cc *cc, struct dt_prog *prog, const struct dt_src *src)
 			continue;
 		}
 		clause(&p);
+	}
+	/* #pragma D attributes must name something the program defines */
+	for (int i = 0; i < p.npending; i++) {
+		bool found = dt_func_lookup(p.pending[i].name) != NULL;
+
+		for (struct dt_var *v = prog->vars; v && !found; v = v->next)
+			found = v->scope == DT_GLOBAL &&
+				!strcmp(v->name, p.pending[i].name);
+		if (!found)
+			dt_cerror(cc, &p.pending[i].loc, D_PRAGMA_UNUSED,
+				  "unused #pragma attributes");
 	}
 }

@@ -1,4 +1,4 @@
-/* STATUS: 2 */
+/* STATUS: 1 */
 /* Destructive actions need -w. */
 syscall::getppid:entry
 {

@@ -1,4 +1,4 @@
-/* STATUS: 2 */
+/* STATUS: 1 */
 /* lquantize()'s parameters are checked as DTrace checks them. */
 BEGIN
 {

@@ -1,4 +1,4 @@
-/* STATUS: 2 */
+/* STATUS: 1 */
 syscall::no_such_syscall:entry
 {
 }

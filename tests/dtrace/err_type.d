@@ -1,4 +1,4 @@
-/* STATUS: 2 */
+/* STATUS: 1 */
 BEGIN
 {
 	s = "text";

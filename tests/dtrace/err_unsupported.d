@@ -1,4 +1,4 @@
-/* STATUS: 2 */
+/* STATUS: 1 */
 /* What this version does not do fails at compile time, clearly. */
 BEGIN
 {

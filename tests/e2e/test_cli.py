@@ -86,8 +86,7 @@ def test_hot_usage_errors(sonde, args, message):
     assert p.stdout == ""
 
 
-# dtrace's front door is tested in test_dtrace.py.
-COMMANDS = ["hot", "prof", "kptrace", "ktrace", "kdump", "agent"]
+COMMANDS = ["hot", "prof", "dtrace", "kptrace", "ktrace", "kdump", "agent"]
 
 
 @pytest.mark.parametrize("cmd", COMMANDS)

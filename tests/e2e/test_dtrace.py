@@ -248,7 +248,7 @@ def test_stop_stops_the_process(sonde, root, fixture_bin):
 def test_destructive_actions_need_w(sonde):
     for act in ("raise(9)", "stop()", "system(\"true\")", "chill(1)"):
         p = dtrace(sonde, "-n", "BEGIN { %s; }" % act)
-        assert p.returncode == 2
+        assert p.returncode == 1        # a compile error, as dtrace(1)
         assert "destructive actions not allowed" in p.stderr
 
 
@@ -493,21 +493,35 @@ def test_verifier_rejection_names_the_line(sonde, root):
 
 
 @pytest.mark.parametrize("args,message", [
-    ([], "no program: give -n, -s, -P, -m or -f"),
+    ([], "no program: give -n, -s, -P, -m, -f or -i"),
     (["-n"], "option '-n' needs a value"),
-    (["-x", "bufsize=lots", "-n", "BEGIN"], "invalid value 'lots' for "
-     "option bufsize"),
-    (["-x", "nosuchopt", "-n", "BEGIN"], "unknown option 'nosuchopt'"),
     (["-y"], "unknown option '-y'"),
-    (["-p", "0", "-n", "BEGIN"], "bad pid '0'"),
     (["-c", "true", "-p", "1", "-n", "BEGIN"], "-c and -p exclude each "
      "other"),
 ])
 def test_usage_errors(sonde, args, message):
+    """A usage error is one line naming what is wrong, exit 2."""
     p = dtrace(sonde, *args)
     assert p.returncode == 2, p.stderr
-    assert p.stderr.split("\n")[0] == f"sonde dtrace: {message}"
-    assert "usage: sonde dtrace" in p.stderr
+    assert p.stderr == f"sonde dtrace: {message} (see sonde dtrace --help)\n"
+
+
+@pytest.mark.parametrize("args,message", [
+    (["-x", "bufsize=lots", "-n", "BEGIN"], "failed to set -x bufsize: "
+     "Invalid value for specified option"),
+    (["-x", "nosuchopt", "-n", "BEGIN"], "failed to set -x nosuchopt: "
+     "Invalid option name"),
+    (["-p", "0", "-n", "BEGIN"], "invalid pid: 0"),
+    (["-s", "/nonexistent/x.d"], "failed to open /nonexistent/x.d: No such "
+     "file or directory"),
+    (["-c", "/nonexistent/cmd", "-n", "BEGIN"], "failed to execute "
+     "/nonexistent/cmd: No such file or directory"),
+])
+def test_dtrace_errors(sonde, args, message):
+    """What dtrace(1) reports as a failure reads as it does, exit 1."""
+    p = dtrace(sonde, *args)
+    assert p.returncode == 1, p.stderr
+    assert p.stderr == f"dtrace: {message}\n"
 
 
 def test_help(sonde):
@@ -518,7 +532,7 @@ def test_help(sonde):
 
 def test_fbt_names_the_missing_feature(sonde):
     p = dtrace(sonde, "-e", "-n", "fbt::vfs_read:entry { }")
-    assert p.returncode == 2
+    assert p.returncode == 1        # a compile error, as dtrace(1)
     if os.path.exists("/sys/bus/event_source/devices/kprobe"):
         assert "not supported: the fbt provider" in p.stderr
     else:
@@ -608,3 +622,58 @@ def test_rust_keys_stay_apart_when_names_read_alike(sonde, root, tmp_path):
     rows = re.findall(r"^  (\S+)\s+(\d+)$", out, re.M)
     assert [r[0] for r in rows].count(want) == 2, out
     assert all(int(n) > 10 for name, n in rows if name == want), out
+
+
+def test_compile_errors_as_dtrace(sonde, tmp_path):
+    """dtrace(1)'s form: the script and line, the tag with -x errtags,
+    exit 1 (the words are DTrace's own tests' expected output)."""
+    script = tmp_path / "e.d"
+    script.write_text("BEGIN\n{\n\tx = ;\n}\n")
+    p = dtrace(sonde, "-s", str(script))
+    assert p.returncode == 1
+    assert p.stderr == (f"dtrace: failed to compile script {script}: "
+                        "line 3: syntax error near \";\"\n")
+    p = dtrace(sonde, "-x", "errtags", "-n", "BEGIN { x = ; }")
+    assert p.returncode == 1
+    assert p.stderr == ("dtrace: invalid probe specifier BEGIN { x = ; }: "
+                        "[D_SYNTAX] syntax error near \";\"\n")
+
+
+def test_macro_arguments_after_double_dash(sonde, root):
+    """Everything after -- is a macro argument, even "-e" (it crashed)."""
+    p = dtrace(sonde, "-q", "-n", "BEGIN { printf(\"%s|\", $$1); exit(0); }",
+               "--", "-e")
+    assert p.returncode == 0, p.stderr
+    assert p.stdout == "-e|\n"
+
+
+def test_extraneous_argument(sonde):
+    p = dtrace(sonde, "-e", "-n", "BEGIN { exit(0); }", "10")
+    assert p.returncode == 1
+    assert p.stderr == ("dtrace: invalid probe specifier BEGIN { exit(0); }: "
+                        "extraneous argument '10' ($1 is not referenced)\n")
+
+
+def test_cpp(sonde, root, tmp_path):
+    """-C runs the script through cpp with -D; #include'd errors name their
+    file as dtrace(1) does."""
+    script = tmp_path / "c.d"
+    script.write_text("#ifdef FLAG\n#define V 5\n#else\n#define V 10\n"
+                      "#endif\nBEGIN { printf(\"%d\\n\", V); exit(0); }\n")
+    p = dtrace(sonde, "-qC", "-DFLAG", "-s", str(script))
+    assert p.returncode == 0, p.stderr
+    assert p.stdout == "5\n\n"
+    p = dtrace(sonde, "-qC", "-s", str(script))
+    assert p.stdout == "10\n\n"
+    (tmp_path / "bad.h").write_text("\nx = ;\n")
+    script.write_text("BEGIN {\n#include \"bad.h\"\n}\n")
+    p = dtrace(sonde, "-C", "-I", str(tmp_path), "-s", str(script))
+    assert p.returncode == 1
+    assert p.stderr == (f"dtrace: failed to compile script {script}: "
+                        f"\"{tmp_path}/bad.h\", line 2: syntax error near "
+                        "\";\"\n")
+    script.write_text("#if\nBEGIN {}\n")
+    p = dtrace(sonde, "-C", "-s", str(script))
+    assert p.returncode == 1
+    assert p.stderr.endswith(f"dtrace: failed to compile script {script}: "
+                             "Preprocessor failed to process input program\n")

@@ -22,7 +22,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	s.macros.argv = argv;
 	s.macros.argc = 3;
 	s.macros.target = 1;
-	dt_session_add(&s, "fuzz.d", (const char *)data, size);
+	dt_session_add(&s, "fuzz.d", (const char *)data, size, 's');
 	dt_compile(&s);
 	dt_session_free(&s);
 	return 0;

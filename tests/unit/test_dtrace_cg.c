@@ -309,7 +309,7 @@ static void compile(struct run *t, const char *text)
 {
 	memset(t, 0, sizeof(*t));
 	dt_session_init(&t->s);
-	dt_session_add(&t->s, "t.d", text, strlen(text));
+	dt_session_add(&t->s, "t.d", text, strlen(text), 's');
 	if (dt_compile(&t->s))
 		fail_msg("%s", t->s.cc.msg);
 	t->vm.s = &t->s;

@@ -172,15 +172,22 @@ static void check_error(const char *text, const char *want)
 static void test_errors(void **state)
 {
 	(void)state;
-	check_error("x = \"open", "t.d:1:5: unterminated string constant");
-	check_error("/* never closed", "t.d:1:1: unterminated comment");
-	check_error("a\n  #", "t.d:2:3: invalid character '#'");
-	check_error("12abc", "invalid digit or suffix");
+	/* dtrace(1)'s words (dtrace-utils' lexer) */
+	check_error("x = \"open", "t.d:1:5: syntax error near \"\"\"");
+	check_error("x = \"two\nlines\"", "t.d:2:1: newline encountered in "
+		    "string literal");
+	check_error("/* never closed", "t.d:1:16: end-of-file encountered "
+		    "before matching */");
+	check_error("/* a /* b */", "/* encountered inside a comment");
+	check_error("a\n  @#", "t.d:2:4: syntax error near \"#\"");
+	check_error("0128", "constant 0128 contains invalid digit 8");
+	check_error("1.5", "floating-point constants are not permitted");
 	check_error("''", "empty character constant");
-	check_error("'ab'", "multi-character constant");
-	check_error("\"\\q\"", "invalid escape sequence '\\q'");
-	check_error("99999999999999999999", "too large");
-	check_error("$", "'$' must be followed by");
+	check_error("'abcdefghi'", "character constant is too long");
+	check_error("99999999999999999999", "constant 99999999999999999999 "
+		    "results in integer overflow");
+	check_error("$", "syntax error near \"$\"");
+	check_error("a)", "extra ) in input stream");
 }
 
 static void test_caret(void **state)

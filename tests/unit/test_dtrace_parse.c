@@ -277,25 +277,27 @@ static void check_error(const char *text, const char *want)
 static void test_errors(void **state)
 {
 	(void)state;
-	check_error("BEGIN { x = ; }", "t.d:1:13: syntax error near \";\": "
-		    "expected an expression");
-	check_error("BEGIN { x = (1; }", "t.d:1:15: syntax error near \";\": "
-		    "expected ')'");
-	check_error("BEGIN { x = 1 y = 2; }", "expected ';'");
-	check_error("BEGIN { x = 1;", "syntax error at end of input");
+	/* dtrace(1)'s words (dtrace-utils' grammar and lexer) */
+	check_error("BEGIN { x = ; }", "t.d:1:13: syntax error near \";\"");
+	check_error("BEGIN { x = (1; }", "t.d:1:15: syntax error near \";\"");
+	check_error("BEGIN { x = 1 y = 2; }", "syntax error near \"y\"");
+	check_error("BEGIN { x = 1;", "syntax error near end of input");
 	check_error("BEGIN { x = &p; }", "not supported: taking an address");
-	check_error("BEGIN { x = a->; }", "expected 'identifier'");
-	check_error("BEGIN { while (1) x++; }", "not supported: 'while'");
-	check_error("BEGIN { @a[] = count(); }", "@a[] needs a key");
+	check_error("BEGIN { x = a->; }", "syntax error near \";\"");
+	check_error("BEGIN { while (1) x++; }", "syntax error near \"while\"");
+	check_error("BEGIN { @a[] = count(); }", "syntax error near \"]\"");
 	check_error("BEGIN { @a = 1; }", "aggregating function");
 	check_error("BEGIN { x = $3; }", "macro argument $3 is not defined");
-	check_error("a:b:c:d:e { }", "too many ':'");
-	check_error("#include <x.h>\n", "not supported: preprocessor");
-	check_error("#pragma D option nosuch\n", "unknown option 'nosuch'");
-	check_error("#pragma D attributes x\n", "not supported: #pragma D "
-		    "attributes");
+	check_error("a:b:c:d:e { }", "invalid probe description \"a:b:c:d:e\": "
+		    "Overspecified probe description");
+	check_error("#include <x.h>\n", "invalid control directive: "
+		    "#include");
+	check_error("#pragma D option nosuch\n", "failed to set option "
+		    "'nosuch': Invalid option name");
+	check_error("#pragma D attributes x\n", "malformed #pragma "
+		    "attributes <attributes> <ident>");
 	check_error("int x;\nint x;\n", "t.d:2:5: x redeclared");
-	check_error("BEGIN { int x; }", "declarations belong outside clauses");
+	check_error("BEGIN { int x; }", "syntax error near \"int\"");
 }
 
 static void test_no_lookahead_past_clause(void **state)

@@ -261,7 +261,7 @@ static void test_errors(void **state)
 		    "the key of an associative array");
 	check_error("BEGIN { trace(sym(\"a\")); }", "sym() needs an address");
 	check_error("BEGIN { @[sym(0)] = count(); @[usym(0)] = count(); }",
-		    "key 1 of @ is not the same kind of symbol");
+		    "key 1 of @_ is not the same kind of symbol");
 	check_error("BEGIN { printf(\"%a\", \"x\"); }", "which %a cannot "
 		    "print");
 	check_error("BEGIN { stack(200); }", "stack() takes a number of "
@@ -271,7 +271,7 @@ static void test_errors(void **state)
 	check_error("BEGIN { @[stack()] = count(); @[1] = count(); }",
 		    "key 1 of ");
 	check_error("BEGIN { @[stack()] = count(); @[ustack()] = count(); }",
-		    "key 1 of @ is a user stack here but a kernel stack");
+		    "key 1 of @_ is a user stack here but a kernel stack");
 	check_error("BEGIN { frob(); }", "frob() is not a D function");
 	check_error("BEGIN { exit(); }", "exit() takes 1 argument, not 0");
 	check_error("BEGIN { a[1] = 2; x = a; }", "a is an associative array");
@@ -325,11 +325,11 @@ static void test_errors(void **state)
 	check_error("BEGIN { printf(\"%k\", 1); }", "argument #2 is int, "
 		    "which %k cannot print");
 	check_error("BEGIN { @[1] = count(); printa(\"%k %@d\", @); }",
-		    "conversion %k cannot print key 1 of @, an integer");
+		    "conversion %k cannot print key 1 of @_, an integer");
 	check_error("BEGIN { @[\"a\"] = count(); printa(\"%k %@d\", @); }",
-		    "conversion %k cannot print key 1 of @, a string");
+		    "conversion %k cannot print key 1 of @_, a string");
 	check_error("BEGIN { @[stack()] = count(); printa(\"%d %@d\", @); }",
-		    "conversion %d cannot print key 1 of @, a stack");
+		    "conversion %d cannot print key 1 of @_, a stack");
 	check_error("BEGIN { x = \"a\" < NULL; }", "operator < cannot "
 		    "compare string with char *");
 }
