@@ -749,6 +749,11 @@ struct child {
 	int go_fd, st_fd;
 };
 
+/* The signals sonde catches while recording, and how they were set when
+ * sonde started: the command inherits these. */
+static const int inherited_sig[] = { SIGINT, SIGTERM, SIGHUP };
+static struct sigaction inherited_act[ARRAY_SIZE(inherited_sig)];
+
 static int spawn(const char *exe, char **cmd, struct child *c)
 {
 	int p[2], st[2];
@@ -777,8 +782,11 @@ static int spawn(const char *exe, char **cmd, struct child *c)
 
 		close(p[1]);
 		close(st[0]);
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
+		/* The command gets the dispositions sonde was given (an
+		 * ignored SIGINT stays ignored, as under strace); sonde's own
+		 * handlers would only be reset to SIG_DFL by the exec. */
+		for (size_t i = 0; i < ARRAY_SIZE(inherited_sig); i++)
+			sigaction(inherited_sig[i], &inherited_act[i], NULL);
 		if (read(p[0], &ch, 1) != 1)
 			_exit(127);	/* the tracer failed: do not run */
 		execv(exe, cmd);
@@ -1098,9 +1106,8 @@ int cmd_ktrace(int argc, char **argv)
 		sd_err("cannot map the ring buffer: %s", strerror(errno));
 		goto out;
 	}
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	for (size_t i = 0; i < ARRAY_SIZE(inherited_sig); i++)
+		sigaction(inherited_sig[i], &sa, &inherited_act[i]);
 	if (o.cmd) {
 		err = spawn(exe, o.cmd, &c);
 		if (err) {

@@ -1081,3 +1081,28 @@ def test_signal_to_running_thread_in_order(root, sonde, tmp_path):
         late += sum(1 for r in recs[i + 1:i + 100]
                     if r["type"] == "RET" and r["ts"] < recs[i]["ts"])
     assert late <= 20, late
+
+
+@pytest.mark.parametrize("ignored", [False, True])
+def test_command_keeps_signal_dispositions(root, sonde, tmp_path, ignored):
+    """The command starts with the signal dispositions sonde was given, as
+    under strace: a SIGINT ignored by the caller (a background job, nohup)
+    stays ignored, a default one stays default — sonde's own SIGINT/SIGTERM
+    handlers never leak into it. Checked by the kernel's SigIgn mask of the
+    command, compared with the same command run under strace."""
+    def sigign(prefix):
+        def pre():
+            if ignored:
+                signal.signal(signal.SIGINT, signal.SIG_IGN)
+                signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        p = subprocess.run(prefix + ["/bin/grep", "^SigIgn", "/proc/self/status"],
+                           capture_output=True, text=True, timeout=60,
+                           preexec_fn=pre)
+        assert p.returncode == 0, p.stderr
+        return int(p.stdout.split()[-1], 16)
+    mine = sigign([sonde, "ktrace", "-f", str(tmp_path / "k.out"), "--"])
+    want = sigign(["strace", "-o", "/dev/null"]) if \
+        os.path.exists("/usr/bin/strace") else sigign([])
+    bits = (1 << (signal.SIGINT - 1)) | (1 << (signal.SIGTERM - 1))
+    assert mine & bits == want & bits
+    assert bool(mine & bits) == ignored
