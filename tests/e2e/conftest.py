@@ -12,6 +12,15 @@ import time
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+# Tests send Ctrl-C (SIGINT) to the programs they start. A runner started
+# in the background of a non-interactive shell inherits SIGINT and SIGQUIT
+# ignored, and every program it starts would inherit that too: give this
+# process a handler, so that its children start with the default action.
+for _sig in (signal.SIGINT, signal.SIGQUIT):
+    if signal.getsignal(_sig) == signal.SIG_IGN:
+        signal.signal(_sig, signal.default_int_handler
+                      if _sig == signal.SIGINT else signal.SIG_DFL)
+
 SONDE = os.environ.get("SONDE", os.path.join(ROOT, "build", "sonde"))
 
 
