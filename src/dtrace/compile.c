@@ -171,6 +171,15 @@ static void match_probes(struct dt_session *s)
 		for (int j = 0; j < cl->npds; j++) {
 			int n = dt_probes_match(&cl->pds[j], add_probe, &m);
 
+			if (n == -ESRCH && s->macros.target <= 0 &&
+			    !strcmp(cl->pds[j].prov, "pid0")) {
+				/* dtrace(1): $target is 0, pid0 matches
+				 * nothing; sonde says why */
+				s->cc.why = "macro variable $target is 0: "
+					    "$target needs -c CMD or -p PID";
+				no_match(s, &cl->pds[j]);
+				continue;
+			}
 			if (n < 0)
 				dt_error(&s->cc, &cl->pds[j].loc, "matching "
 					 "%s: %s", cl->pds[j].text,

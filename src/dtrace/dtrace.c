@@ -182,25 +182,56 @@ static void wait_blocked_in_read(pid_t pid)
 	}
 }
 
-/* -c's words: split at blanks as dtrace(1)'s make_argv (no quoting). */
-static char **split_words(const char *s, int *n)
-{
-	char *copy = sd_strdup(s), *save = NULL;
-	char **v = sd_calloc(strlen(s) / 2 + 2, sizeof(char *));
-
-	*n = 0;
-	for (char *w = strtok_r(copy, " \t\n\r\f\v", &save); w;
-	     w = strtok_r(NULL, " \t\n\r\f\v", &save))
-		v[(*n)++] = sd_strdup(w);
-	free(copy);
-	return v;
-}
-
 static void free_words(char **v, int n)
 {
 	for (int i = 0; i < n; i++)
 		free(v[i]);
 	free(v);
+}
+
+/* -c's words: split at blanks as dtrace(1)'s make_argv, and, as sonde
+ * always did, with a shell's quoting: '...' and "..." group words and a
+ * backslash escapes the next character (nothing is expanded). Unquoted
+ * text splits exactly as make_argv splits it. NULL on an unterminated
+ * quote. */
+static char **split_words(const char *s, int *n)
+{
+	char **v = sd_calloc(strlen(s) / 2 + 2, sizeof(char *));
+	char *w = sd_malloc(strlen(s) + 1);
+
+	*n = 0;
+	while (*s) {
+		size_t len = 0;
+		bool word = false;
+		char q = 0;
+
+		while (*s && strchr(" \t\n\r\f\v", *s))
+			s++;
+		for (; *s && (q || !strchr(" \t\n\r\f\v", *s)); s++) {
+			word = true;
+			if (q == '\'' ? *s == '\'' : q && *s == '"') {
+				q = 0;
+			} else if (!q && (*s == '\'' || *s == '"')) {
+				q = *s;
+			} else if (*s == '\\' && q != '\'' && s[1] &&
+				   (!q || strchr("\"\\$`", s[1]))) {
+				w[len++] = *++s;
+			} else {
+				w[len++] = *s;
+			}
+		}
+		if (q) {
+			free(w);
+			free_words(v, *n);
+			return NULL;
+		}
+		if (word) {
+			w[len] = 0;
+			v[(*n)++] = sd_strdup(w);
+		}
+	}
+	free(w);
+	return v;
 }
 
 /* Fork -c's command, stopped before its exec; 0, or -errno with nothing
@@ -211,6 +242,8 @@ static int start_child(const char *cmdline, struct child *c)
 	int pfd[2], n;
 	char **words = split_words(cmdline, &n);
 
+	if (!words)
+		return -EINVAL;
 	if (!n) {
 		free_words(words, n);
 		return -ENOENT;
@@ -677,7 +710,12 @@ int cmd_dtrace(int argc, char **argv)
 	if (cmdline && !compile_only && !list) {
 		int r = start_child(cmdline, &child);
 
-		if (r) {
+		if (r == -EINVAL) {
+			dt_say("failed to execute %s: unterminated quote",
+			       cmdline);
+			status = SD_EXIT_FAIL;
+			goto out;
+		} else if (r) {
 			char *w = sd_strdup(cmdline);
 
 			w[strcspn(w, " \t\n")] = '\0';

@@ -677,3 +677,20 @@ def test_cpp(sonde, root, tmp_path):
     assert p.returncode == 1
     assert p.stderr.endswith(f"dtrace: failed to compile script {script}: "
                              "Preprocessor failed to process input program\n")
+
+
+def test_c_command_words(sonde, root, tmp_path):
+    """-c splits its command at blanks as dtrace(1) does, and groups quoted
+    words as a shell would (nothing expanded); the words reach the command
+    as /bin/printf prints them. An unterminated quote runs nothing: one
+    line, exit 1."""
+    out = tmp_path / "argv"
+    p = dtrace(sonde, "-q", "-c",
+               "/bin/sh -c 'printf \"[%%s]\" \"$@\" > %s' sh  a\tb 'c  d'"
+               " \"e'f\" g\\ h" % out, "-n", "BEGIN { }")
+    assert p.returncode == 0, p.stderr
+    assert out.read_text() == "[a][b][c  d][e'f][g h]"
+    p = dtrace(sonde, "-q", "-c", "/bin/sh -c 'true", "-n", "BEGIN { }")
+    assert p.returncode == 1
+    assert p.stderr.strip().splitlines() == \
+        ["dtrace: failed to execute /bin/sh -c 'true: unterminated quote"]
