@@ -762,3 +762,14 @@ def test_ipv6_loopback(agent):
     assert a.url.startswith("http://[::1]:"), a.stderr()
     assert "loopback" not in a.stderr()
     assert a.get("/metrics")[0] == 200
+
+
+def test_other_commands_do_not_load_the_http_library(sonde):
+    """libmicrohttpd (and the GnuTLS it pulls in, whose constructors cost
+    every process ~2 ms of CPU) is opened by the agent alone: the binary
+    does not need it (ldd, the dynamic loader's view), so hot, ktrace and
+    dtrace start without it; the agent tests above show it loads."""
+    p = subprocess.run(["ldd", sonde], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    libs = [l.split()[0] for l in p.stdout.splitlines() if l.strip()]
+    assert not [l for l in libs if "microhttpd" in l or "gnutls" in l], libs
