@@ -771,8 +771,15 @@ def test_fifo_nobody_reads_does_not_hold_the_exit(tmp_path):
     own status within a second of its end, the profile kept and named."""
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
-    reader = subprocess.Popen(["sh", "-c", f"exec 3<{fifo}; sleep 60"])
+    # The reader holds the FIFO open (read-write, so its open never waits)
+    # and never reads; prof starts once it has it open: with no reader at
+    # all, prof's check before the run refuses the path (ENXIO).
+    reader = subprocess.Popen(["sh", "-c", f"exec 3<>{fifo}; sleep 60"])
     try:
+        deadline = time.monotonic() + 10
+        while not os.path.exists(f"/proc/{reader.pid}/fd/3") and \
+                time.monotonic() < deadline:
+            time.sleep(0.01)
         t0 = time.monotonic()
         p = prof("-o", str(fifo), "--", "sh", "-c",
                  "i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done; "
