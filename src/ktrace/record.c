@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -30,6 +31,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -625,7 +627,7 @@ static void *writer_main(void *arg)
 	/* The BPF side wakes us when a quarter of the buffer is full; the
 	 * timeout bounds how stale the file gets otherwise (kdump -l
 	 * follows it), so each round ends with a write. */
-	while (!t->done) {
+	while (!__atomic_load_n(&t->done, __ATOMIC_SEQ_CST)) {
 		int woken;
 
 		ringbuf_drain(t->rb, on_record, t);
@@ -1062,6 +1064,7 @@ int cmd_ktrace(int argc, char **argv)
 	pthread_t th;
 	struct child c = { .pid = -1, .go_fd = -1, .st_fd = -1 };
 	pid_t child = -1;
+	int child_fd = -1;	/* a pidfd of the command */
 	int status = 0, rc = SD_EXIT_FAIL, err;
 	bool writer = false, detached = false;
 	char *exe = NULL;
@@ -1140,6 +1143,10 @@ int cmd_ktrace(int argc, char **argv)
 	}
 	if (o.cmd && trace_commit(&t.w))
 		goto out;
+	/* The command's end wakes the loop below at once (a short command's
+	 * whole run is otherwise stretched by the polling interval). */
+	if (o.cmd)
+		child_fd = (int)syscall(SYS_pidfd_open, child, 0);
 	/* Until a signal, or every traced process is gone (a process that
 	 * exits before the map saw it leaves live at 0 too). After a write
 	 * error the programs are detached at once (nothing more can be
@@ -1169,13 +1176,20 @@ int cmd_ktrace(int argc, char **argv)
 			if (child < 0 && !any_traced_alive(&t))
 				break;
 		}
-		usleep(20000);
+		if (child > 0 && child_fd >= 0) {
+			struct pollfd pf = { .fd = child_fd, .events = POLLIN };
+
+			poll(&pf, 1, 20);
+		} else {
+			usleep(20000);
+		}
 	}
 	if (child > 0 && !stop_sig && waitpid(child, &status, 0) == child)
 		child = -status - 1;
 	/* Detach first: nothing more is produced, the writer drains. */
 	record__detach(t.skel);
-	t.done = true;
+	__atomic_store_n(&t.done, true, __ATOMIC_SEQ_CST);
+	ringbuf_kick(t.rb);
 	pthread_join(th, NULL);
 	collect_batches(&t);
 	flush_drops(&t);
@@ -1211,6 +1225,8 @@ int cmd_ktrace(int argc, char **argv)
 		}
 	}
 out:
+	if (child_fd >= 0)
+		close(child_fd);
 	if (c.go_fd >= 0)
 		close(c.go_fd);	/* the child reads EOF and exits 127 */
 	if (c.st_fd >= 0)
@@ -1220,7 +1236,8 @@ out:
 	if (writer && t.w.tmp) {
 		/* (The writer thread writes to the temporary file.) */
 		record__detach(t.skel);
-		t.done = true;
+		__atomic_store_n(&t.done, true, __ATOMIC_SEQ_CST);
+		ringbuf_kick(t.rb);
 		pthread_join(th, NULL);
 	}
 	trace_discard(&t.w);

@@ -13,11 +13,13 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 struct ringbuf {
 	int epfd;
+	int kickfd;		/* eventfd: ringbuf_kick() */
 	size_t page, size;
 	uint64_t *cons_pos;	/* read-write page */
 	const uint64_t *prod_pos;	/* read-only: page, then data twice */
@@ -44,8 +46,13 @@ struct ringbuf *ringbuf_open(int map_fd, size_t size)
 	r->mask = size - 1;
 	r->cons_pos = MAP_FAILED;
 	r->prod_pos = MAP_FAILED;
+	r->kickfd = -1;
 	r->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (r->epfd < 0)
+		goto fail;
+	r->kickfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (r->kickfd < 0 ||
+	    epoll_ctl(r->epfd, EPOLL_CTL_ADD, r->kickfd, &ev))
 		goto fail;
 	p = mmap(NULL, r->page, PROT_READ | PROT_WRITE, MAP_SHARED, map_fd, 0);
 	if (p == MAP_FAILED)
@@ -78,6 +85,8 @@ void ringbuf_close(struct ringbuf *r)
 		munmap(r->cons_pos, r->page);
 	if (r->epfd >= 0)
 		close(r->epfd);
+	if (r->kickfd >= 0)
+		close(r->kickfd);
 	free(r);
 }
 
@@ -116,4 +125,13 @@ int ringbuf_wait(struct ringbuf *r, int timeout_ms)
 	if (n < 0)
 		return errno == EINTR ? 1 : -errno;
 	return n > 0;
+}
+
+void ringbuf_kick(struct ringbuf *r)
+{
+	uint64_t one = 1;
+
+	if (write(r->kickfd, &one, sizeof(one)) < 0) {
+		/* (the counter is full: a wake-up is pending anyway) */
+	}
 }

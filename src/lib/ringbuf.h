@@ -32,4 +32,8 @@ long ringbuf_drain(struct ringbuf *r, ringbuf_fn fn, void *ctx);
  * time passed, or -errno. */
 int ringbuf_wait(struct ringbuf *r, int timeout_ms);
 
+/* End a ringbuf_wait() now or the next one at once (it returns 1): from
+ * another thread, e.g. to make the consumer drain a last time and stop. */
+void ringbuf_kick(struct ringbuf *r);
+
 #endif
