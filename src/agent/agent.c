@@ -12,6 +12,7 @@
 #include "../commands.h"
 #include "../lib/bpf.h"
 #include "../lib/cli.h"
+#include "../dtrace/btf.h"
 #include "../dtrace/snapshot.h"
 
 #include <dirent.h>
@@ -177,8 +178,12 @@ static struct ag_script **start_scripts(struct agent *a, int *n)
 	for (int j = 0; j < *n; j++)
 		free(files[j]);
 	free(files);
+	/* The compiler's copy of the kernel's types is not needed while the
+	 * scripts run (a reload reads it again). */
+	dt_btf_release();
 	return v;
 fail:
+	dt_btf_release();
 	free_scripts(v, i);
 	for (int j = 0; j < *n; j++)
 		free(files[j]);

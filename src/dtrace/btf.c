@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* btf — the kernel's types, from its BTF (/sys/kernel/btf/vmlinux), read
  * on the first lookup a script needs (ppid, vtimestamp, the translators,
- * the proc provider) and kept for the rest of the run: a script that
- * names no kernel type never reads it. */
+ * the proc provider) and kept until dt_btf_release(): a script that names
+ * no kernel type never reads it. */
 #include "btf.h"
 
 #include <bpf/btf.h>
@@ -17,6 +17,12 @@ static struct btf *kernel_btf(void)
 	if (!vmlinux)
 		vmlinux = btf__load_vmlinux_btf();
 	return vmlinux;
+}
+
+void dt_btf_release(void)
+{
+	btf__free(vmlinux);
+	vmlinux = NULL;
 }
 
 /* Member name of composite type id, looking into anonymous structs and

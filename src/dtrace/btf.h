@@ -8,4 +8,9 @@
  * and unions. -ENOENT when the kernel has no BTF or no such member. */
 int dt_btf_member_offset(const char *type, const char *member);
 
+/* Let the kernel's BTF go (about 6 MB resident once read): for a process
+ * that lives on after compiling (sonde agent). The next lookup reads it
+ * again. */
+void dt_btf_release(void);
+
 #endif
