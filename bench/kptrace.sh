@@ -3,6 +3,7 @@
 # bench/kptrace.sh — sonde kptrace against eu-addr2line (one process for
 # all addresses) and against the kernel's scripts/decode_stacktrace.sh (one
 # addr2line per frame), on Debian's 6.1 cloud vmlinux with DWARF, in one run.
+# Then the macOS half: bench/kptrace_macos.py (a KDK with a 60 MB dSYM).
 #
 #   1. a 25-frame report, cold: the vmlinux's pages dropped from the page
 #      cache first (posix_fadvise DONTNEED on that one file, so other work
@@ -132,3 +133,7 @@ printf '  2,000 distinct addresses:  sonde %6.3f s   eu-addr2line %6.3f s (%.1fx
 	"$smix" "$emix" "$(echo "$emix / $smix" | bc -l)"
 printf '  10,000 distinct addresses: sonde %6.3f s   eu-addr2line %6.3f s (%.1fx sonde)\n' \
 	"$sdis" "$edis" "$(echo "$edis / $sdis" | bc -l)"
+
+# macOS: a 40-frame panic against a generated KDK with a 60 MB dSYM,
+# against llvm-symbolizer given the same addresses (issue 15).
+SONDE=$SONDE /usr/bin/python3 "$here/bench/kptrace_macos.py"
