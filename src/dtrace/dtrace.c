@@ -436,6 +436,7 @@ static int run(struct dt_session *s, struct child *child, pid_t watch,
 			sd_err("poll: %s", strerror(errno));
 			break;
 		}
+		dt_stacks_poll(s);	/* the target's mmaps, before it exits */
 		if (n > 0 && (pfd[0].revents & POLLIN))
 			dt_consume(s, 0);
 		if (target_gone(child, watch, &wstatus) ||
@@ -453,6 +454,7 @@ static int run(struct dt_session *s, struct child *child, pid_t watch,
 	if (interrupted && !s->testing)
 		fputc('\n', s->out);
 	dt_detach(s);
+	dt_stacks_poll(s);
 	dt_consume(s, 0);
 	if (dt_fire(s, s->end))
 		sd_warn("cannot run END: %s", strerror(errno));
@@ -672,6 +674,8 @@ int cmd_dtrace(int argc, char **argv)
 		}
 		s.macros.target = watch;
 		child.pidfd = (int)syscall(SYS_pidfd_open, watch, 0);
+		if (!compile_only)
+			dt_stacks_follow(&s, watch);
 	}
 	for (int i = 0; i < ncmds; i++) {
 		char *text;
@@ -725,6 +729,7 @@ int cmd_dtrace(int argc, char **argv)
 			goto out;
 		}
 		s.macros.target = child.pid;
+		dt_stacks_follow(&s, child.pid);	/* from before its exec */
 	} else if (cmdline) {
 		/* -e, -l: not run; its pid is 0 */
 		char *w = sd_strdup(cmdline);

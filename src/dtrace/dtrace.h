@@ -10,6 +10,7 @@
 #include "providers/provider.h"
 
 #include <stdio.h>
+#include <sys/types.h>
 
 struct dt_session {
 	struct dt_cc cc;
@@ -95,6 +96,11 @@ int dt_fire(struct dt_session *s, struct dt_unit *u);
 char *dt_stack_text(struct dt_session *s, uint64_t key, bool user,
 		    int nframes, bool readable);
 void dt_stacks_free(struct dt_session *s);
+/* The -c/-p target's mappings followed from now on (its exec, dlopen,
+ * forks), so that its user frames are still named after it exits; and
+ * what it did since, read (stacks.c, lib/symbolizer). */
+void dt_stacks_follow(struct dt_session *s, pid_t pid);
+void dt_stacks_poll(struct dt_session *s);
 /* sym(), mod(), %a (kernel) or usym(), umod(), uaddr(), %A (user, in pid)
  * of addr as DTrace prints them (enum dt_symkind; malloc'd); readable as
  * for dt_stack_text. */

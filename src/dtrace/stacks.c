@@ -2,8 +2,9 @@
 /* stacks — stack() and ustack() keys as text: the frames the kernel kept
  * in the stack-trace map, named by lib/symbolizer (kernel frames through
  * /proc/kallsyms, loaded when a stack is first printed; user frames
- * through the process's mappings, read while it lives: the frames of a
- * process that has exited stay addresses) and printed as DTrace prints
+ * through the process's mappings, read while it lives, or for the -c/-p
+ * target followed from its start so that they outlive it) and printed as
+ * DTrace prints
  * them (module`function+0xoffset, one per line, indented). C++ and Rust
  * functions are shown demangled (lib/demangle); the aggregation merge key
  * asks for the symbols as they are (readable false), so two symbols that
@@ -82,7 +83,7 @@ static void uframe(struct stacks *st, struct sbuf *sb, uint32_t pid,
 {
 	struct sym_info u;
 
-	if (symbolizer_user(st->z, (pid_t)pid, pc, 0, &u))
+	if (symbolizer_user(st->z, (pid_t)pid, pc, SYM_LATEST, &u))
 		dt_fmt_symbol(sb, u.module, u.function, u.offset, demangle);
 	else if (u.path)
 		sbuf_printf(sb, "%s`0x%" PRIx64, u.module, pc);
@@ -150,7 +151,8 @@ char *dt_sym_text(struct dt_session *s, uint64_t addr, uint32_t pid,
 				      demangle);
 		return sbuf_steal(&sb);
 	}
-	if (!symbolizer_user(st->z, (pid_t)pid, addr, 0, &r) && !r.path)
+	if (!symbolizer_user(st->z, (pid_t)pid, addr, SYM_LATEST, &r) &&
+	    !r.path)
 		sbuf_printf(&sb, "0x%" PRIx64, addr);
 	else if (which == DT_SYM_UMOD)
 		sbuf_puts(&sb, r.module);
@@ -160,6 +162,19 @@ char *dt_sym_text(struct dt_session *s, uint64_t addr, uint32_t pid,
 		dt_fmt_symbol(&sb, r.module, r.function,
 			      which == DT_SYM_USYM ? 0 : r.offset, demangle);
 	return sbuf_steal(&sb);
+}
+
+void dt_stacks_follow(struct dt_session *s, pid_t pid)
+{
+	/* Without the right to (no CAP_PERFMON) loading the programs fails
+	 * too, and says why: its frames are then named while it lives. */
+	symbolizer_follow(get(s)->z, pid);
+}
+
+void dt_stacks_poll(struct dt_session *s)
+{
+	if (s->stacks)
+		symbolizer_poll(((struct stacks *)s->stacks)->z);
 }
 
 void dt_stacks_free(struct dt_session *s)

@@ -142,58 +142,19 @@ static void enable_events(struct hot_sampler *s, bool on)
 					 : PERF_EVENT_IOC_DISABLE, 0);
 }
 
-/* MMAP2, COMM and FORK records keep the process maps current. */
+/* MMAP2, COMM and FORK records keep the process maps current (lib/
+ * symbolizer); COMM records name threads for pprof's labels. */
 static void side_band(struct hot_sampler *s, const struct perf_event_header *h)
 {
-	struct procmaps *pm = symbolizer_maps(s->d->sym);
-	struct perf_sample id;
 	const char *p = (const char *)(h + 1);
-	uint32_t pid;
+	uint32_t v[2];
 
-	if (perf_parse_sample_id(h, s->sample_type, &id))
-		return;
-	switch (h->type) {
-	case PERF_RECORD_MMAP2: {
-		const struct {
-			uint32_t pid, tid;
-			uint64_t addr, len, pgoff;
-			uint32_t maj, min;
-			uint64_t ino, ino_gen;
-			uint32_t prot, flags;
-			char filename[];
-		} *m = (const void *)p;
-		size_t max = h->size - sizeof(*h) - sizeof(*m);
-
-		if (h->size < sizeof(*h) + sizeof(*m) ||
-		    !memchr(m->filename, '\0', max))
-			return;
-		procmaps_mmap(pm, m->pid, m->addr, m->len, m->pgoff,
-			      m->filename, id.time);
-		break;
-	}
-	case PERF_RECORD_COMM:
-		memcpy(&pid, p, 4);
-		if (h->misc & PERF_RECORD_MISC_COMM_EXEC)
-			procmaps_exec(pm, pid, id.time);
-		if (s->o->format == HOT_FMT_PPROF &&
-		    h->size > sizeof(*h) + 8 && memchr(p + 8, '\0',
-						       h->size - sizeof(*h) - 8)) {
-			uint32_t tid;
-
-			memcpy(&tid, p + 4, 4);
-			hot_data_comm(s->d, (pid_t)pid, (pid_t)tid, p + 8);
-		}
-		break;
-	case PERF_RECORD_FORK: {
-		uint32_t v[4];	/* pid, ppid, tid, ptid */
-
-		if (h->size < sizeof(*h) + sizeof(v))
-			return;
-		memcpy(v, p, sizeof(v));
-		if (v[0] != v[1])
-			procmaps_fork(pm, v[1], v[0], id.time);
-		break;
-	}
+	symbolizer_side_band(s->d->sym, h, s->sample_type);
+	if (h->type == PERF_RECORD_COMM && s->o->format == HOT_FMT_PPROF &&
+	    h->size > sizeof(*h) + 8 &&
+	    memchr(p + 8, '\0', h->size - sizeof(*h) - 8)) {
+		memcpy(v, p, sizeof(v));	/* pid, tid */
+		hot_data_comm(s->d, (pid_t)v[0], (pid_t)v[1], p + 8);
 	}
 }
 

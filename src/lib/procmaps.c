@@ -185,8 +185,10 @@ void procmaps_exec(struct procmaps *pm, pid_t pid, uint64_t t)
 {
 	struct pm_proc *p = get_proc(pm, pid, true);
 
+	/* Mappings made after the exec (read earlier from another CPU's
+	 * ring) belong to the new program. */
 	for (size_t i = 0; i < p->n; i++)
-		if (p->maps[i].t_to == T_END)
+		if (p->maps[i].t_to == T_END && p->maps[i].t_from < t)
 			p->maps[i].t_to = t;
 }
 

@@ -4,6 +4,7 @@
 #include "dwarf.h"
 #include "elfsym.h"
 #include "hash.h"
+#include "perf.h"
 #include "util.h"
 
 #include <errno.h>
@@ -43,9 +44,20 @@ struct perfmap {
 	off_t size;		/* when read; -1: never read */
 };
 
+/* A process followed through a perf side-band event. */
+struct follow {
+	pid_t pid;
+	struct perf_ring ring;
+};
+
+#define FOLLOW_PAGES 16
+#define FOLLOW_SAMPLE_TYPE (PERF_SAMPLE_TID | PERF_SAMPLE_TIME)
+
 struct symbolizer {
 	unsigned flags;
 	struct procmaps maps;
+	struct follow *follows;
+	size_t nfollows, capfollows;
 	struct symfile *files;	/* by procmaps file index */
 	size_t nfiles;
 	struct elfsym *vdso;
@@ -91,6 +103,11 @@ void symbolizer_free(struct symbolizer *s)
 		}
 	}
 	htab_free(&s->perfmaps);
+	for (size_t i = 0; i < s->nfollows; i++) {
+		close(s->follows[i].ring.fd);
+		perf_ring_unmap(&s->follows[i].ring);
+	}
+	free(s->follows);
 	procmaps_free(&s->maps);
 	ksym_free(s->kown);
 	ksym_free(s->kfresh);
@@ -100,6 +117,134 @@ void symbolizer_free(struct symbolizer *s)
 struct procmaps *symbolizer_maps(struct symbolizer *s)
 {
 	return &s->maps;
+}
+
+/* ---- following processes ---- */
+
+void symbolizer_side_band(struct symbolizer *s,
+			  const struct perf_event_header *h,
+			  uint64_t sample_type)
+{
+	struct procmaps *pm = &s->maps;
+	const char *p = (const char *)(h + 1);
+	struct perf_sample id;
+	uint32_t v[4];
+
+	if (perf_parse_sample_id(h, sample_type, &id))
+		return;
+	switch (h->type) {
+	case PERF_RECORD_MMAP2: {
+		const struct {
+			uint32_t pid, tid;
+			uint64_t addr, len, pgoff;
+			uint32_t maj, min;
+			uint64_t ino, ino_gen;
+			uint32_t prot, flags;
+			char filename[];
+		} *m = (const void *)p;
+
+		if (h->size < sizeof(*h) + sizeof(*m) ||
+		    !memchr(m->filename, '\0', h->size - sizeof(*h) - sizeof(*m)))
+			return;
+		procmaps_mmap(pm, (pid_t)m->pid, m->addr, m->len, m->pgoff,
+			      m->filename, id.time);
+		break;
+	}
+	case PERF_RECORD_COMM:
+		if (h->size < sizeof(*h) + 4)
+			return;
+		memcpy(v, p, 4);
+		if (h->misc & PERF_RECORD_MISC_COMM_EXEC)
+			procmaps_exec(pm, (pid_t)v[0], id.time);
+		break;
+	case PERF_RECORD_FORK:	/* pid, ppid, tid, ptid */
+		if (h->size < sizeof(*h) + sizeof(v))
+			return;
+		memcpy(v, p, sizeof(v));
+		if (v[0] != v[1])
+			procmaps_fork(pm, (pid_t)v[1], (pid_t)v[0], id.time);
+		break;
+	}
+}
+
+int symbolizer_follow(struct symbolizer *s, pid_t pid)
+{
+	long nconf = sysconf(_SC_NPROCESSORS_CONF);
+	int ncpus = nconf > 0 ? (int)nconf : 1, opened = 0, err = 0;
+	bool *online = sd_calloc((size_t)ncpus, sizeof(*online));
+	struct perf_event_attr a;
+
+	if (sd_read_cpulist("/sys/devices/system/cpu/online", online, ncpus))
+		for (int c = 0; c < ncpus; c++)
+			online[c] = true;
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_DUMMY;
+	a.sample_type = FOLLOW_SAMPLE_TYPE;
+	a.sample_id_all = 1;
+	a.mmap = 1;
+	a.mmap2 = 1;
+	a.comm = 1;
+	a.comm_exec = 1;
+	a.task = 1;
+	a.inherit = 1;
+	/* One event per CPU: the kernel refuses to map an inherited event
+	 * that follows a task on every CPU (cpu -1). */
+	for (int c = 0; c < ncpus && !err; c++) {
+		struct follow *f;
+		int fd;
+
+		if (!online[c])
+			continue;
+		fd = perf_event_open(&a, pid, c, -1, 0);
+		if (fd < 0) {
+			err = fd;
+			break;
+		}
+		sd_grow(&s->follows, &s->capfollows, s->nfollows + 1,
+			sizeof(*s->follows));
+		f = &s->follows[s->nfollows];
+		memset(f, 0, sizeof(*f));
+		f->pid = pid;
+		err = perf_ring_map(&f->ring, fd, c, FOLLOW_PAGES);
+		if (err) {
+			close(fd);
+			break;
+		}
+		s->nfollows++;
+		opened++;
+	}
+	free(online);
+	if (err) {
+		/* all or nothing: a CPU not watched would lose an exec */
+		while (opened--) {
+			struct follow *f = &s->follows[--s->nfollows];
+
+			close(f->ring.fd);
+			perf_ring_unmap(&f->ring);
+		}
+		return err;
+	}
+	/* what it has now (mappings made meanwhile come twice: the later
+	 * one replaces the same range) */
+	procmaps_load(&s->maps, pid);
+	return 0;
+}
+
+void symbolizer_poll(struct symbolizer *s)
+{
+	for (size_t i = 0; i < s->nfollows; i++) {
+		struct perf_ring *r = &s->follows[i].ring;
+		const struct perf_event_header *h;
+		uint64_t pos;
+
+		perf_ring_begin(r);
+		pos = perf_ring_tail(r);
+		while ((h = perf_ring_next(r, &pos)))
+			symbolizer_side_band(s, h, FOLLOW_SAMPLE_TYPE);
+		perf_ring_end(r);
+	}
 }
 
 /* ---- kernel ---- */

@@ -27,8 +27,15 @@
 #include "ksym.h"
 #include "procmaps.h"
 
+struct perf_event_header;
+
 /* The deepest inline chain returned. */
 #define SYM_MAX_LINES 32
+
+/* The time of a lookup that wants the mappings a process has last had
+ * (the latest exec, every mmap since), for tools that name addresses
+ * after the fact. */
+#define SYM_LATEST (UINT64_MAX - 1)
 
 enum {
 	SYMBOLIZER_LINES = 1 << 0,	/* file:line and inlined frames (DWARF) */
@@ -82,6 +89,23 @@ void symbolizer_free(struct symbolizer *s);
  * here (procmaps_load_text, procmaps_mmap...). A pid never seen is read
  * from /proc/PID/maps on its first lookup. */
 struct procmaps *symbolizer_maps(struct symbolizer *s);
+
+/* Feed one perf side-band record into the maps: PERF_RECORD_MMAP2 (an
+ * executable mapping), COMM with PERF_RECORD_MISC_COMM_EXEC (an exec) and
+ * FORK, their time from the sample_id trailer that sample_type describes
+ * (attr.sample_id_all with PERF_SAMPLE_TIME). Other records are ignored. */
+void symbolizer_side_band(struct symbolizer *s,
+			  const struct perf_event_header *h,
+			  uint64_t sample_type);
+
+/* Follow pid's mappings as they change — its exec, every executable mmap
+ * (dlopen), its forks — from now on, with a perf side-band event, so that
+ * its addresses can still be named after it has exited (look them up at
+ * SYM_LATEST). Its current mappings are read from /proc first. 0 or
+ * -errno (perf_event_open: root or CAP_PERFMON). */
+int symbolizer_follow(struct symbolizer *s, pid_t pid);
+/* Read what the followed processes did since the last call. */
+void symbolizer_poll(struct symbolizer *s);
 
 /* Read /proc/kallsyms now (rather than on the first kernel lookup), e.g.
  * before sampling starts so that the reading is not sampled. 0, or

@@ -228,3 +228,61 @@ def test_dtrace_names_cxx_as_cxxfilt(sonde, root, names_bin, cxx_spin):
     assert rows.get(want, 0) >= 0.5 * sum(rows.values()), rows
     assert any(re.fullmatch(re.escape(want) + r"(\+0x[0-9a-f]+)?", l)
                for l in leaves), leaves
+
+
+SPIN_LIB = """
+void sonde_lib_spin(long n)
+{
+	for (volatile long i = 0; i < n; i++)
+		;
+}
+"""
+
+
+def nm_size(binary, symbol):
+    """The size nm -S gives symbol in binary."""
+    for line in run(["nm", "-S", "--defined-only", binary]).stdout.splitlines():
+        f = line.split()
+        if len(f) == 4 and f[3] == symbol:
+            return int(f[1], 16)
+    raise AssertionError(f"{symbol} not in nm -S {binary}")
+
+
+def test_dtrace_names_the_target_after_it_exits(sonde, root, names_bin,
+                                                 cxx_spin, tmp_path):
+    """dtrace -c: the aggregation is printed after the command has exited
+    (its /proc/PID/maps gone), and ufunc() and ustack() still name its
+    functions — in the binary it exec'd and in a library it dlopen'ed
+    later — as dtrace(1) does: the target's mappings are followed from
+    its exec. Names are nm's (c++filt's for C++), ustack's offsets lie
+    within nm -S's size of the function."""
+    lib = str(tmp_path / "libspin.so")
+    src = tmp_path / "spin.c"
+    src.write_text(SPIN_LIB)
+    assert run(["cc", "-O1", "-shared", "-fPIC", "-o", lib,
+                str(src)]).returncode == 0
+    script = ("profile-497 /pid == $target && arg1/ "
+              "{ @[ufunc(arg1)] = count(); @s[ustack(1)] = count(); }")
+    for cmd, want, binary, sym in (
+            (f"{names_bin} cxx 1.5", "names`" + cxx_spin[1], names_bin,
+             cxx_spin[0]),
+            (f"{names_bin} dlopen 1.5 {lib}", "libspin.so`sonde_lib_spin",
+             lib, "sonde_lib_spin")):
+        p = run([sonde, "dtrace", "-q", "-c", cmd, "-n", script],
+                timeout=120)
+        assert p.returncode == 0, p.stderr
+        rows = {m.group(1): int(m.group(2)) for m in
+                re.finditer(r"^  (\S.*?)\s+(\d+)$", p.stdout, re.M)}
+        assert rows.get(want, 0) >= 0.5 * sum(rows.values()) > 0, rows
+        assert not any(k.startswith("0x") for k in rows
+                       if rows[k] > 0.1 * sum(rows.values())), rows
+        # ustack(1): one frame line then the count, per stack
+        frames = re.findall(r"^\s+(\S+)\n\s+(\d+)$", p.stdout, re.M)
+        size = nm_size(binary, sym)
+        named = 0
+        for frame, n in frames:
+            m = re.fullmatch(re.escape(want) + r"\+0x([0-9a-f]+)", frame)
+            if m:
+                assert int(m.group(1), 16) < size, (frame, size)
+                named += int(n)
+        assert named >= 0.5 * sum(int(n) for _, n in frames) > 0, p.stdout

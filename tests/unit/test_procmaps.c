@@ -84,6 +84,30 @@ static void versions_in_time(void **state)
 	procmaps_free(&pm);
 }
 
+/* Records from several CPUs' rings are read CPU by CPU: the new program's
+ * mmap (later, on another CPU) can be read before its exec. The exec ends
+ * only what was mapped before it. */
+static void exec_read_after_its_mmaps(void **state)
+{
+	struct procmaps pm;
+	uint32_t file;
+	uint64_t off;
+	const pid_t pid = 0x7ffffff1;
+
+	(void)state;
+	procmaps_init(&pm);
+	procmaps_mmap(&pm, pid, 0x1000, 0x1000, 0, "/bin/old", 100);
+	procmaps_mmap(&pm, pid, 0x5000, 0x1000, 0, "/bin/new", 210);
+	procmaps_exec(&pm, pid, 200);
+	assert_true(procmaps_find(&pm, pid, 0x5010, UINT64_MAX - 1, &file,
+				  &off));
+	assert_string_equal(procmaps_file(&pm, file), "/bin/new");
+	assert_false(procmaps_find(&pm, pid, 0x1010, UINT64_MAX - 1, &file,
+				   &off));
+	assert_true(procmaps_find(&pm, pid, 0x1010, 150, &file, &off));
+	procmaps_free(&pm);
+}
+
 static void self_from_proc(void **state)
 {
 	struct procmaps pm;
@@ -109,6 +133,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(parse_lines),
 		cmocka_unit_test(versions_in_time),
+		cmocka_unit_test(exec_read_after_its_mmaps),
 		cmocka_unit_test(self_from_proc),
 	};
 	return RUN(tests);

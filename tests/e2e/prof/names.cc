@@ -8,8 +8,11 @@
  *                      image is written to FILE first, for nm
  *   jit SECONDS        in machine code written into anonymous memory and
  *                      named in /tmp/perf-PID.map, as JITs do
+ *   dlopen SECONDS LIB in sonde_lib_spin(), from LIB loaded with dlopen
+ *                      after the start
  *
  * "ready" goes to stdout (flushed) once the spinning starts. */
+#include <dlfcn.h>
 #include <elf.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -113,6 +116,22 @@ static int jit(double secs)
 	return 0;
 }
 
+static int dlopened(double secs, const char *lib)
+{
+	void *h;
+	void (*fn)(long);
+	double end;
+
+	ready();	/* before the library is there */
+	h = dlopen(lib, RTLD_NOW);
+	if (!h || !(fn = (void (*)(long))dlsym(h, "sonde_lib_spin")))
+		return 1;
+	end = now() + secs;
+	while (now() < end)
+		fn(2000000);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	double secs = argc > 2 ? atof(argv[2]) : 1;
@@ -123,6 +142,8 @@ int main(int argc, char **argv)
 		return vdso(secs, argv[3]);
 	if (argc > 2 && !strcmp(argv[1], "jit"))
 		return jit(secs);
-	fprintf(stderr, "usage: names cxx|vdso|jit SECONDS [FILE]\n");
+	if (argc > 3 && !strcmp(argv[1], "dlopen"))
+		return dlopened(secs, argv[3]);
+	fprintf(stderr, "usage: names cxx|vdso|jit|dlopen SECONDS [FILE]\n");
 	return 2;
 }
