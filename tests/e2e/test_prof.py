@@ -851,16 +851,33 @@ def test_gzip_bomb_is_refused(tmp_path):
 
 # ---- the program's behaviour is kept ----
 
+def run_group(args, timeout=60):
+    """run() in a process group of its own, killed whole on every path: a
+    program sonde prof started must not outlive a failed or timed-out test
+    (prof's launcher waits for it; killing the launcher alone orphans it)."""
+    p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True, start_new_session=True)
+    try:
+        out, err = p.communicate(timeout=timeout)
+        return subprocess.CompletedProcess(args, p.returncode, out, err)
+    finally:
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        p.wait()
+
+
 def test_itimer_prof_program_dies_as_without_sonde(bins, go_pprof, tmp_path):
     """A program that arms ITIMER_PROF and leaves SIGPROF at its default
     dies by SIGPROF (exit 155 in a shell) under sonde prof as without it;
     sonde steps aside, says so once, and the profile of the time before is
     written."""
     out = str(tmp_path / "i.pb.gz")
-    alone = run([bins["scenarios"], "itimer", str(tmp_path / "t")])
+    alone = run_group([bins["scenarios"], "itimer", str(tmp_path / "t")])
     assert alone.returncode == -signal.SIGPROF       # 128 + 27 in a shell
-    p = prof("-o", out, "--", bins["scenarios"], "itimer",
-             str(tmp_path / "t"))
+    p = run_group([SONDE, "prof", "-o", out, "--", bins["scenarios"],
+                   "itimer", str(tmp_path / "t")])
     assert p.returncode == -signal.SIGPROF, p.stderr
     assert re.fullmatch(r"sonde prof: the program armed ITIMER_PROF after "
                         r"[\d.]+ s: sampling stopped there, .*\n", p.stderr), \

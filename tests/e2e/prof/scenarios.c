@@ -14,7 +14,8 @@
  *   blocked OUT          a thread that runs with SIGPROF blocked
  *   vfork OUT            vfork + execl /bin/true, 20 times, while burning
  *   itimer OUT           burn, then arm ITIMER_PROF (10 ms of CPU) and burn
- *                        on: SIGPROF's default action kills it (155)
+ *                        on: SIGPROF's default action kills it (155); exit
+ *                        3 if no SIGPROF came in 20 s
  *   segv OUT             burn, then write through a null pointer */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -159,10 +160,19 @@ int main(int argc, char **argv)
 	} else if (!strcmp(mode, "itimer")) {
 		struct itimerval it = { { 0, 0 }, { 0, 10000 } };
 
+		struct timespec t0, t;
+
 		before_itimer_work(300000000);
 		setitimer(ITIMER_PROF, &it, NULL);
-		for (;;)
+		/* SIGPROF comes within 10 ms of CPU; never spin on unbounded
+		 * if it does not (a test's failure must not outlive it) */
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		do {
 			spin(100000000);
+			clock_gettime(CLOCK_MONOTONIC, &t);
+		} while (t.tv_sec - t0.tv_sec < 20);
+		fprintf(stderr, "scenarios: no SIGPROF in 20 s\n");
+		return 3;
 	} else if (!strcmp(mode, "segv")) {
 		before_crash_work(300000000);
 		*(volatile int *)(uintptr_t)sink_zero = 1;
