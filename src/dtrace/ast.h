@@ -420,10 +420,20 @@ struct dt_macros {
 	bool *used;		/* per argument: a program refers to it */
 };
 
+/* inline TYPE NAME = EXPR; */
+struct dt_inline {
+	char *name;
+	struct dt_type type;
+	struct dt_node *expr;	/* the definition (copied where it is used) */
+	struct dt_loc loc;
+	struct dt_inline *next;
+};
+
 struct dt_prog {
 	struct dt_clause **clauses;
 	int nclauses;
 	struct dt_var *vars;	/* every variable, in order of appearance */
+	struct dt_inline *inlines;
 	int naggs;
 	struct dt_options opt;
 	struct dt_macros *macros;
@@ -508,5 +518,10 @@ struct dt_func {
 	int (*cg)(struct dt_cg *g, struct dt_node *n);
 };
 const struct dt_func *dt_func_lookup(const char *name);
+/* protos.c: D's prototype of a function ("string(const char *, [int])"),
+ * or NULL; and the check of call n against it with DTrace's D_PROTO_LEN
+ * and D_PROTO_ARG errors (false when there is no prototype). */
+const char *dt_proto(const char *name);
+bool dt_proto_check(struct dt_ck *k, struct dt_node *n);
 
 #endif

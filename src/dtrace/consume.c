@@ -48,6 +48,17 @@ static char *sym_str(struct dt_session *s, const uint8_t *data, int which,
 	return dt_sym_text(s, addr, (uint32_t)pid, which, readable);
 }
 
+/* An integer key, widened to 64 bits as its type says. */
+static int64_t key_int(const struct dt_key *k, uint64_t x)
+{
+	switch (k->size) {
+	case 1: return k->sign ? (int8_t)x : (int64_t)(uint8_t)x;
+	case 2: return k->sign ? (int16_t)x : (int64_t)(uint16_t)x;
+	case 4: return k->sign ? (int32_t)x : (int64_t)(uint32_t)x;
+	default: return (int64_t)x;
+	}
+}
+
 static void print_trace(struct dt_session *s, const struct dt_recval *v,
 			const uint8_t *rec, uint32_t probe)
 {
@@ -81,12 +92,23 @@ static void print_trace(struct dt_session *s, const struct dt_recval *v,
 	}
 	uint64_t x;
 
+	/* as dtrace-utils' dt_print_trace: the value's own size and
+	 * signedness */
 	memcpy(&x, rec + v->off, 8);
+	if (v->sign) {
+		switch (v->size) {
+		case 1: fprintf(f, q ? "%d" : " %3d", (int)(int8_t)x); break;
+		case 2: fprintf(f, q ? "%d" : " %5d", (int)(int16_t)x); break;
+		case 4: fprintf(f, q ? "%d" : " %10d", (int)(int32_t)x); break;
+		default: fprintf(f, q ? "%lld" : " %19lld", (long long)x);
+		}
+		return;
+	}
 	switch (v->size) {
-	case 1: fprintf(f, q ? "%d" : " %3d", (int)(int8_t)x); break;
-	case 2: fprintf(f, q ? "%d" : " %5d", (int)(int16_t)x); break;
-	case 4: fprintf(f, q ? "%d" : " %8d", (int)(int32_t)x); break;
-	default: fprintf(f, q ? "%lld" : " %16lld", (long long)x);
+	case 1: fprintf(f, q ? "%u" : " %3u", (unsigned)(uint8_t)x); break;
+	case 2: fprintf(f, q ? "%u" : " %5u", (unsigned)(uint16_t)x); break;
+	case 4: fprintf(f, q ? "%u" : " %10u", (unsigned)(uint32_t)x); break;
+	default: fprintf(f, q ? "%llu" : " %20llu", (unsigned long long)x);
 	}
 }
 
@@ -513,12 +535,9 @@ static void print_agg(struct dt_session *s, const struct dt_var *v,
 				fprintf(f, "  %-50s", x->s);
 				continue;
 			}
-			switch (v->keys[k].size) {
-			case 1: fprintf(f, " %3d", (int)(int8_t)x->v); break;
-			case 2: fprintf(f, " %5d", (int)(int16_t)x->v); break;
-			case 4: fprintf(f, " %8d", (int)(int32_t)x->v); break;
-			default: fprintf(f, " %16lld", (long long)x->v);
-			}
+			/* keys are 64-bit in dtrace-utils' records */
+			fprintf(f, " %16lld", (long long)key_int(&v->keys[k],
+								 x->v));
 		}
 		if (hist)
 			dt_agg_print_hist(f, v, e->val, normal);
@@ -589,15 +608,18 @@ static void agg_trunc(struct dt_session *s, const struct dt_var *v,
 static const char *fault_name(uint32_t fault)
 {
 	static const char *const names[] = {
-		"no fault", "invalid address", "invalid alignment",
+		"unknown fault", "invalid address", "invalid alignment",
 		"illegal operation", "divide-by-zero", "out of scratch space",
 		"invalid kernel access", "invalid user access",
-		"out of tuple stack space", "bad stack",
+		"tuple stack overflow", "bad stack", "invalid size",
+		"index out of bounds",
 	};
 	return fault < sizeof(names) / sizeof(names[0]) ? names[fault] :
-	       "unknown fault";
+	       fault == 1000 ? "library-level fault" : "unknown fault";
 }
 
+/* A fault, in dtrace-utils' words (dt_handle_err): the clause by its
+ * name, the probe, the fault and its detail, the BPF instruction. */
 static void on_error(struct dt_session *s, const struct dt_rechdr *h,
 		     const struct dt_errrec *e)
 {
@@ -605,20 +627,20 @@ static void on_error(struct dt_session *s, const struct dt_rechdr *h,
 
 	s->errors++;
 	fflush(s->out);
-	char details[32] = "", where[32];
+	char details[32] = "";
 
-	if (e->fault == DTRACEFLT_BADADDR)
+	if ((e->fault == DTRACEFLT_BADADDR && e->addr != UINT64_MAX) ||
+	    e->fault == 2 || e->fault == 9 || e->fault == 10)
 		snprintf(details, sizeof(details), " (0x%llx)",
 			 (unsigned long long)e->addr);
-	if (e->action)
-		snprintf(where, sizeof(where), "action #%u", e->action);
-	else
-		snprintf(where, sizeof(where), "predicate");
-	fprintf(stderr, "dtrace: error on enabled probe ID %u (ID %u: "
-		"%s:%s:%s:%s): %s%s in %s at DIF offset %u\n",
-		h->clause + 1, h->probe, p ? dt_probe_field(p, 0) : "?",
-		p ? p->mod : "?", p ? p->func : "?", p ? p->name : "?",
-		fault_name(e->fault), details, where, e->insn);
+	else if (e->fault == 11)
+		snprintf(details, sizeof(details), " (%lld)",
+			 (long long)e->addr);
+	fprintf(stderr, "dtrace: error in dt_clause_%u for probe ID %u "
+		"(%s:%s:%s:%s): %s%s at BPF pc %u\n", h->clause, h->probe,
+		p ? dt_probe_field(p, 0) : "?", p ? p->mod : "?",
+		p ? p->func : "?", p ? p->name : "?", fault_name(e->fault),
+		details, e->insn);
 	if (s->error) {
 		uint64_t args[6] = { 0, h->clause + 1, e->action, e->insn,
 				     e->fault, e->addr };
@@ -746,14 +768,23 @@ static int on_record(void *ctx, void *data, size_t size)
 	if (!q) {
 		char name[256];
 
+		/* test mode (dtrace(1)'s g_testing) leaves out the CPU and
+		 * the probe ID, which vary from run to run */
 		if (!s->heading) {
-			fprintf(s->out, "%3s %6s %32s\n", "CPU", "ID",
-				"FUNCTION:NAME");
+			if (s->testing)
+				fprintf(s->out, "%32s\n", "FUNCTION:NAME");
+			else
+				fprintf(s->out, "%3s %6s %32s\n", "CPU", "ID",
+					"FUNCTION:NAME");
 			s->heading = true;
 		}
 		snprintf(name, sizeof(name), "%s:%s", probe_str(h->probe, 2),
 			 probe_str(h->probe, 3));
-		fprintf(s->out, "%3u %6u %32s ", h->cpu, h->probe, name);
+		if (s->testing)
+			fprintf(s->out, "%32s ", name);
+		else
+			fprintf(s->out, "%3u %6u %32s ", h->cpu, h->probe,
+				name);
 	}
 	for (int i = 0; i < cl->nacts; i++) {
 		const struct dt_action *a = &cl->acts[i];

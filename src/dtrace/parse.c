@@ -130,6 +130,22 @@ static const struct {
 	{ "id_t", 4, true }, { "uid_t", 4, false }, { "gid_t", 4, false },
 	{ "processorid_t", 4, true }, { "dtrace_epid_t", 4, false },
 	{ "hrtime_t", 8, true }, { "time_t", 8, true }, { "caddr_t", 8, false },
+	/* dtrace-utils' D typedefs (dt_open.c) */
+	{ "uchar_t", 1, false }, { "ushort_t", 2, false }, { "uint_t", 4, false },
+	{ "ulong_t", 8, false }, { "u_longlong_t", 8, false },
+	{ "ptrdiff_t", 8, true },
+	/* the kernel's (BTF) short names scripts use */
+	{ "uint", 4, false }, { "ushort", 2, false }, { "ulong", 8, false },
+	{ "u_int", 4, false }, { "u_char", 1, false }, { "u_short", 2, false },
+	{ "u_long", 8, false }, { "u8", 1, false }, { "u16", 2, false },
+	{ "u32", 4, false }, { "u64", 8, false }, { "s8", 1, true },
+	{ "s16", 2, true }, { "s32", 4, true }, { "s64", 8, true },
+	{ "__u8", 1, false }, { "__u16", 2, false }, { "__u32", 4, false },
+	{ "__u64", 8, false }, { "__s8", 1, true }, { "__s16", 2, true },
+	{ "__s32", 4, true }, { "__s64", 8, true }, { "dev_t", 4, false },
+	{ "ipaddr_t", 4, false }, { "zoneid_t", 4, true },
+	{ "taskid_t", 4, true }, { "projid_t", 4, true },
+	{ "mode_t", 4, false }, { "loff_t", 8, true },
 };
 
 static int typedef_index(const char *s)
@@ -423,6 +439,29 @@ static void arg_list(struct parser *p, struct dt_node *n, enum dt_tok close)
 	memcpy(n->args, args, sizeof(*args) * na);
 }
 
+/* A copy of an expression (an inline's definition, wherever it is used),
+ * placed at loc. */
+static struct dt_node *clone_expr(struct parser *p, const struct dt_node *e,
+				  const struct dt_loc *loc)
+{
+	struct dt_node *n;
+
+	if (!e)
+		return NULL;
+	n = dt_alloc(&p->cc->arena, sizeof(*n));
+	*n = *e;
+	n->loc = *loc;
+	n->a = clone_expr(p, e->a, loc);
+	n->b = clone_expr(p, e->b, loc);
+	n->c = clone_expr(p, e->c, loc);
+	if (e->nargs > 0) {
+		n->args = dt_alloc(&p->cc->arena, sizeof(*n->args) * e->nargs);
+		for (int i = 0; i < e->nargs; i++)
+			n->args[i] = clone_expr(p, e->args[i], loc);
+	}
+	return n;
+}
+
 static struct dt_node *primary(struct parser *p)
 {
 	struct dt_token t = next(p);
@@ -465,6 +504,14 @@ static struct dt_node *primary(struct parser *p)
 			arg_list(p, n, T_RBRACK);
 			return n;
 		}
+		/* an inline: its definition, as its declared type */
+		for (struct dt_inline *in = p->prog->inlines; in; in = in->next)
+			if (!strcmp(in->name, t.sval)) {
+				n = node(p, N_CAST, &t.loc);
+				n->cast = in->type;
+				n->a = clone_expr(p, in->expr, &t.loc);
+				return n;
+			}
 		n = node(p, N_VAR, &t.loc);
 		n->name = t.sval;
 		return n;
@@ -1123,6 +1170,47 @@ static struct dt_pdesc pdesc_by_id(struct parser *p, const struct dt_token *t)
 	return pd;
 }
 
+/* inline TYPE NAME = EXPR; — NAME stands for EXPR (as TYPE) wherever it
+ * is used after this. */
+static void inline_def(struct parser *p)
+{
+	struct dt_cc *cc = p->cc;
+	struct dt_token kw = next(p), id;
+	struct dt_type t = parse_type(p);
+	struct dt_inline *in, **tail;
+	const char *prev = NULL;
+
+	id = expect(p, T_IDENT);
+	if (peek(p)->t == T_LBRACK)
+		dt_error(cc, &peek(p)->loc, "not supported: inline arrays "
+			 "(inline %s[...]) in this version", id.sval);
+	for (in = p->prog->inlines; in && !prev; in = in->next)
+		if (!strcmp(in->name, id.sval))
+			prev = "scalar inline";
+	for (struct dt_var *v = p->prog->vars; v && !prev; v = v->next)
+		if (v->scope == DT_GLOBAL && !strcmp(v->name, id.sval))
+			prev = "scalar ";
+	if (!prev && dt_proto(id.sval))
+		prev = "function ";
+	if (prev)
+		dt_cerror(cc, &id.loc, D_DECL_IDRED, "identifier redefined: %s\n"
+			  "\t current: inline definition\n\tprevious: %s",
+			  id.sval, prev);
+	if (t.kind == DT_TVOID)
+		dt_cerror(cc, &id.loc, D_DECL_VOIDOBJ, "cannot declare void "
+			  "inline: %s", id.sval);
+	expect(p, T_ASSIGN);
+	in = dt_alloc(&cc->arena, sizeof(*in));
+	in->name = id.sval;
+	in->type = t;
+	in->loc = kw.loc;
+	in->expr = assign_expr(p);
+	expect(p, T_SEMI);
+	for (tail = &p->prog->inlines; *tail; tail = &(*tail)->next)
+		;
+	*tail = in;
+}
+
 static bool decl_start(struct parser *p)
 {
 	struct dt_lexer save = p->lx;
@@ -1296,6 +1384,13 @@ void dt_parse(struct dt_cc *cc, struct dt_prog *prog, const struct dt_src *src)
 			break;
 		if (c == ';') {
 			dt_lex_next(&p.lx, &p.tok);
+			continue;
+		}
+		if (c == 'i' && !strncmp(p.lx.src->text + p.lx.pos, "inline", 6) &&
+		    !isalnum((unsigned char)p.lx.src->text[p.lx.pos + 6]) &&
+		    p.lx.src->text[p.lx.pos + 6] != '_') {
+			inline_def(&p);
+			p.have = false;
 			continue;
 		}
 		if (decl_start(&p)) {

@@ -7,6 +7,7 @@
  * hook (funcs.c), and lays out what the code generator and the consumer
  * share: clause records, tuple keys, map values, globals and literals. */
 #include "agg.h"
+#include "dlib.h"
 #include "ast.h"
 #include "fmt.h"
 #include "providers/provider.h"
@@ -390,6 +391,9 @@ static struct dt_type check_var(struct dt_ck *k, struct dt_node *n)
 	struct dt_var *v = find_var(k->p, n->name, DT_GLOBAL);
 
 	if (!v) {
+		int64_t value;
+		int size;
+
 		if (find_var(k->p, n->name, DT_ARRAY))
 			dt_error(k->cc, &n->loc, "%s is an associative array: "
 				 "it needs [key]", n->name);
@@ -398,9 +402,17 @@ static struct dt_type check_var(struct dt_ck *k, struct dt_node *n)
 				dt_error(k->cc, &n->loc, "not supported: "
 					 "built-in variable %s in this "
 					 "version", n->name);
-		dt_error(k->cc, &n->loc, "%s is not defined (a variable must "
-			 "be declared or assigned before it is used)",
-			 n->name);
+		/* a constant of the D library (SIGINT, ENOENT, R_PC...) */
+		if (dt_dlib_const(n->name, &value, &size)) {
+			n->kind = N_INT;
+			n->ival = (uint64_t)value;
+			n->type = (struct dt_type){ DT_TINT, (uint8_t)size, true };
+			return n->type;
+		}
+		k->cc->hint = "a variable must be declared or assigned before "
+			      "it is used";
+		dt_cerror(k->cc, &n->loc, D_IDENT_UNDEF, "failed to resolve %s: "
+			  "Unknown variable name", n->name);
 	}
 	if (!v->typed)
 		dt_error(k->cc, &n->loc, "%s is used before it has a type",
@@ -652,24 +664,32 @@ static struct dt_type check_call(struct dt_ck *k, struct dt_node *n)
 {
 	const struct dt_func *f = dt_func_lookup(n->name);
 
-	if (!f)
-		dt_error(k->cc, &n->loc, "%s() is not a D function", n->name);
-	if (!f->check)
+	if (!f && !dt_proto(n->name))
+		dt_cerror(k->cc, &n->loc, D_FUNC_UNDEF, "undefined function "
+			  "name: %s", n->name);
+	if (!f || !f->check)
 		dt_error(k->cc, &n->loc, "not supported: %s() in this version",
 			 n->name);
 	if (f->is_agg)
-		dt_error(k->cc, &n->loc, "%s() is an aggregating function: use "
-			 "it as @name[keys] = %s(...)", n->name, n->name);
+		dt_cerror(k->cc, &n->loc, D_CG_EXPR, "aggregating function "
+			  "%s( ) may not be called from a D expression (D "
+			  "program context required)", n->name);
 	if (f->is_action && n != k->action_node)
-		dt_error(k->cc, &n->loc, "%s() is an action: it has no value "
-			 "and stands alone as a statement", n->name);
-	if (n->nargs < f->min_args || n->nargs > f->max_args) {
+		dt_cerror(k->cc, &n->loc, D_CG_EXPR, "tracing function %s( ) "
+			  "may not be called from a D expression (D program "
+			  "context required)", n->name);
+	if (!dt_proto_check(k, n) &&
+	    (n->nargs < f->min_args || n->nargs > f->max_args)) {
 		if (f->min_args == f->max_args)
-			dt_error(k->cc, &n->loc, "%s() takes %d argument%s, "
-				 "not %d", n->name, f->min_args,
-				 f->min_args == 1 ? "" : "s", n->nargs);
-		dt_error(k->cc, &n->loc, "%s() takes %d to %d arguments, not %d",
-			 n->name, f->min_args, f->max_args, n->nargs);
+			dt_cerror(k->cc, &n->loc, D_PROTO_LEN, "%s( ) prototype "
+				  "mismatch: %d arg%spassed, %d expected",
+				  n->name, n->nargs, n->nargs == 1 ? " " : "s ",
+				  f->min_args);
+		dt_cerror(k->cc, &n->loc, D_PROTO_LEN, "%s( ) prototype "
+			  "mismatch: %d arg%spassed, %s%d expected", n->name,
+			  n->nargs, n->nargs == 1 ? " " : "s ",
+			  n->nargs < f->min_args ? "at least " : "at most ",
+			  n->nargs < f->min_args ? f->min_args : f->max_args);
 	}
 	n->fn = f;
 	n->type = dt_void;
@@ -900,55 +920,140 @@ static bool const_eval(struct dt_node *n, int64_t *out)
 
 /* lquantize(expr, lo, hi[, step[, incr]]), llquantize(expr, factor, low,
  * high, nsteps[, incr]): constant parameters, checked as DTrace does. */
+/* lquantize(expr, base, limit[, step[, incr]]), llquantize(expr, factor,
+ * lmag, hmag, steps[, incr]): constant parameters, checked as DTrace
+ * checks them (dtrace-utils' dt_cg_agg_lquantize/llquantize), with its
+ * tags and words. */
 static void agg_params(struct dt_ck *k, struct dt_node *call,
 		       const struct dt_func *f, int64_t q[4])
 {
-	int nparams = f->aggfn == AGG_LQUANTIZE ? (call->nargs >= 4 ? 3 : 2) :
-		      4;
+	struct dt_cc *cc = k->cc;
 	int64_t a[4] = { 0, 0, 1, 0 };
-	const char *bad;
+	struct dt_node **arg = call->args;
 
-	for (int i = 0; i < nparams; i++)
-		if (!const_eval(call->args[i + 1], &a[i]))
-			dt_error(k->cc, &call->args[i + 1]->loc, "%s() argument "
-				 "#%d must be an integer constant", f->name,
-				 i + 1);
 	if (f->aggfn == AGG_LQUANTIZE) {
-		int64_t lo = a[0], hi = a[1], step = a[2], levels;
+		int64_t lo, hi, step = 1, levels;
 
-		if (step <= 0)
-			dt_error(k->cc, &call->loc, "lquantize( ) step value "
-				 "must be greater than zero");
+		if (!const_eval(arg[1], &lo))
+			dt_cerror(cc, &arg[1]->loc, D_LQUANT_BASETYPE,
+				  "lquantize( ) argument #1 must be an integer "
+				  "constant");
 		if (lo < INT32_MIN || lo > INT32_MAX)
-			dt_error(k->cc, &call->args[1]->loc, "lquantize( ) "
-				 "argument #1 must be a 32-bit quantity");
+			dt_cerror(cc, &arg[1]->loc, D_LQUANT_BASEVAL,
+				  "lquantize( ) argument #1 must be a 32-bit "
+				  "quantity");
+		if (!const_eval(arg[2], &hi))
+			dt_cerror(cc, &arg[2]->loc, D_LQUANT_LIMTYPE,
+				  "lquantize( ) argument #2 must be an integer "
+				  "constant");
 		if (hi < INT32_MIN || hi > INT32_MAX)
-			dt_error(k->cc, &call->args[2]->loc, "lquantize( ) "
-				 "argument #2 must be a 32-bit quantity");
-		if (hi < lo)
-			dt_error(k->cc, &call->loc, "lquantize( ) base "
-				 "(argument #1) must be less than limit "
-				 "(argument #2)");
+			dt_cerror(cc, &arg[2]->loc, D_LQUANT_LIMVAL,
+				  "lquantize( ) argument #2 must be a 32-bit "
+				  "quantity");
+		if (hi <= lo)
+			dt_cerror(cc, &call->loc, D_LQUANT_MISMATCH,
+				  "lquantize( ) base (argument #1) must be less "
+				  "than limit (argument #2)");
+		if (call->nargs >= 4) {
+			if (!const_eval(arg[3], &step) || step <= 0)
+				dt_cerror(cc, &arg[3]->loc, D_LQUANT_STEPTYPE,
+					  "lquantize( ) argument #3 must be a "
+					  "non-zero positive integer constant");
+			if (step > UINT16_MAX)
+				dt_cerror(cc, &arg[3]->loc, D_LQUANT_STEPVAL,
+					  "lquantize( ) argument #3 must be a "
+					  "16-bit quantity");
+		}
 		levels = (hi - lo) / step;
 		if (levels == 0)
-			dt_error(k->cc, &call->loc, "lquantize( ) step "
-				 "(argument #3) too large: must have at least "
-				 "one quantization level");
+			dt_cerror(cc, &call->loc, D_LQUANT_STEPLARGE,
+				  "lquantize( ) step (argument #3) too large: "
+				  "must have at least one quantization level");
+		if (levels > UINT16_MAX)
+			dt_cerror(cc, &call->loc, D_LQUANT_STEPSMALL,
+				  "lquantize( ) step (argument #3) too small: "
+				  "number of quantization levels must be a "
+				  "16-bit quantity");
 		if (levels > 4000)
-			dt_error(k->cc, &call->loc, "lquantize( ) has %lld "
-				 "levels; a per-CPU BPF map value holds at most "
-				 "4000 (use a larger step)", (long long)levels);
+			dt_error(cc, &call->loc, "lquantize( ) has %lld levels; "
+				 "a per-CPU BPF map value holds at most 4000 "
+				 "(use a larger step)", (long long)levels);
 		q[0] = lo;
 		q[1] = hi;
 		q[2] = step;
 		q[3] = levels;
 		return;
 	}
-	bad = dt_llquantize_check(a[0], a[1], a[2], a[3]);
+	static const enum dt_errtag type_tag[] = { D_LLQUANT_FACTORTYPE,
+		D_LLQUANT_LMAGTYPE, D_LLQUANT_HMAGTYPE, D_LLQUANT_STEPTYPE };
+
+	for (int i = 0; i < 4; i++)
+		if (!const_eval(arg[i + 1], &a[i]) || (i == 3 && a[i] <= 0))
+			dt_cerror(cc, &arg[i + 1]->loc, type_tag[i],
+				  "llquantize( ) argument #%d must be %s", i + 1,
+				  i == 3 ? "a non-zero positive integer constant" :
+				  "an integer constant");
+	uint64_t factor = (uint64_t)a[0], lmag = (uint64_t)a[1],
+		 hmag = (uint64_t)a[2], steps = (uint64_t)a[3];
+
+	if (factor > UINT16_MAX || factor < 2)
+		dt_cerror(cc, &arg[1]->loc, D_LLQUANT_FACTORVAL, "llquantize( ) "
+			  "argument #1 must be an unsigned 16-bit quantity "
+			  "greater than or equal to 2");
+	if (lmag > UINT16_MAX)
+		dt_cerror(cc, &arg[2]->loc, D_LLQUANT_LMAGVAL, "llquantize( ) "
+			  "argument #2 must be an unsigned 16-bit quantity");
+	if (hmag > UINT16_MAX)
+		dt_cerror(cc, &arg[3]->loc, D_LLQUANT_HMAGVAL, "llquantize( ) "
+			  "argument #3 must be an unsigned 16-bit quantity");
+	if (hmag < lmag)
+		dt_cerror(cc, &arg[3]->loc, D_LLQUANT_HMAGVAL, "llquantize( ) "
+			  "argument #3 (high magnitude) must be at least "
+			  "argument #2 (low magnitude)");
+	unsigned __int128 pw = 1;
+
+	for (uint64_t i = 0; i <= hmag && pw <= UINT64_MAX; i++)
+		pw *= factor;
+	if (pw > UINT64_MAX)
+		dt_cerror(cc, &arg[3]->loc, D_LLQUANT_HMAGVAL, "llquantize( ) "
+			  "argument #3 (high magnitude) will cause overflow of "
+			  "64 bits");
+	if (steps > UINT16_MAX)
+		dt_cerror(cc, &arg[4]->loc, D_LLQUANT_STEPVAL, "llquantize( ) "
+			  "argument #4 must be an unsigned 16-bit quantity");
+	if (steps < factor && factor % steps)
+		dt_cerror(cc, &arg[1]->loc, D_LLQUANT_STEPVAL, "llquantize() "
+			  "argument #4 (steps) must evenly divide argument #1 "
+			  "(factor) when steps<factor");
+	if (steps > factor) {
+		unsigned __int128 p1 = 1;
+
+		if (steps % factor)
+			dt_cerror(cc, &arg[1]->loc, D_LLQUANT_STEPVAL,
+				  "llquantize() argument #4 (steps) must be a "
+				  "multiple of argument #1 (factor) when "
+				  "steps>factor");
+		for (uint64_t i = 0; i <= lmag && p1 <= UINT64_MAX; i++)
+			p1 *= factor;
+		if (lmag == 0 && (factor * factor) % steps)
+			dt_cerror(cc, &arg[1]->loc, D_LLQUANT_STEPVAL,
+				  "llquantize() argument #4 (steps) must evenly "
+				  "divide the square of argument #1 (factor) "
+				  "when steps>factor and lmag==0");
+		if (lmag > 0 && (uint64_t)(p1 % steps))
+			dt_cerror(cc, &arg[1]->loc, D_LLQUANT_STEPVAL,
+				  "llquantize() argument #4 (steps) must evenly "
+				  "divide pow(argument #1 (factor), lmag "
+				  "(argument #2) + 1) when steps>factor and "
+				  "lmag>0");
+	}
+	const char *bad = dt_llquantize_check(a[0], a[1], a[2], a[3]);
+
 	if (bad)
-		dt_error(k->cc, &call->loc, "llquantize( ) %s", bad);
+		dt_error(cc, &call->loc, "not supported: llquantize( ) %s in "
+			 "this version", bad);
 	if (dt_llquantize_nbuckets(a[0], a[1], a[2], a[3]) > 4000)
-		dt_error(k->cc, &call->loc, "llquantize( ) has more than 4000 "
+		dt_error(cc, &call->loc, "llquantize( ) has more than 4000 "
 			 "buckets, more than a per-CPU BPF map value holds");
 	memcpy(q, a, sizeof(a));
 }
@@ -960,30 +1065,39 @@ static void check_agg(struct dt_ck *k, struct dt_node *s)
 	struct dt_var *v;
 	int64_t q[4] = { 0 };
 
+	if (!f && !dt_proto(call->name))
+		dt_cerror(k->cc, &call->loc, D_FUNC_UNDEF, "undefined function "
+			  "name: %s", call->name);
 	if (!f || !f->is_agg) {
-		if (f && f->check == NULL)
+		if (!f || f->check == NULL)
 			dt_error(k->cc, &call->loc, "not supported: %s() in "
 				 "this version", call->name);
-		dt_error(k->cc, &call->loc, "%s() is not an aggregating "
-			 "function (count, sum, avg, min, max, stddev, "
-			 "quantize, lquantize, llquantize)", call->name);
+		dt_cerror(k->cc, &call->loc, D_AGG_FUNC, "%s must be assigned "
+			  "the result of an aggregating function", lhs->name);
 	}
-	if (call->nargs < f->min_args || call->nargs > f->max_args) {
-		if (f->min_args == f->max_args)
-			dt_error(k->cc, &call->loc, "%s() takes %d argument%s, "
-				 "not %d", f->name, f->min_args,
-				 f->min_args == 1 ? "" : "s", call->nargs);
-		dt_error(k->cc, &call->loc, "%s() takes %d to %d arguments, "
-			 "not %d", f->name, f->min_args, f->max_args,
-			 call->nargs);
-	}
+	if (!dt_proto_check(k, call) &&
+	    (call->nargs < f->min_args || call->nargs > f->max_args))
+		dt_cerror(k->cc, &call->loc, D_PROTO_LEN, "%s( ) prototype "
+			  "mismatch: %d arg%spassed, %s%d expected", f->name,
+			  call->nargs, call->nargs == 1 ? " " : "s ",
+			  call->nargs < f->min_args ? "at least " : "at most ",
+			  call->nargs < f->min_args ? f->min_args :
+			  f->max_args);
 	call->fn = f;
 	for (int i = 0; i < call->nargs; i++) {
 		struct dt_type t = check_expr(k, call->args[i]);
 
+		if (!dt_type_is_int(&t) && i == 0)
+			dt_cerror(k->cc, &call->loc, D_AGG_SCALAR, "%s( ) "
+				  "argument #1 must be of scalar type",
+				  f->name);
 		if (!dt_type_is_int(&t))
-			dt_error(k->cc, &call->args[i]->loc, "%s() needs an "
-				 "integer argument", f->name);
+			dt_cerror(k->cc, &call->loc, D_PROTO_ARG, "%s( ) "
+				  "argument #%d is incompatible with "
+				  "prototype:\n\tprototype: %s\n\t "
+				  "argument: string", f->name, i + 1,
+				  i + 1 == call->nargs && i > 0 ? "int64_t" :
+				  "int32_t");
 	}
 	if (f->aggfn == AGG_LQUANTIZE || f->aggfn == AGG_LLQUANTIZE)
 		agg_params(k, call, f, q);
@@ -1003,11 +1117,42 @@ static void check_agg(struct dt_ck *k, struct dt_node *s)
 		     nm++)
 			if (dt_func_lookup(*nm)->aggfn == v->fn)
 				pf = dt_func_lookup(*nm);
-		dt_error(k->cc, &call->loc, "%s is %s() here but %s() before",
-			 lhs->name, f->name, pf ? pf->name : "?");
+		dt_cerror(k->cc, &call->loc, D_AGG_REDEF, "aggregation "
+			  "redefined: %s\n\t current: %s = %s( )\n\tprevious: "
+			  "%s = %s( ) : line %d", lhs->name, lhs->name, f->name,
+			  lhs->name, pf ? pf->name : "?", v->loc.line);
 	} else if (memcmp(v->qarg, q, sizeof(q))) {
-		dt_error(k->cc, &call->loc, "%s( ) parameters of %s differ "
-			 "from those used before", f->name, lhs->name);
+		if (f->aggfn == AGG_LQUANTIZE && v->qarg[0] != q[0])
+			dt_cerror(k->cc, &call->loc, D_LQUANT_MATCHBASE,
+				  "lquantize( ) base (argument #1) doesn't match "
+				  "previous declaration: expected %d, found %d",
+				  (int)v->qarg[0], (int)q[0]);
+		if (f->aggfn == AGG_LQUANTIZE &&
+		    v->qarg[3] * v->qarg[2] != q[3] * q[2])
+			dt_cerror(k->cc, &call->loc, D_LQUANT_MATCHLIM,
+				  "lquantize( ) limit (argument #2) doesn't "
+				  "match previous declaration: expected %d, "
+				  "found %d", (int)(v->qarg[0] + v->qarg[3] *
+						    v->qarg[2]),
+				  (int)(q[0] + q[3] * q[2]));
+		if (f->aggfn == AGG_LQUANTIZE)
+			dt_cerror(k->cc, &call->loc, D_LQUANT_MATCHSTEP,
+				  "lquantize( ) step (argument #3) doesn't "
+				  "match previous declaration: expected %d, "
+				  "found %d", (int)v->qarg[2], (int)q[2]);
+		static const enum dt_errtag tag[] = { D_LLQUANT_MATCHFACTOR,
+			D_LLQUANT_MATCHLMAG, D_LLQUANT_MATCHHMAG,
+			D_LLQUANT_MATCHSTEPS };
+		static const char *const what[] = { "factor (argument #1)",
+			"lmag (argument #2)", "hmag (argument #3)",
+			"steps (argument #4)" };
+
+		for (int i = 0; i < 4; i++)
+			if (v->qarg[i] != q[i])
+				dt_cerror(k->cc, &call->loc, tag[i], "llquantize() "
+					  "%s doesn't match previous declaration: "
+					  "expected %d, found %d", what[i],
+					  (int)v->qarg[i], (int)q[i]);
 	}
 	check_keys(k, v, lhs->args, lhs->nargs < 0 ? 0 : lhs->nargs,
 		   &lhs->loc);
@@ -1177,6 +1322,21 @@ void dt_check(struct dt_cc *cc, struct dt_prog *p)
 	for (struct dt_var *v = p->vars; v; v = v->next)
 		if (v->typed && v->type.kind == DT_TSTR)
 			v->type.ssize = (uint16_t)p->opt.strsize;
+	/* each inline's definition, where it is defined */
+	for (struct dt_inline *in = p->inlines; in; in = in->next) {
+		struct dt_type t;
+		char b1[32], b2[32];
+
+		k.cl = NULL;
+		cc->cur = in->loc.src;
+		t = check_expr(&k, in->expr);
+		if ((in->type.kind == DT_TSTR) != (t.kind == DT_TSTR) ||
+		    t.kind == DT_TVOID)
+			dt_cerror(cc, &in->loc, D_OP_INCOMPAT, "inline %s "
+				  "definition uses incompatible types: \"%s\" = "
+				  "\"%s\"", in->name, tname(&in->type, b1),
+				  tname(&t, b2));
+	}
 	for (int i = 0; i < p->nclauses; i++) {
 		struct dt_clause *cl = p->clauses[i];
 
@@ -1184,14 +1344,23 @@ void dt_check(struct dt_cc *cc, struct dt_prog *p)
 		k.action = 0;
 		k.acts_cap = 0;
 		k.rec_off = sizeof(struct dt_rechdr);
+		/* the actions first, then the predicate, as DTrace cooks a
+		 * clause: a variable the actions assign types the predicate
+		 * that reads it ("/x == 0/ { x++; }") */
+		cc->cur = cl->loc.src;
+		cc->region = "action list";
+		check_stmts(&k, cl->body);
 		if (cl->pred) {
+			cc->region = "predicate";
 			struct dt_type t = check_expr(&k, cl->pred);
 
-			if (!dt_type_is_int(&t) && t.kind != DT_TSTR)
-				dt_error(cc, &cl->pred->loc, "a predicate needs "
-					 "an integer or string value");
+			if (!dt_type_is_int(&t) && t.kind != DT_TSTR &&
+			    t.kind != DT_TSYM)
+				dt_cerror(cc, &cl->pred->loc, D_PRED_SCALAR,
+					  "predicate result must be of scalar "
+					  "type");
 		}
-		check_stmts(&k, cl->body);
+		cc->region = NULL;
 		if (!cl->body)
 			cl->emits = true;	/* the default action */
 		cl->rec_size = k.rec_off;
