@@ -30,7 +30,16 @@ struct parser {
 		struct dt_loc loc;
 	} pending[16];
 	int npending;
+	int depth;		/* nesting of the recursive rules below */
 };
+
+/* How deep expressions and statements may nest: the parser, the type
+ * checker and the code generator recurse once per level, and a script
+ * nested deeper than this is no script a person wrote (a 10,000-deep one
+ * overflowed the stack). */
+#define DT_NEST_MAX 200
+/* The longest string literal (its size with the NUL is a uint16_t). */
+#define DT_STR_LITERAL_MAX 65534
 
 /* A growing string in the arena: an error may unwind at any point. */
 struct abuf {
@@ -91,6 +100,14 @@ static _Noreturn void syntax(struct parser *p, const char *what)
 			  "syntax error near end of input");
 	dt_cerror(p->cc, &t->loc, D_SYNTAX, "syntax error near \"%.*s\"",
 		  (int)(t->len ? t->len : 1), t->start);
+}
+
+/* One level deeper into a recursive rule: an error past DT_NEST_MAX. */
+static void nest(struct parser *p)
+{
+	if (++p->depth > DT_NEST_MAX)
+		dt_error(p->cc, &peek(p)->loc, "expression or statement nested "
+			 "deeper than %d levels", DT_NEST_MAX);
 }
 
 static struct dt_token expect(struct parser *p, enum dt_tok t)
@@ -316,6 +333,7 @@ static _Noreturn void no_macro(struct parser *p, const struct dt_loc *loc,
 static struct dt_node *expr(struct parser *p);
 static struct dt_node *assign_expr(struct parser *p);
 static struct dt_node *unary(struct parser *p);
+static struct dt_node *ternary(struct parser *p);
 
 static struct dt_node *int_node(struct parser *p, const struct dt_loc *loc,
 				uint64_t v, bool is_unsigned, bool is_long)
@@ -340,8 +358,12 @@ static struct dt_node *int_node(struct parser *p, const struct dt_loc *loc,
 static struct dt_node *str_node(struct parser *p, const struct dt_loc *loc,
 				const char *s, size_t len)
 {
-	struct dt_node *n = node(p, N_STR, loc);
+	struct dt_node *n;
 
+	if (len > DT_STR_LITERAL_MAX)
+		dt_error(p->cc, loc, "string literal longer than %d bytes",
+			 DT_STR_LITERAL_MAX);
+	n = node(p, N_STR, loc);
 	n->sval = dt_strndup(&p->cc->arena, s, len);
 	n->type.kind = DT_TSTR;
 	n->type.ssize = (uint16_t)(len + 1);
@@ -592,7 +614,7 @@ static struct dt_node *postfix(struct parser *p)
 	}
 }
 
-static struct dt_node *unary(struct parser *p)
+static struct dt_node *unary_rule(struct parser *p)
 {
 	struct dt_token *t = peek(p);
 	struct dt_loc loc = t->loc;
@@ -675,6 +697,16 @@ static struct dt_node *unary(struct parser *p)
 	}
 }
 
+static struct dt_node *unary(struct parser *p)
+{
+	struct dt_node *n;
+
+	nest(p);
+	n = unary_rule(p);
+	p->depth--;
+	return n;
+}
+
 /* Binary operators by precedence, lowest first. */
 static const struct level {
 	enum dt_tok ops[4];
@@ -720,7 +752,7 @@ static struct dt_node *binary(struct parser *p, int level)
 	}
 }
 
-static struct dt_node *ternary(struct parser *p)
+static struct dt_node *ternary_rule(struct parser *p)
 {
 	struct dt_node *c = binary(p, 0), *n;
 
@@ -735,12 +767,22 @@ static struct dt_node *ternary(struct parser *p)
 	return n;
 }
 
+static struct dt_node *ternary(struct parser *p)
+{
+	struct dt_node *n;
+
+	nest(p);
+	n = ternary_rule(p);
+	p->depth--;
+	return n;
+}
+
 static bool is_assign_op(enum dt_tok t)
 {
 	return t >= T_ASSIGN && t <= T_SHR_ASSIGN;
 }
 
-static struct dt_node *assign_expr(struct parser *p)
+static struct dt_node *assign_expr_rule(struct parser *p)
 {
 	struct dt_node *l = ternary(p), *n;
 	struct dt_token *t = peek(p);
@@ -752,6 +794,16 @@ static struct dt_node *assign_expr(struct parser *p)
 	next(p);
 	n->a = l;
 	n->b = assign_expr(p);
+	return n;
+}
+
+static struct dt_node *assign_expr(struct parser *p)
+{
+	struct dt_node *n;
+
+	nest(p);
+	n = assign_expr_rule(p);
+	p->depth--;
 	return n;
 }
 
@@ -790,7 +842,7 @@ static struct dt_node *statements(struct parser *p)
 	}
 }
 
-static struct dt_node *statement(struct parser *p)
+static struct dt_node *statement_rule(struct parser *p)
 {
 	struct dt_token *t = peek(p);
 	struct dt_loc loc = t->loc;
@@ -856,6 +908,16 @@ expression:
 	}
 	n = node(p, S_EXPR, &loc);
 	n->a = expr(p);
+	return n;
+}
+
+static struct dt_node *statement(struct parser *p)
+{
+	struct dt_node *n;
+
+	nest(p);
+	n = statement_rule(p);
+	p->depth--;
 	return n;
 }
 

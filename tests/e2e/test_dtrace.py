@@ -695,3 +695,47 @@ def test_c_command_words(sonde, root, tmp_path):
     assert p.returncode == 1
     assert p.stderr.strip().splitlines() == \
         ["dtrace: failed to execute /bin/sh -c 'true: unterminated quote"]
+
+
+@pytest.fixture(params=["SONDE", "SONDE_ASAN"])
+def plain_or_asan(request, sonde):
+    path = os.environ.get(request.param,
+                          sonde if request.param == "SONDE" else "")
+    if not path or not os.access(path, os.X_OK):
+        pytest.skip(f"no {request.param} binary (make test provides one)")
+    return path
+
+
+@pytest.mark.parametrize("script,message", [
+    ('BEGIN { x = "' + "a" * 70000 + '"; }',
+     "string literal longer than 65534 bytes"),
+    ("BEGIN { x = " + "(" * 10000 + "1" + ")" * 10000 + "; }",
+     "nested deeper than 200 levels"),
+    ("BEGIN { x = 1; y = " + "a[" * 3000 + "1" + "]" * 3000 + "; }",
+     "nested deeper than 200 levels"),
+    ("BEGIN { x = " + "1 + (" * 5000 + "1" + ")" * 5000 + "; }",
+     "nested deeper than 200 levels"),
+    ("BEGIN { x = " + "- " * 10000 + "1; }",
+     "nested deeper than 200 levels"),
+    ("BEGIN { x = " + "y = " * 10000 + "1; }",
+     "nested deeper than 200 levels"),
+])
+def test_source_limits(plain_or_asan, tmp_path, script, message):
+    """Issue 20: a 65,535-character literal overflowed the heap (its size
+    was kept in 16 bits) and 4,000 nested parentheses, 3,000 nested
+    a[a[...]] or 5,000 right-nested 1 + (1 + ...) the stack. Each is a
+    compile error in dtrace(1)'s form, exit 1, under ASan/UBSan too."""
+    f = tmp_path / "big.d"
+    f.write_text(script + "\n")
+    p = run([plain_or_asan, "dtrace", "-e", "-s", str(f)], timeout=120)
+    assert p.returncode == 1, p.stderr[-2000:]
+    assert re.fullmatch(rf"dtrace: failed to compile script {re.escape(str(f))}"
+                        rf": line 1: .*{message}\n", p.stderr), p.stderr
+    assert "Sanitizer" not in p.stderr and "runtime error" not in p.stderr
+
+
+def test_strsize_beyond_a_string_size_is_refused(sonde):
+    p = run([sonde, "dtrace", "-x", "strsize=65536", "-n", "BEGIN { }"])
+    assert p.returncode == 1
+    assert p.stderr == "dtrace: failed to set -x strsize: Invalid value " \
+        "for specified option\n"
