@@ -529,13 +529,38 @@ static uint64_t pp_location(struct pp *x, uint64_t f)
 	return l->id;
 }
 
+/* A process's pid in its own pid namespace (a container's), read once. */
+struct nspid {
+	pid_t pid, ns;
+};
+
+static bool nspid_eq(const void *val, const void *key)
+{
+	return ((const struct nspid *)val)->pid == *(const pid_t *)key;
+}
+
+static pid_t nspid_of(struct htab *t, pid_t pid)
+{
+	uint64_t h = hash_u64((uint64_t)pid);
+	struct nspid *n = htab_get(t, h, nspid_eq, &pid);
+
+	if (!n) {
+		n = sd_malloc(sizeof(*n));
+		n->pid = pid;
+		n->ns = pid > 0 ? procmaps_nspid(pid) : 0;
+		htab_put(t, h, n);
+	}
+	return n->ns;
+}
+
 static void render_pprof(const struct hot_opts *o, const struct hot_data *d,
 			 const struct report *rep, FILE *f)
 {
 	struct resolver r = { .o = o, .d = (struct hot_data *)d };
 	struct pp x = { .r = &r, .kinds = o->no_demangle ? 0 : DEMANGLE_ALL };
 	int64_t period = (int64_t)(1000000000ull / (o->freq ? o->freq : 1));
-	int64_t k_cpu, k_pid, k_tid, k_comm;
+	int64_t k_cpu, k_pid, k_tid, k_comm, k_nspid;
+	struct htab nspids = { 0 };
 	uint64_t *locs = NULL;
 	size_t caplocs = 0, len;
 	char comment[256], dur[32];
@@ -574,10 +599,13 @@ static void render_pprof(const struct hot_opts *o, const struct hot_data *d,
 	k_pid = pprof_str(&x.p, "pid");
 	k_tid = pprof_str(&x.p, "tid");
 	k_comm = pprof_str(&x.p, "comm");
+	k_nspid = pprof_str(&x.p, "nspid");
 	for (size_t i = 0; i < d->chains.cap; i++) {
 		const struct hot_chain *c = d->chains.slots[i].val;
-		struct pprof_label labels[4];
+		struct pprof_label labels[5];
 		int64_t vals[2];
+		size_t nlabels = 4;
+		pid_t ns;
 
 		if (!c)
 			continue;
@@ -591,10 +619,17 @@ static void render_pprof(const struct hot_opts *o, const struct hot_data *d,
 			pprof_str(&x.p, hot_data_comm((struct hot_data *)d,
 						      c->pid, c->tid, NULL)),
 			0, 0 };
+		/* in a container: the pid it knows itself by, too */
+		if ((ns = nspid_of(&nspids, c->pid)))
+			labels[nlabels++] = (struct pprof_label){ k_nspid, 0,
+								  ns, 0 };
 		vals[0] = (int64_t)c->count;
 		vals[1] = (int64_t)c->count * period;
-		pprof_add_sample(&x.p, locs, c->n, vals, labels, 4);
+		pprof_add_sample(&x.p, locs, c->n, vals, labels, nlabels);
 	}
+	for (size_t i = 0; i < nspids.cap; i++)
+		free(nspids.slots[i].val);
+	htab_free(&nspids);
 	buf = pprof_encode_gzip(&x.p, &len);
 	fwrite(buf, 1, len, f);
 	free(buf);

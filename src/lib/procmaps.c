@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define T_END UINT64_MAX
 
@@ -20,9 +21,23 @@ struct pm_map {
 
 struct pm_proc {
 	pid_t pid;
+	bool foreign;		/* another mount namespace than ours */
 	struct pm_map *maps;
 	size_t n, cap;
 };
+
+/* Whether pid sees other files than we do: a container's mount
+ * namespace. Its paths are then opened through /proc/PID/root. */
+static bool foreign_ns(pid_t pid)
+{
+	char path[64], mine[64], theirs[64];
+	ssize_t a, b;
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", (int)pid);
+	a = readlink("/proc/self/ns/mnt", mine, sizeof(mine) - 1);
+	b = readlink(path, theirs, sizeof(theirs) - 1);
+	return a > 0 && b > 0 && (a != b || memcmp(mine, theirs, (size_t)a));
+}
 
 void procmaps_init(struct procmaps *pm)
 {
@@ -63,6 +78,7 @@ static struct pm_proc *get_proc(struct procmaps *pm, pid_t pid, bool create)
 	if (!p && create) {
 		p = sd_calloc(1, sizeof(*p));
 		p->pid = pid;
+		p->foreign = pid > 0 && foreign_ns(pid);
 		htab_put(&pm->procs, h, p);
 	}
 	return p;
@@ -81,7 +97,27 @@ static bool name_eq(const void *val, const void *key)
 	return strcmp(k->pm->files[(uintptr_t)val - 1], k->path) == 0;
 }
 
-static uint32_t intern_file(struct procmaps *pm, const char *path)
+static uint32_t intern_path(struct procmaps *pm, const char *path);
+
+/* A file of process p: in a foreign mount namespace, the same path seen
+ * through /proc/PID/root (build-ids and debug files are then looked up
+ * in the host's directories, by lib/elfsym and lib/dwarf). */
+static uint32_t intern_file(struct procmaps *pm, const struct pm_proc *p,
+			    const char *path)
+{
+	char *full;
+	uint32_t i;
+
+	if (!p->foreign || !path || path[0] != '/')
+		return intern_path(pm, path);
+	full = sd_malloc(strlen(path) + 32);
+	sprintf(full, "/proc/%d/root%s", (int)p->pid, path);
+	i = intern_path(pm, full);
+	free(full);
+	return i;
+}
+
+static uint32_t intern_path(struct procmaps *pm, const char *path)
 {
 	struct name_key key = { pm, path };
 	uint64_t h;
@@ -148,7 +184,7 @@ int procmaps_load_text(struct procmaps *pm, pid_t pid, char *text)
 		del = strstr(line, " (deleted)");
 		if (del && del[10] == '\0')
 			*del = '\0';
-		add_map(p, start, end, pgoff, intern_file(pm, path), 0);
+		add_map(p, start, end, pgoff, intern_file(pm, p, path), 0);
 	}
 	return 0;
 }
@@ -178,7 +214,7 @@ void procmaps_mmap(struct procmaps *pm, pid_t pid, uint64_t start,
 		procmaps_load(pm, pid);
 		p = get_proc(pm, pid, true);
 	}
-	add_map(p, start, start + len, pgoff, intern_file(pm, path), t);
+	add_map(p, start, start + len, pgoff, intern_file(pm, p, path), t);
 }
 
 void procmaps_exec(struct procmaps *pm, pid_t pid, uint64_t t)
@@ -256,4 +292,27 @@ bool procmaps_lookup(struct procmaps *pm, pid_t pid, uint64_t addr,
 const char *procmaps_file(const struct procmaps *pm, uint32_t file)
 {
 	return file < pm->nfiles ? pm->files[file] : "[anon]";
+}
+
+pid_t procmaps_nspid(pid_t pid)
+{
+	char path[64], line[256];
+	pid_t ns = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		char *p = line + 7, *end;
+
+		if (strncmp(line, "NStgid:", 7))
+			continue;
+		for (long v; (v = strtol(p, &end, 10)), end != p; p = end)
+			ns = (pid_t)v;	/* the last: the innermost namespace */
+		break;
+	}
+	fclose(f);
+	return ns == pid ? 0 : ns;
 }

@@ -4,7 +4,9 @@
  * existed before tracing) and from perf's MMAP2/COMM/FORK side-band records
  * (for what happens during it). Each mapping carries the time range it was
  * valid in, so a sample is resolved against the mappings of its own moment
- * even when an exec's records are read after the samples that follow it. */
+ * even when an exec's records are read after the samples that follow it.
+ * A process in another mount namespace (a container) has its paths
+ * recorded as /proc/PID/root/PATH, where sonde can open them. */
 #ifndef SONDE_PROCMAPS_H
 #define SONDE_PROCMAPS_H
 
@@ -60,5 +62,10 @@ struct procmaps_map {
 };
 bool procmaps_lookup(struct procmaps *pm, pid_t pid, uint64_t addr,
 		     uint64_t t, struct procmaps_map *out);
+
+/* The process pid as its own (innermost) pid namespace numbers it, a
+ * container's NStgid in /proc/PID/status; 0 when it is the same as pid,
+ * or the process is gone. */
+pid_t procmaps_nspid(pid_t pid);
 
 #endif

@@ -7,6 +7,7 @@ tests/e2e/prof/names.cc is built at test time and spins in each."""
 import json
 import os
 import re
+import shutil
 import subprocess
 
 import pytest
@@ -286,3 +287,100 @@ def test_dtrace_names_the_target_after_it_exits(sonde, root, names_bin,
                 assert int(m.group(1), 16) < size, (frame, size)
                 named += int(n)
         assert named >= 0.5 * sum(int(n) for _, n in frames) > 0, p.stdout
+
+
+class NsSpinner:
+    """names cxx SECS run as pid 1 of new mount and pid namespaces, from a
+    private copy under a tmpfs mounted only there: its path does not
+    exist on the host. The whole group is killed on exit."""
+
+    def __init__(self, exe, tmp_path, secs):
+        self.dir = str(tmp_path / "private")
+        os.mkdir(self.dir)
+        self.path = self.dir + "/names-ns"
+        sh = (f"mount -t tmpfs none {self.dir} && cp {exe} {self.path} && "
+              f"exec {self.path} cxx {secs}")
+        self.p = subprocess.Popen(["unshare", "-m", "-p", "-f",
+                                   "--mount-proc", "sh", "-c", sh],
+                                  stdout=subprocess.PIPE, text=True,
+                                  start_new_session=True)
+        try:
+            assert self.p.stdout.readline().strip() == "ready"
+            with open(f"/proc/{self.p.pid}/task/{self.p.pid}/children") as f:
+                self.pid = int(f.read().split()[0])
+        except BaseException:
+            self.__exit__()
+            raise
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        try:
+            os.killpg(self.p.pid, 9)
+        except ProcessLookupError:
+            pass
+        self.p.wait()
+        return False
+
+
+def test_container_process_is_symbolized(sonde, root, names_bin, cxx_spin,
+                                         tmp_path):
+    """A process in other mount and pid namespaces (unshare -m -p), running
+    a binary whose path exists only there: hot --user and dtrace's
+    ustack() name its functions (through /proc/PID/root) as nm and
+    c++filt name them in the same file, and hot's pprof carries the pid
+    it knows itself by (NStgid, 1) beside the host's, as go tool pprof
+    reads the labels."""
+    sym, want = cxx_spin
+    with NsSpinner(names_bin, tmp_path, 60) as s:
+        assert not os.path.exists(s.path)       # only inside
+        assert os.path.exists(f"/proc/{s.pid}/root{s.path}")
+        top = top_user_row(hot_rows(sonde, s.pid), "names-ns")
+        assert (top["method"], top["demangled"]) == (sym, want), top
+
+        p = run([sonde, "dtrace", "-q", "-p", str(s.pid), "-n",
+                 "profile-497 /pid == $target && arg1/ "
+                 "{ @[ustack(1)] = count(); } tick-1500ms { exit(0); }"],
+                timeout=120)
+        assert p.returncode == 0, p.stderr
+        frames = re.findall(r"^\s+(\S+)\n\s+(\d+)$", p.stdout, re.M)
+        size = nm_size(names_bin, sym)
+        named = 0
+        for frame, n in frames:
+            m = re.fullmatch(re.escape("names-ns`" + want) +
+                             r"\+0x([0-9a-f]+)", frame)
+            if m:
+                assert int(m.group(1), 16) < size, (frame, size)
+                named += int(n)
+        assert named >= 0.5 * sum(int(n) for _, n in frames) > 0, p.stdout
+
+        out = str(tmp_path / "ns.pb.gz")
+        p = run([sonde, "hot", "-d", "1500ms", "--user", "-p", str(s.pid),
+                 "--format", "pprof", "-o", out])
+        assert p.returncode == 0, p.stderr
+        if shutil.which("go"):
+            p = run(["go", "tool", "pprof", "-tags", out], timeout=120)
+            assert p.returncode == 0, p.stderr
+            tags = dict(re.findall(r"^\s*(\w+): Total .*\n((?:\s+\S+ \(.*\n)+)",
+                                   p.stdout, re.M))
+            assert re.search(r"\): 1$", tags["nspid"], re.M), p.stdout
+            assert re.search(rf"\): {s.pid}$", tags["pid"], re.M), p.stdout
+
+
+def test_prof_in_a_container(sonde, root, names_bin, cxx_spin, tmp_path):
+    """sonde prof on a program started in a new mount namespace from a
+    path that exists only there: its table names the C++ function as
+    c++filt does."""
+    d = tmp_path / "private"
+    d.mkdir()
+    sh = (f"mount -t tmpfs none {d} && cp {names_bin} {d}/names-ns && "
+          f"exec {d}/names-ns cxx 1.5")
+    p = subprocess.run([sonde, "prof", "--format", "table", "-n", "3", "--",
+                        "unshare", "-m", "sh", "-c", sh],
+                       capture_output=True, text=True, timeout=120,
+                       start_new_session=True)
+    assert p.returncode == 0, p.stderr
+    rows = [l.split(" | ")[0].strip() for l in p.stdout.splitlines()
+            if " | " in l]
+    assert rows[1] == cxx_spin[1], p.stdout
