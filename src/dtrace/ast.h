@@ -69,6 +69,8 @@ struct dt_cc {
 				 * static string; set before dt_cerror) */
 	const char *why;	/* sonde's reason, always on a line of its
 				 * own (a provider this kernel lacks) */
+	struct dt_provs *provs;	/* the session's providers (probe names
+				 * in #pragma and -i ids) */
 };
 
 /* Record an error at loc (loc may be NULL) and unwind to dt_cc's jmp.

@@ -20,6 +20,8 @@ void dt_session_init(struct dt_session *s)
 {
 	memset(s, 0, sizeof(*s));
 	dt_options_default(&s->opt);
+	s->provs = dt_provs_new();
+	s->cc.provs = s->provs;
 	s->macros.target = -1;
 	s->out = stdout;
 }
@@ -169,7 +171,8 @@ static void match_probes(struct dt_session *s)
 		struct match_ctx m = { cl, s };
 
 		for (int j = 0; j < cl->npds; j++) {
-			int n = dt_probes_match(&cl->pds[j], add_probe, &m);
+			int n = dt_probes_match(s->provs, &cl->pds[j],
+						add_probe, &m);
 
 			if (n == -ESRCH && s->macros.target <= 0 &&
 			    !strcmp(cl->pds[j].prov, "pid0")) {
@@ -297,6 +300,7 @@ int dt_compile(struct dt_session *s)
 			max_rec = p->clauses[i]->rec_size;
 	g.cc = &s->cc;
 	g.p = p;
+	g.provs = s->provs;
 	p->this_off = DT_SCR_THIS;
 	int top = (DT_SCR_THIS + p->this_size + 7) & ~7;
 
@@ -394,6 +398,7 @@ void dt_session_free(struct dt_session *s)
 		free((char *)s->srcs[i].text);
 	}
 	free(s->srcs);
+	dt_provs_free(s->provs);
 	free(s->cc.msg);
 	free(s->cc.text);
 	dt_options_free(&s->opt);
@@ -448,12 +453,13 @@ int dt_list(struct dt_session *s, FILE *f, char **msg)
 	fprintf(f, "%5s %10s %17s %33s %s\n", "ID", "PROVIDER", "MODULE",
 		"FUNCTION", "NAME");
 	if (!s->nsrcs)
-		dt_probes_match(&all, list_probe, &l);
+		dt_probes_match(s->provs, &all, list_probe, &l);
 	for (int i = 0; i < p->nclauses; i++)
 		for (int j = 0; j < p->clauses[i]->npds; j++) {
 			struct dt_pdesc *pd = &p->clauses[i]->pds[j];
 
-			if (dt_probes_match(pd, list_probe, &l) <= 0) {
+			if (dt_probes_match(s->provs, pd, list_probe,
+					    &l) <= 0) {
 				char buf[1024], why[512];
 				const char *missing = !strcmp(pd->prov, "fbt") ?
 					fbt_missing(why, sizeof(why)) : NULL;

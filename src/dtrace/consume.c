@@ -22,9 +22,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static const char *probe_str(uint32_t id, int which)
+static const char *probe_str(struct dt_session *s, uint32_t id, int which)
 {
-	struct dt_probe *p = dt_probe_by_id(id);
+	struct dt_probe *p = dt_probe_by_id(s->provs, id);
 
 	return p ? dt_probe_field(p, which) : "?";
 }
@@ -84,7 +84,7 @@ static void print_trace(struct dt_session *s, const struct dt_recval *v,
 	}
 	if (v->kind != KEY_INT) {
 		char *str = v->kind == KEY_STR ? rec_str(rec + v->off, v->ssize) :
-			    sd_strdup(probe_str(probe, v->which));
+			    sd_strdup(probe_str(s, probe, v->which));
 
 		fprintf(f, q ? "%s" : "  %-33s", str);
 		free(str);
@@ -138,7 +138,7 @@ static void fmt_vals(struct dt_session *s, const struct dt_action *a,
 			vals[i].is_str = true;
 			vals[i].s = v->kind == KEY_STR ?
 				    rec_str(rec + v->off, v->ssize) :
-				    sd_strdup(probe_str(probe, v->which));
+				    sd_strdup(probe_str(s, probe, v->which));
 		}
 	}
 }
@@ -265,7 +265,7 @@ static struct aggent *add_entry(struct dt_session *s, struct aggtab *t,
 			e.keys[i].s = rec_str(key + k->off, k->ssize);
 		} else {
 			memcpy(&x, key + k->off, 8);
-			e.keys[i].s = sd_strdup(probe_str((uint32_t)x,
+			e.keys[i].s = sd_strdup(probe_str(s, (uint32_t)x,
 							  k->which));
 		}
 		const char *mk = raw ? raw : e.keys[i].s;
@@ -623,7 +623,7 @@ static const char *fault_name(uint32_t fault)
 static void on_error(struct dt_session *s, const struct dt_rechdr *h,
 		     const struct dt_errrec *e)
 {
-	struct dt_probe *p = dt_probe_by_id(h->probe);
+	struct dt_probe *p = dt_probe_by_id(s->provs, h->probe);
 
 	s->errors++;
 	fflush(s->out);
@@ -778,8 +778,8 @@ static int on_record(void *ctx, void *data, size_t size)
 					"FUNCTION:NAME");
 			s->heading = true;
 		}
-		snprintf(name, sizeof(name), "%s:%s", probe_str(h->probe, 2),
-			 probe_str(h->probe, 3));
+		snprintf(name, sizeof(name), "%s:%s", probe_str(s, h->probe, 2),
+			 probe_str(s, h->probe, 3));
 		if (s->testing)
 			fprintf(s->out, "%32s ", name);
 		else

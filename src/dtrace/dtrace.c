@@ -143,14 +143,14 @@ static bool find_command(const char *word, char *path, size_t len)
 	return false;
 }
 
-static void note_command(const char *word, long pid)
+static void note_command(struct dt_session *s, const char *word, long pid)
 {
 	char path[PATH_MAX];
 
 	if (find_command(word, path, sizeof(path))) {
 		char *real = realpath(path, NULL);
 
-		dt_pid_set_command(pid, real ? real : path);
+		dt_pid_set_command(s->provs, pid, real ? real : path);
 		free(real);
 	}
 }
@@ -236,7 +236,8 @@ static char **split_words(const char *s, int *n)
 
 /* Fork -c's command, stopped before its exec; 0, or -errno with nothing
  * started (the command cannot be found or run). */
-static int start_child(const char *cmdline, struct child *c)
+static int start_child(struct dt_session *s, const char *cmdline,
+		       struct child *c)
 {
 	char path[PATH_MAX];
 	int pfd[2], n;
@@ -274,7 +275,7 @@ static int start_child(const char *cmdline, struct child *c)
 			words[0], strerror(errno));
 		_exit(127);
 	}
-	note_command(words[0], c->pid);
+	note_command(s, words[0], c->pid);
 	free_words(words, n);
 	close(pfd[0]);
 	c->go = pfd[1];
@@ -712,7 +713,7 @@ int cmd_dtrace(int argc, char **argv)
 		}
 	}
 	if (cmdline && !compile_only && !list) {
-		int r = start_child(cmdline, &child);
+		int r = start_child(&s, cmdline, &child);
 
 		if (r == -EINVAL) {
 			dt_say("failed to execute %s: unterminated quote",
@@ -736,7 +737,7 @@ int cmd_dtrace(int argc, char **argv)
 
 		w[strcspn(w, " \t\n")] = '\0';
 		s.macros.target = 0;
-		note_command(w, 0);
+		note_command(&s, w, 0);
 		free(w);
 	}
 	if (list) {

@@ -22,6 +22,7 @@ struct dt_session {
 	int *src_matches;	/* probes each source matched */
 	bool testing;		/* _DTRACE_TESTING: dtrace(1)'s test mode */
 	bool verbose;		/* -v */
+	struct dt_provs *provs;	/* the providers' probes and caches */
 	/* compile.c */
 	struct dt_unit **units;
 	int nunits;

@@ -72,6 +72,7 @@ struct dt_regs {
 
 struct dt_unit;
 struct dt_provider;
+struct dt_provs;
 
 /* The state of one compilation's code generation: the emitter's part
  * (instructions, labels, registers, temporaries) and the expression
@@ -80,6 +81,7 @@ struct dt_cg {
 	struct dt_cc *cc;
 	struct dt_prog *p;
 	struct dt_unit *u;
+	struct dt_provs *provs;	/* the providers' state */
 	struct dt_clause *cl;	/* the clause being generated */
 	struct dt_node *stmt;	/* the statement being generated */
 	/* emitted */

@@ -970,7 +970,8 @@ static void depends_on(struct parser *p, const struct dt_loc *loc,
 		struct dt_pdesc pd = { .text = (char *)name, .prov = (char *)name,
 				       .mod = "", .func = "", .name = "" };
 
-		found = dt_probes_match(&pd, count_probe, NULL) > 0;
+		found = dt_probes_match(p->cc->provs, &pd, count_probe,
+					NULL) > 0;
 	} else if (!strcmp(cls, "module")) {
 		char path[256];
 
@@ -1219,7 +1220,7 @@ static struct dt_pdesc pdesc_by_id(struct parser *p, const struct dt_token *t)
 		dt_cerror(p->cc, &t->loc, D_PDESC_INVAL, "probe identifier %llu "
 			  "not permitted when specifying %s", id,
 			  what[spec == 'P' ? 0 : spec == 'm' ? 1 : 2]);
-	pr = id ? dt_probe_by_id((uint32_t)id) : NULL;
+	pr = id ? dt_probe_by_id(p->cc->provs, (uint32_t)id) : NULL;
 	if (!pr)
 		dt_cerror(p->cc, &t->loc, D_PDESC_INVAL, "invalid probe "
 			  "identifier %llu: Unknown probe identifier", id);

@@ -5,76 +5,48 @@
  * starts, END after it stops, ERROR for each fault the consumer reads),
  * so they cost nothing to set up. ERROR's arg1..arg5 arrive in the
  * context: enabled probe id, action, instruction, fault, address. */
-#include "provider.h"
+#include "kit.h"
 #include "../emit.h"
+#include "../../lib/util.h"
 
 #include <bpf/bpf.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
-static struct dt_probe probes[] = {
-	{ DT_ID_DTRACE + 0, &dt_prov_dtrace, "", "", "BEGIN", 0 },
-	{ DT_ID_DTRACE + 1, &dt_prov_dtrace, "", "", "END", 0 },
-	{ DT_ID_DTRACE + 2, &dt_prov_dtrace, "", "", "ERROR", 0 },
-};
+static const char *const names[] = { "BEGIN", "END", "ERROR" };
 
-static int match(const struct dt_pdesc *pd, dt_probe_fn fn, void *arg)
+static struct dt_ptable *table(struct dt_provs *ps)
 {
-	int n = 0;
+	struct dt_ptable *t = dt_provs_state(ps, &dt_prov_dtrace);
 
-	if (!dt_glob(pd->mod, "") || !dt_glob(pd->func, ""))
-		return 0;
-	for (size_t i = 0; i < sizeof(probes) / sizeof(probes[0]); i++)
-		if (dt_glob(pd->name, probes[i].name))
-			n += fn(&probes[i], arg);
-	return n;
+	dt_ptable_init(t, &dt_prov_dtrace, DT_ID_DTRACE, "", names,
+		       sizeof(names[0]), ARRAY_SIZE(names));
+	return t;
 }
 
-static struct dt_probe *by_id(uint32_t id)
+static void state_free(void *st)
 {
-	if (id >= DT_ID_DTRACE && id < DT_ID_DTRACE + 3)
-		return &probes[id - DT_ID_DTRACE];
-	return NULL;
+	dt_ptable_free(st);
 }
 
-static void unit_of(const struct dt_probe *p, char *key, size_t len,
-		    uint64_t *arg)
+static int match(struct dt_provs *ps, const struct dt_pdesc *pd,
+		 dt_probe_fn fn, void *arg)
 {
-	snprintf(key, len, "%s", p->name);
-	*arg = 0;
+	return dt_ptable_match(table(ps), pd, fn, arg);
 }
 
-static int probe_id(struct dt_cg *g)
+static struct dt_probe *by_id(struct dt_provs *ps, uint32_t id)
 {
-	int r = dt_reg(g);
-
-	dt_emit(g, I_MOV_IMM(r, g->u->probes[0]->id));
-	return r;
+	return dt_ptable_by_id(table(ps), id);
 }
 
+/* ERROR's arg1..arg5 arrive in the context. */
 static int arg(struct dt_cg *g, int i)
 {
-	int r = dt_reg(g);
-
-	if (strcmp(g->u->key, "ERROR") || i < 1 || i > 5) {
-		dt_emit(g, I_MOV_IMM(r, 0));
-		return r;
-	}
-	dt_emit(g, I_LDX(BPF_DW, r, BPF_REG_10, DT_FP_CTX));
-	dt_emit(g, I_LDX(BPF_DW, r, r, 8 * i));
-	return r;
-}
-
-/* A probe string of a unit of one probe is a constant. */
-int dt_cg_probestr_const(struct dt_cg *g, int which)
-{
-	int r = dt_reg(g);
-	const char *s = dt_probe_field(g->u->probes[0], which);
-
-	dt_ld_map_value(g, r, DT_MAP_RODATA,
-			dt_literal(g->p, s, DT_PROBESTR_SIZE));
-	return r;
+	if (strcmp(g->u->key, "ERROR") || i < 1 || i > 5)
+		return dt_cg_const(g, 0);
+	return dt_kit_tp_arg(g, i);
 }
 
 /* END and ERROR run after exit(). */
@@ -107,10 +79,12 @@ int dt_dtrace_fire(struct dt_unit *u, const uint64_t *args, int nargs)
 const struct dt_provider dt_prov_dtrace = {
 	.name = "dtrace",
 	.prog_type = BPF_PROG_TYPE_RAW_TRACEPOINT,
+	.state_size = sizeof(struct dt_ptable),
+	.state_free = state_free,
 	.match = match,
 	.by_id = by_id,
-	.unit_of = unit_of,
-	.cg_probe_id = probe_id,
+	.unit_of = dt_kit_unit_by_name,
+	.cg_probe_id = dt_kit_probe_id,
 	.cg_arg = arg,
 	.cg_probestr = dt_cg_probestr_const,
 	.after_exit = after_exit,

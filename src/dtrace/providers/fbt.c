@@ -15,7 +15,7 @@
  * dtrace-utils: a kretprobe fires at the return address and does not know
  * the offset of the instruction that returned. Needs CONFIG_KPROBES;
  * fentry (BPF trampolines) is not used. */
-#include "provider.h"
+#include "kit.h"
 #include "../emit.h"
 #include "../../lib/bpf.h"
 #include "../../lib/tracefs.h"
@@ -30,20 +30,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#if defined(__aarch64__)
-static const int reg_arg[8] = { 0, 8, 16, 24, 32, 40, 48, 56 };	/* x0.. */
-#define NREGARGS 8
-#define RET_OFF 0	/* x0 */
-#define SP_OFF 248
-#define STACK_FIRST 0	/* stack arguments start at sp */
-#else
-/* pt_regs: di si dx cx r8 r9 */
-static const int reg_arg[6] = { 112, 104, 96, 88, 72, 64 };
-#define NREGARGS 6
-#define RET_OFF 80	/* ax */
-#define SP_OFF 152
-#define STACK_FIRST 8	/* past the return address */
-#endif
 
 struct kfunc {
 	const char *mod, *func;
@@ -55,14 +41,27 @@ struct kprobe {
 	bool ret;
 };
 
-/* available_filter_functions, parsed once. */
-static char *text;
-static struct kfunc *funcs;
-static size_t nfuncs, capfuncs;
-static bool loaded;
+/* available_filter_functions, read when a description first names fbt,
+ * and the probes made from it. */
+struct state {
+	char *text;
+	struct kfunc *funcs;
+	size_t nfuncs, capfuncs;
+	bool loaded;
+	struct kprobe **probes;
+	size_t nprobes, capprobes;
+};
 
-static struct kprobe **probes;
-static size_t nprobes, capprobes;
+static void state_free(void *p)
+{
+	struct state *st = p;
+
+	for (size_t i = 0; i < st->nprobes; i++)
+		free(st->probes[i]);
+	free(st->probes);
+	free(st->funcs);
+	free(st->text);
+}
 
 static int cmp_func(const void *a, const void *b)
 {
@@ -72,19 +71,19 @@ static int cmp_func(const void *a, const void *b)
 	return c ? c : strcmp(x->func, y->func);
 }
 
-static void load_funcs(void)
+static void load_funcs(struct state *st)
 {
 	char path[512], *save = NULL;
 
-	if (loaded)
+	if (st->loaded)
 		return;
-	loaded = true;
+	st->loaded = true;
 	snprintf(path, sizeof(path), "%s/available_filter_functions",
 		 tracefs_root());
-	text = sd_read_file(path, NULL);
-	if (!text)
+	st->text = sd_read_file(path, NULL);
+	if (!st->text)
 		return;
-	for (char *line = strtok_r(text, "\n", &save); line;
+	for (char *line = strtok_r(st->text, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
 		char *sp = strchr(line, ' '), *mod = NULL;
 
@@ -99,23 +98,25 @@ static void load_funcs(void)
 		/* what ftrace left of functions in discarded sections */
 		if (!*line || !strncmp(line, "__ftrace_invalid_address__", 26))
 			continue;
-		sd_grow(&funcs, &capfuncs, nfuncs + 1, sizeof(*funcs));
-		funcs[nfuncs].func = line;
-		funcs[nfuncs].mod = mod && *mod ? mod : "vmlinux";
-		nfuncs++;
+		sd_grow(&st->funcs, &st->capfuncs, st->nfuncs + 1,
+			sizeof(*st->funcs));
+		st->funcs[st->nfuncs].func = line;
+		st->funcs[st->nfuncs].mod = mod && *mod ? mod : "vmlinux";
+		st->nfuncs++;
 	}
 	/* A name listed twice (two static functions of one name): one
 	 * probe, placed where the kernel's symbol lookup puts it. */
-	qsort(funcs, nfuncs, sizeof(*funcs), cmp_func);
+	qsort(st->funcs, st->nfuncs, sizeof(*st->funcs), cmp_func);
 	size_t n = 0;
 
-	for (size_t i = 0; i < nfuncs; i++)
-		if (!n || cmp_func(&funcs[n - 1], &funcs[i]))
-			funcs[n++] = funcs[i];
-	nfuncs = n;
+	for (size_t i = 0; i < st->nfuncs; i++)
+		if (!n || cmp_func(&st->funcs[n - 1], &st->funcs[i]))
+			st->funcs[n++] = st->funcs[i];
+	st->nfuncs = n;
 }
 
-static struct kprobe *find_or_make(struct kfunc *f, bool ret)
+static struct kprobe *find_or_make(struct state *st, struct kfunc *f,
+				   bool ret)
 {
 	struct kprobe *k = f->probe[ret];
 
@@ -123,19 +124,22 @@ static struct kprobe *find_or_make(struct kfunc *f, bool ret)
 		return k;
 	k = f->probe[ret] = sd_calloc(1, sizeof(*k));
 
-	k->p.id = DT_ID_FBT + (uint32_t)nprobes;
+	k->p.id = DT_ID_FBT + (uint32_t)st->nprobes;
 	k->p.prov = &dt_prov_fbt;
 	k->p.mod = f->mod;
 	k->p.func = f->func;
 	k->p.name = ret ? "return" : "entry";
 	k->ret = ret;
-	sd_grow(&probes, &capprobes, nprobes + 1, sizeof(*probes));
-	probes[nprobes++] = k;
+	sd_grow(&st->probes, &st->capprobes, st->nprobes + 1,
+		sizeof(*st->probes));
+	st->probes[st->nprobes++] = k;
 	return k;
 }
 
-static int match(const struct dt_pdesc *pd, dt_probe_fn fn, void *arg)
+static int match(struct dt_provs *ps, const struct dt_pdesc *pd,
+		 dt_probe_fn fn, void *arg)
 {
+	struct state *st = dt_provs_state(ps, &dt_prov_fbt);
 	bool entry = dt_glob(pd->name, "entry");
 	bool ret = dt_glob(pd->name, "return");
 	int n = 0;
@@ -144,25 +148,27 @@ static int match(const struct dt_pdesc *pd, dt_probe_fn fn, void *arg)
 	 * missing. */
 	if ((!entry && !ret) || !sbpf_has(SBPF_KPROBES))
 		return 0;
-	load_funcs();
-	for (size_t i = 0; i < nfuncs; i++) {
-		struct kfunc *f = &funcs[i];
+	load_funcs(st);
+	for (size_t i = 0; i < st->nfuncs; i++) {
+		struct kfunc *f = &st->funcs[i];
 
 		if (!dt_glob(pd->mod, f->mod) || !dt_glob(pd->func, f->func))
 			continue;
 		if (entry)
-			n += fn(&find_or_make(f, false)->p, arg);
+			n += fn(&find_or_make(st, f, false)->p, arg);
 		if (ret)
-			n += fn(&find_or_make(f, true)->p, arg);
+			n += fn(&find_or_make(st, f, true)->p, arg);
 	}
 	return n;
 }
 
-static struct dt_probe *by_id(uint32_t id)
+static struct dt_probe *by_id(struct dt_provs *ps, uint32_t id)
 {
-	if (id < DT_ID_FBT || id - DT_ID_FBT >= nprobes)
+	struct state *st = dt_provs_state(ps, &dt_prov_fbt);
+
+	if (id < DT_ID_FBT || id - DT_ID_FBT >= st->nprobes)
 		return NULL;
-	return &probes[id - DT_ID_FBT]->p;
+	return &st->probes[id - DT_ID_FBT]->p;
 }
 
 static void unit_of(const struct dt_probe *p, char *key, size_t len,
@@ -177,59 +183,11 @@ static const struct kprobe *unit_probe(struct dt_cg *g)
 	return (const struct kprobe *)g->u->probes[0];
 }
 
-static int probe_id(struct dt_cg *g)
-{
-	int r = dt_reg(g);
-
-	dt_emit(g, I_MOV_IMM(r, g->u->probes[0]->id));
-	return r;
-}
-
-/* A word of the kernel stack at entry: sp + off. */
-static int stack_word(struct dt_cg *g, int off)
-{
-	int tmp = dt_cg_temp(g, 8), r;
-
-	dt_emit(g, I_ST(BPF_DW, DT_SCRATCH_REG, tmp, 0));
-	dt_call_begin(g);
-	dt_emit(g, I_LDX(BPF_DW, BPF_REG_3, BPF_REG_10, DT_FP_CTX));
-	dt_emit(g, I_LDX(BPF_DW, BPF_REG_3, BPF_REG_3, SP_OFF));
-	dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_3, off));
-	dt_emit(g, I_MOV(BPF_REG_1, DT_SCRATCH_REG));
-	dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_1, tmp));
-	dt_emit(g, I_MOV_IMM(BPF_REG_2, 8));
-	dt_call(g, BPF_FUNC_probe_read_kernel);
-	dt_call_end_void(g);
-	r = dt_reg(g);
-	dt_emit(g, I_LDX(BPF_DW, r, DT_SCRATCH_REG, tmp));
-	return r;
-}
-
 static int arg(struct dt_cg *g, int i)
 {
-	int r;
-
-	if (unit_probe(g)->ret) {
-		if (i == 1) {
-			r = dt_cg_ctx(g);
-			dt_emit(g, I_LDX(BPF_DW, r, r, RET_OFF));
-			return r;
-		}
-		r = dt_reg(g);
-		dt_emit(g, I_MOV_IMM(r, i == 0 ? -1 : 0));
-		return r;
-	}
-	if (i < NREGARGS) {
-		r = dt_cg_ctx(g);
-		dt_emit(g, I_LDX(BPF_DW, r, r, reg_arg[i]));
-		return r;
-	}
-	return stack_word(g, STACK_FIRST + 8 * (i - NREGARGS));
-}
-
-static int probestr(struct dt_cg *g, int which)
-{
-	return dt_cg_probestr_const(g, which);
+	if (unit_probe(g)->ret)
+		return dt_kit_return_arg(g, i);
+	return dt_kit_entry_arg(g, i, BPF_FUNC_probe_read_kernel);
 }
 
 /* The kprobe PMU's type, and the config bit that makes a kretprobe. */
@@ -299,12 +257,14 @@ static int attach(struct dt_unit *u, char *err, size_t len)
 const struct dt_provider dt_prov_fbt = {
 	.name = "fbt",
 	.prog_type = BPF_PROG_TYPE_KPROBE,
+	.state_size = sizeof(struct state),
+	.state_free = state_free,
 	.match = match,
 	.by_id = by_id,
 	.unit_of = unit_of,
-	.cg_probe_id = probe_id,
+	.cg_probe_id = dt_kit_probe_id,
 	.cg_arg = arg,
-	.cg_probestr = probestr,
+	.cg_probestr = dt_cg_probestr_const,
 	.attach = attach,
 	.needs = { 1 + SBPF_KPROBES },
 };

@@ -16,7 +16,7 @@
  * then the stack); return probes have arg1 = the return value and arg0 =
  * -1, as on dtrace-utils: a uretprobe fires at the return address and
  * does not know which instruction returned. */
-#include "provider.h"
+#include "kit.h"
 #include "../emit.h"
 #include "../../lib/bpf.h"
 #include "../../lib/elfsym.h"
@@ -39,19 +39,8 @@
 #include <unistd.h>
 
 #if defined(__aarch64__)
-static const int reg_arg[8] = { 0, 8, 16, 24, 32, 40, 48, 56 };	/* x0.. */
-#define NREGARGS 8
-#define RET_OFF 0	/* x0 */
-#define SP_OFF 248
-#define STACK_FIRST 0	/* stack arguments start at sp */
 #define MULTIARCH "aarch64-linux-gnu"
 #else
-/* pt_regs: di si dx cx r8 r9 */
-static const int reg_arg[6] = { 112, 104, 96, 88, 72, 64 };
-#define NREGARGS 6
-#define RET_OFF 80	/* ax */
-#define SP_OFF 152
-#define STACK_FIRST 8	/* past the return address */
 #define MULTIARCH "x86_64-linux-gnu"
 #endif
 
@@ -70,36 +59,69 @@ struct uprobe {
 };
 
 static bool mod_matches(const struct upmod *m, const char *pat);
-static void load_mods(long pid);
 
-static struct uprobe **probes;
-static size_t nprobes, capprobes;
+/* The session's pid probes, the modules of the one process last asked
+ * about, -c's command (its pid and the program it is about to exec), and
+ * every pid and usdt probe by id. */
+struct state {
+	struct uprobe **probes;
+	size_t nprobes, capprobes;
+	long mods_pid;		/* 0: none */
+	struct upmod *mods;
+	size_t nmods, capmods;
+	long cmd_pid;		/* 0: none */
+	char *cmd_path;
+	struct dt_probe **byid;
+	size_t nbyid, capbyid;
+};
 
-/* The modules of one process, found once. */
-static long mods_pid = -1;
-static struct upmod *mods;
-static size_t nmods, capmods;
-
-/* -c's command: its pid and the program it is about to exec. */
-static long cmd_pid = -1;
-static char *cmd_path;
-
-void dt_pid_set_command(long pid, const char *path)
+static struct state *state(struct dt_provs *ps)
 {
-	cmd_pid = pid;
-	free(cmd_path);
-	cmd_path = path ? sd_strdup(path) : NULL;
+	return dt_provs_state(ps, &dt_prov_pid);
 }
 
-static void add_mod(const char *path, bool exe)
+static void free_mods(struct state *st)
 {
-	for (size_t i = 0; i < nmods; i++)
-		if (!strcmp(mods[i].path, path)) {
-			mods[i].exe |= exe;
+	for (size_t i = 0; i < st->nmods; i++) {
+		free(st->mods[i].path);
+		elfsym_close(st->mods[i].syms);
+	}
+	st->nmods = 0;
+}
+
+static void state_free(void *p)
+{
+	struct state *st = p;
+
+	for (size_t i = 0; i < st->nprobes; i++) {
+		free((char *)st->probes[i]->p.func);
+		free(st->probes[i]);
+	}
+	free(st->probes);
+	free_mods(st);
+	free(st->mods);
+	free(st->cmd_path);
+	free(st->byid);
+}
+
+void dt_pid_set_command(struct dt_provs *ps, long pid, const char *path)
+{
+	struct state *st = state(ps);
+
+	st->cmd_pid = pid;
+	free(st->cmd_path);
+	st->cmd_path = path ? sd_strdup(path) : NULL;
+}
+
+static void add_mod(struct state *st, const char *path, bool exe)
+{
+	for (size_t i = 0; i < st->nmods; i++)
+		if (!strcmp(st->mods[i].path, path)) {
+			st->mods[i].exe |= exe;
 			return;
 		}
-	sd_grow(&mods, &capmods, nmods + 1, sizeof(*mods));
-	struct upmod *m = &mods[nmods++];
+	sd_grow(&st->mods, &st->capmods, st->nmods + 1, sizeof(*st->mods));
+	struct upmod *m = &st->mods[st->nmods++];
 
 	memset(m, 0, sizeof(*m));
 	m->path = sd_strdup(path);
@@ -128,7 +150,7 @@ static bool find_lib(const char *name, char *out, size_t len)
 }
 
 /* path's interpreter and DT_NEEDED libraries, recursively. */
-static void add_needed(const char *path, int depth)
+static void add_needed(struct state *st, const char *path, int depth)
 {
 	char found[PATH_MAX];
 	size_t nph;
@@ -148,7 +170,7 @@ static void add_needed(const char *path, int depth)
 		close(fd);
 		return;
 	}
-	size_t first = nmods;
+	size_t first = st->nmods;
 
 	for (size_t i = 0; i < nph; i++) {
 		GElf_Phdr ph;
@@ -163,7 +185,7 @@ static void add_needed(const char *path, int depth)
 			snprintf(found, sizeof(found), "%.*s",
 				 (int)ph.p_filesz, interp + ph.p_offset);
 			if (access(found, R_OK) == 0)
-				add_mod(found, false);
+				add_mod(st, found, false);
 		}
 	}
 	Elf_Scn *scn = NULL;
@@ -186,39 +208,35 @@ static void add_needed(const char *path, int depth)
 				continue;
 			name = elf_strptr(elf, sh.sh_link, dyn.d_un.d_val);
 			if (name && find_lib(name, found, sizeof(found)))
-				add_mod(found, false);
+				add_mod(st, found, false);
 		}
 	}
 	elf_end(elf);
 	close(fd);
-	for (size_t i = first, end = nmods; i < end; i++)
-		add_needed(mods[i].path, depth + 1);
+	for (size_t i = first, end = st->nmods; i < end; i++)
+		add_needed(st, st->mods[i].path, depth + 1);
 }
 
-static void load_mods(long pid)
+static void load_mods(struct state *st, long pid)
 {
 	char path[64], exe[PATH_MAX];
 	ssize_t n;
 
-	if (mods_pid == pid)
+	if (st->mods_pid == pid)
 		return;
-	for (size_t i = 0; i < nmods; i++) {
-		free(mods[i].path);
-		elfsym_close(mods[i].syms);
-	}
-	nmods = 0;
-	mods_pid = pid;
-	if (pid == cmd_pid && cmd_path) {
+	free_mods(st);
+	st->mods_pid = pid;
+	if (pid == st->cmd_pid && st->cmd_path) {
 		/* Not exec'd yet: what it will map. */
-		add_mod(cmd_path, true);
-		add_needed(cmd_path, 0);
+		add_mod(st, st->cmd_path, true);
+		add_needed(st, st->cmd_path, 0);
 		return;
 	}
 	snprintf(path, sizeof(path), "/proc/%ld/exe", pid);
 	n = readlink(path, exe, sizeof(exe) - 1);
 	if (n > 0) {
 		exe[n] = '\0';
-		add_mod(exe, true);
+		add_mod(st, exe, true);
 	}
 	snprintf(path, sizeof(path), "/proc/%ld/maps", pid);
 	char *text = sd_read_file(path, NULL), *save = NULL;
@@ -232,16 +250,18 @@ static void load_mods(long pid)
 
 		if (procmaps_parse_line(line, &start, &end, &pgoff, &file) &&
 		    file && *file == '/')
-			add_mod(file, false);
+			add_mod(st, file, false);
 	}
 	free(text);
 }
 
-int dt_uprobe_mods(long pid, struct dt_umod **out)
+int dt_uprobe_mods(struct dt_provs *ps, long pid, struct dt_umod **out)
 {
-	load_mods(pid);
-	*out = mods;
-	return nmods ? (int)nmods : -ESRCH;
+	struct state *st = state(ps);
+
+	load_mods(st, pid);
+	*out = st->mods;
+	return st->nmods ? (int)st->nmods : -ESRCH;
 }
 
 struct elfsym *dt_uprobe_syms(struct dt_umod *m)
@@ -272,11 +292,14 @@ static bool is_glob(const char *s)
 	return strpbrk(s, "*?[") != NULL;
 }
 
-static struct uprobe *find_or_make(long pid, const struct upmod *m,
-				   const char *func, int kind, uint64_t off)
+static struct uprobe *find_or_make(struct dt_provs *ps, long pid,
+				   const struct upmod *m, const char *func,
+				   int kind, uint64_t off)
 {
-	for (size_t i = 0; i < nprobes; i++) {
-		struct uprobe *u = probes[i];
+	struct state *st = state(ps);
+
+	for (size_t i = 0; i < st->nprobes; i++) {
+		struct uprobe *u = st->probes[i];
 
 		if (u->pid == pid && u->mod == m && u->kind == kind &&
 		    u->off == off && !strcmp(u->p.func, func))
@@ -284,7 +307,7 @@ static struct uprobe *find_or_make(long pid, const struct upmod *m,
 	}
 	struct uprobe *u = sd_calloc(1, sizeof(*u));
 
-	u->p.id = dt_uprobe_new_id(&u->p);
+	u->p.id = dt_uprobe_new_id(ps, &u->p);
 	u->p.prov = &dt_prov_pid;
 	u->p.mod = m->base;
 	u->p.func = sd_strdup(func);
@@ -296,8 +319,9 @@ static struct uprobe *find_or_make(long pid, const struct upmod *m,
 	u->p.provname = u->provname;
 	u->p.name = kind == KIND_ENTRY ? "entry" : kind == KIND_RETURN ?
 		    "return" : u->namebuf;
-	sd_grow(&probes, &capprobes, nprobes + 1, sizeof(*probes));
-	probes[nprobes++] = u;
+	sd_grow(&st->probes, &st->capprobes, st->nprobes + 1,
+		sizeof(*st->probes));
+	st->probes[st->nprobes++] = u;
 	return u;
 }
 
@@ -318,8 +342,10 @@ static bool owns(const char *prov)
 	return pid_of(prov) >= 0;
 }
 
-static int match(const struct dt_pdesc *pd, dt_probe_fn fn, void *arg)
+static int match(struct dt_provs *ps, const struct dt_pdesc *pd,
+		 dt_probe_fn fn, void *arg)
 {
+	struct state *st = state(ps);
 	long pid = pid_of(pd->prov);
 	bool entry = dt_glob(pd->name, "entry");
 	bool ret = dt_glob(pd->name, "return");
@@ -338,11 +364,11 @@ static int match(const struct dt_pdesc *pd, dt_probe_fn fn, void *arg)
 		if (*end)
 			return 0;
 	}
-	load_mods(pid);
-	if (!nmods)
+	load_mods(st, pid);
+	if (!st->nmods)
 		return -ESRCH;
-	for (size_t i = 0; i < nmods; i++) {
-		struct upmod *m = &mods[i];
+	for (size_t i = 0; i < st->nmods; i++) {
+		struct upmod *m = &st->mods[i];
 		uint64_t addr, size, foff;
 		const char *name;
 
@@ -366,17 +392,17 @@ static int match(const struct dt_pdesc *pd, dt_probe_fn fn, void *arg)
 				if (!elfsym_addr_to_off(m->syms, addr, &foff))
 					continue;
 				if (entry)
-					n += fn(&find_or_make(pid, m, name,
+					n += fn(&find_or_make(ps, pid, m, name,
 						KIND_ENTRY, foff)->p, arg);
 				if (ret)
-					n += fn(&find_or_make(pid, m, name,
+					n += fn(&find_or_make(ps, pid, m, name,
 						KIND_RETURN, foff)->p, arg);
 				continue;
 			}
 			if (offset >= (size ? size : 1) ||
 			    !elfsym_addr_to_off(m->syms, addr + offset, &foff))
 				continue;
-			struct uprobe *u = find_or_make(pid, m, name,
+			struct uprobe *u = find_or_make(ps, pid, m, name,
 							KIND_OFFSET, foff);
 
 			u->p.arg = offset;
@@ -389,26 +415,27 @@ static int match(const struct dt_pdesc *pd, dt_probe_fn fn, void *arg)
 }
 
 /* Every pid and usdt probe, by id. */
-static struct dt_probe **byid;
-static size_t nbyid, capbyid;
-
-uint32_t dt_uprobe_new_id(struct dt_probe *p)
+uint32_t dt_uprobe_new_id(struct dt_provs *ps, struct dt_probe *p)
 {
-	sd_grow(&byid, &capbyid, nbyid + 1, sizeof(*byid));
-	byid[nbyid] = p;
-	return DT_ID_UPROBE + (uint32_t)nbyid++;
+	struct state *st = state(ps);
+
+	sd_grow(&st->byid, &st->capbyid, st->nbyid + 1, sizeof(*st->byid));
+	st->byid[st->nbyid] = p;
+	return DT_ID_UPROBE + (uint32_t)st->nbyid++;
 }
 
-struct dt_probe *dt_uprobe_by_id(uint32_t id)
+struct dt_probe *dt_uprobe_by_id(struct dt_provs *ps, uint32_t id)
 {
-	if (id < DT_ID_UPROBE || id - DT_ID_UPROBE >= nbyid)
+	struct state *st = state(ps);
+
+	if (id < DT_ID_UPROBE || id - DT_ID_UPROBE >= st->nbyid)
 		return NULL;
-	return byid[id - DT_ID_UPROBE];
+	return st->byid[id - DT_ID_UPROBE];
 }
 
-static struct dt_probe *by_id(uint32_t id)
+static struct dt_probe *by_id(struct dt_provs *ps, uint32_t id)
 {
-	struct dt_probe *p = dt_uprobe_by_id(id);
+	struct dt_probe *p = dt_uprobe_by_id(ps, id);
 
 	return p && p->prov == &dt_prov_pid ? p : NULL;
 }
@@ -439,59 +466,11 @@ static void prologue(struct dt_cg *g)
 	dt_place(g, go);
 }
 
-static int probe_id(struct dt_cg *g)
-{
-	int r = dt_reg(g);
-
-	dt_emit(g, I_MOV_IMM(r, g->u->probes[0]->id));
-	return r;
-}
-
-/* A word of the user stack: sp + off. */
-static int stack_word(struct dt_cg *g, int off)
-{
-	int tmp = dt_cg_temp(g, 8), r;
-
-	dt_emit(g, I_ST(BPF_DW, DT_SCRATCH_REG, tmp, 0));
-	dt_call_begin(g);
-	dt_emit(g, I_LDX(BPF_DW, BPF_REG_3, BPF_REG_10, DT_FP_CTX));
-	dt_emit(g, I_LDX(BPF_DW, BPF_REG_3, BPF_REG_3, SP_OFF));
-	dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_3, off));
-	dt_emit(g, I_MOV(BPF_REG_1, DT_SCRATCH_REG));
-	dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_1, tmp));
-	dt_emit(g, I_MOV_IMM(BPF_REG_2, 8));
-	dt_call(g, BPF_FUNC_probe_read_user);
-	dt_call_end_void(g);
-	r = dt_reg(g);
-	dt_emit(g, I_LDX(BPF_DW, r, DT_SCRATCH_REG, tmp));
-	return r;
-}
-
 static int arg(struct dt_cg *g, int i)
 {
-	int r;
-
-	if (unit_probe(g)->kind == KIND_RETURN) {
-		if (i == 1) {
-			r = dt_cg_ctx(g);
-			dt_emit(g, I_LDX(BPF_DW, r, r, RET_OFF));
-			return r;
-		}
-		r = dt_reg(g);
-		dt_emit(g, I_MOV_IMM(r, i == 0 ? -1 : 0));
-		return r;
-	}
-	if (i < NREGARGS) {
-		r = dt_cg_ctx(g);
-		dt_emit(g, I_LDX(BPF_DW, r, r, reg_arg[i]));
-		return r;
-	}
-	return stack_word(g, STACK_FIRST + 8 * (i - NREGARGS));
-}
-
-static int probestr(struct dt_cg *g, int which)
-{
-	return dt_cg_probestr_const(g, which);
+	if (unit_probe(g)->kind == KIND_RETURN)
+		return dt_kit_return_arg(g, i);
+	return dt_kit_entry_arg(g, i, BPF_FUNC_probe_read_user);
 }
 
 /* The uprobe PMU's type, and the config bit that makes a uretprobe. */
@@ -570,13 +549,15 @@ const struct dt_provider dt_prov_pid = {
 	.name = "pid",
 	.prog_type = BPF_PROG_TYPE_KPROBE,
 	.owns = owns,
+	.state_size = sizeof(struct state),
+	.state_free = state_free,
 	.match = match,
 	.by_id = by_id,
 	.unit_of = unit_of,
 	.cg_prologue = prologue,
-	.cg_probe_id = probe_id,
+	.cg_probe_id = dt_kit_probe_id,
 	.cg_arg = arg,
-	.cg_probestr = probestr,
+	.cg_probestr = dt_cg_probestr_const,
 	.attach = attach,
 	.needs = { 1 + SBPF_UPROBES },
 };

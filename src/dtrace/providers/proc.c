@@ -17,7 +17,7 @@
  * args[] are DTrace's: psinfo_t and lwpsinfo_t pointers are the kernel's
  * task_struct, read through the translators in xlate.c; exit's args[0] is
  * CLD_EXITED, CLD_KILLED or CLD_DUMPED from the task's exit code. */
-#include "provider.h"
+#include "kit.h"
 #include "../btf.h"
 #include "../emit.h"
 #include "../../lib/bpf.h"
@@ -29,15 +29,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#if defined(__aarch64__)
-#define NR_OFF 280
-#define NR_SIZE BPF_W
-static const int sc_arg_off[2] = { 0, 8 };
-#else
-#define NR_OFF 120
-#define NR_SIZE BPF_DW
-static const int sc_arg_off[2] = { 112, 104 };	/* di si */
-#endif
 
 enum {
 	P_CREATE, P_LWP_CREATE, P_START, P_LWP_START, P_EXEC, P_EXEC_SUCCESS,
@@ -84,37 +75,29 @@ static const struct {
 	[P_SIGNAL_CLEAR] = { "signal-clear", TP_EXIT, 1, { INT } },
 };
 
-static struct dt_probe probes[P_N];
-
-static void init(void)
+static struct dt_ptable *probes(struct dt_provs *ps)
 {
-	if (probes[0].id)
-		return;
-	for (int i = 0; i < P_N; i++)
-		probes[i] = (struct dt_probe){ DT_ID_PROC + (uint32_t)i,
-					       &dt_prov_proc, "vmlinux", "",
-					       table[i].name, (uint64_t)i };
+	struct dt_ptable *t = dt_provs_state(ps, &dt_prov_proc);
+
+	dt_ptable_init(t, &dt_prov_proc, DT_ID_PROC, "vmlinux",
+		       &table[0].name, sizeof(table[0]), P_N);
+	return t;
 }
 
-static int match(const struct dt_pdesc *pd, dt_probe_fn fn, void *arg)
+static void state_free(void *st)
 {
-	int n = 0;
-
-	init();
-	if (!dt_glob(pd->mod, "vmlinux") || !dt_glob(pd->func, ""))
-		return 0;
-	for (int i = 0; i < P_N; i++)
-		if (dt_glob(pd->name, probes[i].name))
-			n += fn(&probes[i], arg);
-	return n;
+	dt_ptable_free(st);
 }
 
-static struct dt_probe *by_id(uint32_t id)
+static int match(struct dt_provs *ps, const struct dt_pdesc *pd,
+		 dt_probe_fn fn, void *arg)
 {
-	init();
-	if (id < DT_ID_PROC || id >= DT_ID_PROC + P_N)
-		return NULL;
-	return &probes[id - DT_ID_PROC];
+	return dt_ptable_match(probes(ps), pd, fn, arg);
+}
+
+static struct dt_probe *by_id(struct dt_provs *ps, uint32_t id)
+{
+	return dt_ptable_by_id(probes(ps), id);
 }
 
 static void unit_of(const struct dt_probe *p, char *key, size_t len,
@@ -270,15 +253,7 @@ static void prologue(struct dt_cg *g)
 		break;
 	}
 	case TP_EXIT:
-		/* the number: regs->orig_ax */
-		dt_emit(g, I_ST(BPF_DW, BPF_REG_10, DT_FP_STASH1, -1));
-		dt_emit(g, I_MOV(BPF_REG_1, BPF_REG_10));
-		dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_1, DT_FP_STASH1));
-		dt_emit(g, I_MOV_IMM(BPF_REG_2, NR_SIZE == BPF_W ? 4 : 8));
-		dt_emit(g, I_LDX(BPF_DW, BPF_REG_3, BPF_REG_6, 0));
-		dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_3, NR_OFF));
-		dt_call(g, BPF_FUNC_probe_read_kernel);
-		dt_emit(g, I_LDX(NR_SIZE, BPF_REG_7, BPF_REG_10, DT_FP_STASH1));
+		dt_kit_sys_exit_nr(g, BPF_REG_6, BPF_REG_7);
 		dt_emit(g, I_LDX(BPF_DW, BPF_REG_8, BPF_REG_6, 8));
 		dt_emit(g, I_STX(BPF_DW, BPF_REG_10, BPF_REG_8, DT_FP_STASH2));
 		sys_exit_probes(g, leave, go);
@@ -347,21 +322,13 @@ static bool args_type(const struct dt_probe *p, int i, struct dt_type *t)
 	return true;
 }
 
-static int ctx_word(struct dt_cg *g, int i)
-{
-	int r = dt_cg_ctx(g);
-
-	dt_emit(g, I_LDX(BPF_DW, r, r, 8 * i));
-	return r;
-}
-
 static int cg_args(struct dt_cg *g, int i)
 {
 	int r;
 
 	switch ((enum tp)g->u->arg) {
 	case TP_FORK:		/* (parent, child) */
-		return ctx_word(g, 1);
+		return dt_kit_tp_arg(g, 1);
 	case TP_ENTER: {	/* the path: execve's arg0, execveat's arg1 */
 		int buf = dt_cg_temp(g, 256), at = dt_label(g);
 
@@ -371,10 +338,12 @@ static int cg_args(struct dt_cg *g, int i)
 		dt_emit(g, I_LDX(BPF_DW, BPF_REG_3, BPF_REG_10, DT_FP_CTX));
 		dt_emit(g, I_LDX(BPF_DW, BPF_REG_3, BPF_REG_3, 0));
 		dt_call_arg(g, BPF_REG_4, r);
-		dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_3, sc_arg_off[0]));
+		dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_3,
+				       dt_ptregs.sys_arg[0]));
 		dt_jmp_imm(g, BPF_JEQ, BPF_REG_4, 0, at);
 		dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_3,
-				       sc_arg_off[1] - sc_arg_off[0]));
+				       dt_ptregs.sys_arg[1] -
+				       dt_ptregs.sys_arg[0]));
 		dt_place(g, at);
 		dt_emit(g, I_MOV(BPF_REG_1, DT_SCRATCH_REG));
 		dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_1, buf));
@@ -400,21 +369,11 @@ static int cg_args(struct dt_cg *g, int i)
 		dt_emit(g, I_LDX(BPF_DW, r, BPF_REG_10, DT_FP_STASH2));
 		return r;
 	case TP_PEXIT: {	/* exit: CLD_* from task->exit_code */
-		int off = btf_off(g, "task_struct", "exit_code"), tmp;
+		int off = btf_off(g, "task_struct", "exit_code");
 		int done = dt_label(g), killed = dt_label(g);
 
-		tmp = dt_cg_temp(g, 8);
-		r = ctx_word(g, 0);
-		dt_emit(g, I_ST(BPF_DW, DT_SCRATCH_REG, tmp, 0));
-		dt_call_begin(g);
-		dt_call_arg(g, BPF_REG_3, r);
-		dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_3, off));
-		dt_emit(g, I_MOV(BPF_REG_1, DT_SCRATCH_REG));
-		dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_1, tmp));
-		dt_emit(g, I_MOV_IMM(BPF_REG_2, 4));
-		dt_call(g, BPF_FUNC_probe_read_kernel);
-		dt_call_end_void(g);
-		dt_emit(g, I_LDX(BPF_W, r, DT_SCRATCH_REG, tmp));
+		r = dt_cg_read(g, dt_kit_tp_arg(g, 0), off, 4,
+			       BPF_FUNC_probe_read_kernel);
 		/* (code & 0x7f) == 0: exited; 0x80: dumped; else killed */
 		dt_emit(g, I_ALU64_IMM(BPF_AND, r, 0xff));
 		dt_jmp_imm(g, BPF_JSET, r, 0x7f, killed);
@@ -428,39 +387,24 @@ static int cg_args(struct dt_cg *g, int i)
 	}
 	case TP_SIGGEN:		/* (sig, info, task, group, result) */
 		if (i == 2) {
-			r = ctx_word(g, 0);
+			r = dt_kit_tp_arg(g, 0);
 			dt_emit(g, I_MOV32(r, r));
 			return r;
 		}
-		return ctx_word(g, 2);
+		return dt_kit_tp_arg(g, 2);
 	case TP_SIGDELIVER:	/* (sig, info, ka) */
 		if (i == 0) {
-			r = ctx_word(g, 0);
+			r = dt_kit_tp_arg(g, 0);
 			dt_emit(g, I_MOV32(r, r));
 			return r;
 		}
 		if (i == 1)
-			return ctx_word(g, 1);
-		{
-			int tmp = dt_cg_temp(g, 8);
-
-			r = ctx_word(g, 2);
-			dt_emit(g, I_ST(BPF_DW, DT_SCRATCH_REG, tmp, 0));
-			dt_call_begin(g);
-			dt_call_arg(g, BPF_REG_3, r);
-			dt_emit(g, I_MOV(BPF_REG_1, DT_SCRATCH_REG));
-			dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_1, tmp));
-			dt_emit(g, I_MOV_IMM(BPF_REG_2, 8));
-			/* k_sigaction.sa.sa_handler is its first word */
-			dt_call(g, BPF_FUNC_probe_read_kernel);
-			dt_call_end_void(g);
-			dt_emit(g, I_LDX(BPF_DW, r, DT_SCRATCH_REG, tmp));
-			return r;
-		}
+			return dt_kit_tp_arg(g, 1);
+		/* k_sigaction.sa.sa_handler is its first word */
+		return dt_cg_read(g, dt_kit_tp_arg(g, 2), 0, 8,
+				  BPF_FUNC_probe_read_kernel);
 	default:
-		r = dt_reg(g);
-		dt_emit(g, I_MOV_IMM(r, 0));
-		return r;
+		return dt_cg_const(g, 0);
 	}
 }
 
@@ -468,12 +412,8 @@ static int cg_args(struct dt_cg *g, int i)
 static int arg(struct dt_cg *g, int i)
 {
 	for (int j = 0; j < g->u->nprobes; j++)
-		if (i >= table[g->u->probes[j]->arg].nargs) {
-			int r = dt_reg(g);
-
-			dt_emit(g, I_MOV_IMM(r, 0));
-			return r;
-		}
+		if (i >= table[g->u->probes[j]->arg].nargs)
+			return dt_cg_const(g, 0);
 	return cg_args(g, i);
 }
 
@@ -506,24 +446,14 @@ static int probestr(struct dt_cg *g, int which)
 
 static int attach(struct dt_unit *u, char *err, size_t len)
 {
-	int fd = bpf_raw_tracepoint_open(u->key, u->prog_fd);
-
-	if (fd < 0) {
-		char e[160];
-		int ret = -errno;
-
-		snprintf(err, len, "attaching to the %s tracepoint: %s", u->key,
-			 sbpf_strerror(errno, e, sizeof(e)));
-		return ret;
-	}
-	u->fds = sd_calloc(1, sizeof(int));
-	u->fds[u->nfds++] = fd;
-	return 0;
+	return dt_kit_attach_raw_tp(u, u->key, err, len);
 }
 
 const struct dt_provider dt_prov_proc = {
 	.name = "proc",
 	.prog_type = BPF_PROG_TYPE_RAW_TRACEPOINT,
+	.state_size = sizeof(struct dt_ptable),
+	.state_free = state_free,
 	.match = match,
 	.by_id = by_id,
 	.unit_of = unit_of,

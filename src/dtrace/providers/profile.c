@@ -6,7 +6,7 @@
  * an idle CPU other than 0 barely fires. arg0 is the kernel PC when the
  * sample interrupted the kernel, arg1 the user PC when it interrupted
  * user code. */
-#include "provider.h"
+#include "kit.h"
 #include "../emit.h"
 #include "../../lib/bpf.h"
 #include "../../lib/util.h"
@@ -20,14 +20,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#if defined(__aarch64__)
-#define PC_OFF 256
-#define MODE_OFF 264	/* pstate: EL0 has mode bits 0 */
-#define USER_MODE(m) (((m) & 0xf) == 0)
-#else
-#define PC_OFF 128	/* pt_regs.ip */
-#define MODE_OFF 136	/* pt_regs.cs: CPL 3 is user */
-#endif
 
 static const char *const listed[] = {
 	"profile-97", "profile-199", "profile-499", "profile-997",
@@ -36,9 +28,12 @@ static const char *const listed[] = {
 };
 #define NLISTED (sizeof(listed) / sizeof(listed[0]))
 
-static struct dt_probe fixed[NLISTED];
-static struct dt_probe **dynamic;
-static size_t ndynamic, dyncap;
+/* The listed probes, and those made for other rates as named. */
+struct state {
+	struct dt_ptable fixed;
+	struct dt_probe **dynamic;
+	size_t ndynamic, dyncap;
+};
 
 /* "profile-997" -> period in ns; 0 when the name is not a rate. */
 static uint64_t period_of(const char *name)
@@ -82,15 +77,29 @@ static uint64_t period_of(const char *name)
 	return 0;
 }
 
-static void init_fixed(void)
+static struct state *state(struct dt_provs *ps)
 {
-	if (fixed[0].id)
-		return;
-	for (size_t i = 0; i < NLISTED; i++) {
-		fixed[i] = (struct dt_probe){ DT_ID_PROFILE + (uint32_t)i,
-					      &dt_prov_profile, "", "",
-					      listed[i], period_of(listed[i]) };
+	struct state *st = dt_provs_state(ps, &dt_prov_profile);
+
+	if (!st->fixed.probes) {
+		dt_ptable_init(&st->fixed, &dt_prov_profile, DT_ID_PROFILE, "",
+			       listed, sizeof(listed[0]), NLISTED);
+		for (size_t i = 0; i < NLISTED; i++)
+			st->fixed.probes[i].arg = period_of(listed[i]);
 	}
+	return st;
+}
+
+static void state_free(void *p)
+{
+	struct state *st = p;
+
+	for (size_t i = 0; i < st->ndynamic; i++) {
+		free((char *)st->dynamic[i]->name);
+		free(st->dynamic[i]);
+	}
+	free(st->dynamic);
+	dt_ptable_free(&st->fixed);
 }
 
 static bool has_glob(const char *s)
@@ -98,28 +107,28 @@ static bool has_glob(const char *s)
 	return strpbrk(s, "*?[") != NULL;
 }
 
-static int match(const struct dt_pdesc *pd, dt_probe_fn fn, void *arg)
+static int match(struct dt_provs *ps, const struct dt_pdesc *pd,
+		 dt_probe_fn fn, void *arg)
 {
+	struct state *st = state(ps);
+	struct dt_probe *fixed = st->fixed.probes;
 	int n = 0;
 
-	init_fixed();
 	if (!dt_glob(pd->mod, "") || !dt_glob(pd->func, ""))
 		return 0;
 	if (!*pd->name || has_glob(pd->name)) {
-		for (size_t i = 0; i < NLISTED; i++)
-			if (dt_glob(pd->name, fixed[i].name))
-				n += fn(&fixed[i], arg);
-		for (size_t i = 0; i < ndynamic; i++)
-			if (dt_glob(pd->name, dynamic[i]->name))
-				n += fn(dynamic[i], arg);
+		n = dt_ptable_match(&st->fixed, pd, fn, arg);
+		for (size_t i = 0; i < st->ndynamic; i++)
+			if (dt_glob(pd->name, st->dynamic[i]->name))
+				n += fn(st->dynamic[i], arg);
 		return n;
 	}
 	for (size_t i = 0; i < NLISTED; i++)
 		if (!strcmp(pd->name, fixed[i].name))
 			return fn(&fixed[i], arg);
-	for (size_t i = 0; i < ndynamic; i++)
-		if (!strcmp(pd->name, dynamic[i]->name))
-			return fn(dynamic[i], arg);
+	for (size_t i = 0; i < st->ndynamic; i++)
+		if (!strcmp(pd->name, st->dynamic[i]->name))
+			return fn(st->dynamic[i], arg);
 	uint64_t period = period_of(pd->name);
 
 	if (!period)
@@ -127,70 +136,47 @@ static int match(const struct dt_pdesc *pd, dt_probe_fn fn, void *arg)
 	/* A new rate: made on demand, as DTrace does. */
 	struct dt_probe *p = sd_calloc(1, sizeof(*p));
 
-	p->id = DT_ID_DYNAMIC + (uint32_t)ndynamic;
+	p->id = DT_ID_DYNAMIC + (uint32_t)st->ndynamic;
 	p->prov = &dt_prov_profile;
 	p->mod = "";
 	p->func = "";
 	p->name = sd_strdup(pd->name);
 	p->arg = period;
-	sd_grow(&dynamic, &dyncap, ndynamic + 1, sizeof(*dynamic));
-	dynamic[ndynamic++] = p;
+	sd_grow(&st->dynamic, &st->dyncap, st->ndynamic + 1,
+		sizeof(*st->dynamic));
+	st->dynamic[st->ndynamic++] = p;
 	return fn(p, arg);
 }
 
-static struct dt_probe *by_id(uint32_t id)
+static struct dt_probe *by_id(struct dt_provs *ps, uint32_t id)
 {
-	init_fixed();
-	if (id >= DT_ID_PROFILE && id < DT_ID_PROFILE + NLISTED)
-		return &fixed[id - DT_ID_PROFILE];
-	if (id >= DT_ID_DYNAMIC && id < DT_ID_DYNAMIC + ndynamic)
-		return dynamic[id - DT_ID_DYNAMIC];
-	return NULL;
+	struct state *st = state(ps);
+
+	if (id >= DT_ID_DYNAMIC && id < DT_ID_DYNAMIC + st->ndynamic)
+		return st->dynamic[id - DT_ID_DYNAMIC];
+	return dt_ptable_by_id(&st->fixed, id);
 }
 
-static void unit_of(const struct dt_probe *p, char *key, size_t len,
-		    uint64_t *arg)
-{
-	snprintf(key, len, "%s", p->name);
-	*arg = p->arg;
-}
-
-static int probe_id(struct dt_cg *g)
-{
-	int r = dt_reg(g);
-
-	dt_emit(g, I_MOV_IMM(r, g->u->probes[0]->id));
-	return r;
-}
-
+/* arg0: the kernel PC when the sample interrupted the kernel, else 0;
+ * arg1: the user PC when it interrupted user code, else 0. */
 static int arg(struct dt_cg *g, int i)
 {
 	int r, m, keep = dt_label(g);
 
-	if (i > 1) {
-		r = dt_reg(g);
-		dt_emit(g, I_MOV_IMM(r, 0));
-		return r;
-	}
+	if (i > 1)
+		return dt_cg_const(g, 0);
 	r = dt_cg_ctx(g);
 	m = dt_reg(g);
-	dt_emit(g, I_LDX(BPF_DW, m, r, MODE_OFF));
-	dt_emit(g, I_LDX(BPF_DW, r, r, PC_OFF));
-#if defined(__aarch64__)
-	dt_emit(g, I_ALU64_IMM(BPF_AND, m, 0xf));
-	/* m == 0: user */
-	dt_jmp_imm(g, i == 1 ? BPF_JEQ : BPF_JNE, m, 0, keep);
-#else
-	dt_emit(g, I_ALU64_IMM(BPF_AND, m, 3));
-	/* m == 3: user */
-	dt_jmp_imm(g, i == 1 ? BPF_JEQ : BPF_JNE, m, 3, keep);
-#endif
+	dt_emit(g, I_LDX(BPF_DW, m, r, dt_ptregs.mode));
+	dt_emit(g, I_LDX(BPF_DW, r, r, dt_ptregs.pc));
+	dt_emit(g, I_ALU64_IMM(BPF_AND, m, (int32_t)dt_ptregs.mode_mask));
+	dt_jmp_imm(g, i == 1 ? BPF_JEQ : BPF_JNE, m,
+		   (int32_t)dt_ptregs.mode_user, keep);
 	dt_emit(g, I_MOV_IMM(r, 0));
 	dt_place(g, keep);
 	dt_reg_free(g, m);
 	return r;
 }
-
 
 static long perf_open(struct perf_event_attr *a, int cpu)
 {
@@ -243,10 +229,12 @@ static int attach(struct dt_unit *u, char *err, size_t len)
 const struct dt_provider dt_prov_profile = {
 	.name = "profile",
 	.prog_type = BPF_PROG_TYPE_PERF_EVENT,
+	.state_size = sizeof(struct state),
+	.state_free = state_free,
 	.match = match,
 	.by_id = by_id,
-	.unit_of = unit_of,
-	.cg_probe_id = probe_id,
+	.unit_of = dt_kit_unit_by_name,
+	.cg_probe_id = dt_kit_probe_id,
 	.cg_arg = arg,
 	.cg_probestr = dt_cg_probestr_const,
 	.attach = attach,

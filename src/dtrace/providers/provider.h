@@ -18,6 +18,9 @@
 
 struct dt_provider;
 struct dt_cg;
+/* The providers' state in one session (providers.c): each provider's
+ * probes and caches, made as descriptions are matched. */
+struct dt_provs;
 
 struct dt_probe {
 	uint32_t id;
@@ -55,11 +58,16 @@ struct dt_provider {
 	/* Providers named per process ("pid123"): whether a description's
 	 * provider is one of this provider's; NULL: the name, as a glob. */
 	bool (*owns)(const char *prov);
+	/* Its state in a session (dt_provs_state): state_size bytes, zeroed
+	 * when made; state_free releases what they point to. */
+	size_t state_size;
+	void (*state_free)(void *st);
 	/* Call fn for each probe matching pd (module, function and name are
 	 * globs; empty matches all); returns the sum of fn's returns or a
 	 * negative errno. */
-	int (*match)(const struct dt_pdesc *pd, dt_probe_fn fn, void *arg);
-	struct dt_probe *(*by_id)(uint32_t id);
+	int (*match)(struct dt_provs *ps, const struct dt_pdesc *pd,
+		     dt_probe_fn fn, void *arg);
+	struct dt_probe *(*by_id)(struct dt_provs *ps, uint32_t id);
 	/* The unit of a probe: a name, and the provider's argument. */
 	void (*unit_of)(const struct dt_probe *p, char *key, size_t len,
 			uint64_t *arg);
@@ -102,9 +110,13 @@ extern const struct dt_provider dt_prov_dtrace, dt_prov_profile,
 	dt_prov_syscall, dt_prov_pid, dt_prov_proc, dt_prov_sched,
 	dt_prov_usdt, dt_prov_fbt;
 
+/* A session's providers' state, and its end. */
+struct dt_provs *dt_provs_new(void);
+void dt_provs_free(struct dt_provs *ps);
 /* Probes of every provider matching pd. */
-int dt_probes_match(const struct dt_pdesc *pd, dt_probe_fn fn, void *arg);
-struct dt_probe *dt_probe_by_id(uint32_t id);
+int dt_probes_match(struct dt_provs *ps, const struct dt_pdesc *pd,
+		    dt_probe_fn fn, void *arg);
+struct dt_probe *dt_probe_by_id(struct dt_provs *ps, uint32_t id);
 /* A probe's field: 0 provider, 1 module, 2 function, 3 name. */
 const char *dt_probe_field(const struct dt_probe *p, int which);
 /* fnmatch with DTrace's rule that an empty pattern matches anything. */
@@ -124,7 +136,7 @@ enum {
 
 /* pid provider: -c's command, stopped before exec, and the program it
  * will run (its modules cannot be read from /proc yet). */
-void dt_pid_set_command(long pid, const char *path);
+void dt_pid_set_command(struct dt_provs *ps, long pid, const char *path);
 
 /* The uprobe machinery pid.c shares with usdt.c: the ELF files a process
  * maps (or, for -c's command, will map), their symbols, and a uprobe
@@ -137,18 +149,16 @@ struct dt_umod {
 	struct elfsym *syms;	/* loaded on first use */
 	bool tried;
 };
-int dt_uprobe_mods(long pid, struct dt_umod **mods);	/* count or -errno */
+int dt_uprobe_mods(struct dt_provs *ps, long pid,
+		   struct dt_umod **mods);	/* count or -errno */
 struct elfsym *dt_uprobe_syms(struct dt_umod *m);
 bool dt_uprobe_mod_matches(const struct dt_umod *m, const char *pattern);
 int dt_uprobe_attach(struct dt_unit *u, const struct dt_probe *p,
 		     const char *path, uint64_t off, uint64_t ref_ctr,
 		     bool ret, long pid, char *err, size_t len);
 /* pid and usdt probes share one id range (DT_ID_UPROBE on). */
-uint32_t dt_uprobe_new_id(struct dt_probe *p);
-struct dt_probe *dt_uprobe_by_id(uint32_t id);
-
-/* For providers whose units have one probe: the probe's strings. */
-int dt_cg_probestr_const(struct dt_cg *g, int which);
+uint32_t dt_uprobe_new_id(struct dt_provs *ps, struct dt_probe *p);
+struct dt_probe *dt_uprobe_by_id(struct dt_provs *ps, uint32_t id);
 
 /* dtrace provider: run BEGIN/END/ERROR by hand (BPF_PROG_TEST_RUN). */
 int dt_dtrace_fire(struct dt_unit *u, const uint64_t *args, int nargs);

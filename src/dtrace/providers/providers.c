@@ -1,30 +1,69 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* providers — the table of providers, and probe lookup across them. */
-#include "provider.h"
+/* providers — the table of providers, probe lookup across them, and each
+ * provider's state in a session. */
+#include "kit.h"
+#include "../../lib/util.h"
 
 #include <fnmatch.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const struct dt_provider *const providers[] = {
-	&dt_prov_dtrace, &dt_prov_profile, &dt_prov_syscall, &dt_prov_proc, &dt_prov_sched, &dt_prov_pid, &dt_prov_usdt, &dt_prov_fbt,
+	&dt_prov_dtrace, &dt_prov_profile, &dt_prov_syscall, &dt_prov_proc,
+	&dt_prov_sched, &dt_prov_pid, &dt_prov_usdt, &dt_prov_fbt,
 };
+
+struct dt_provs {
+	void *state[ARRAY_SIZE(providers)];
+};
+
+struct dt_provs *dt_provs_new(void)
+{
+	return sd_calloc(1, sizeof(struct dt_provs));
+}
+
+void dt_provs_free(struct dt_provs *ps)
+{
+	if (!ps)
+		return;
+	for (size_t i = 0; i < ARRAY_SIZE(providers); i++) {
+		if (ps->state[i] && providers[i]->state_free)
+			providers[i]->state_free(ps->state[i]);
+		free(ps->state[i]);
+	}
+	free(ps);
+}
+
+void *dt_provs_state(struct dt_provs *ps, const struct dt_provider *p)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(providers); i++) {
+		if (providers[i] != p)
+			continue;
+		if (!ps->state[i])
+			ps->state[i] = sd_calloc(1, p->state_size ?
+						 p->state_size : 1);
+		return ps->state[i];
+	}
+	return NULL;
+}
 
 bool dt_glob(const char *pattern, const char *s)
 {
 	return !*pattern || fnmatch(pattern, s, 0) == 0;
 }
 
-int dt_probes_match(const struct dt_pdesc *pd, dt_probe_fn fn, void *arg)
+int dt_probes_match(struct dt_provs *ps, const struct dt_pdesc *pd,
+		    dt_probe_fn fn, void *arg)
 {
 	int total = 0;
 
-	for (size_t i = 0; i < sizeof(providers) / sizeof(providers[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(providers); i++) {
 		int n;
 
 		if (providers[i]->owns ? !providers[i]->owns(pd->prov) :
 		    !dt_glob(pd->prov, providers[i]->name))
 			continue;
-		n = providers[i]->match(pd, fn, arg);
+		n = providers[i]->match(ps, pd, fn, arg);
 		if (n < 0)
 			return n;
 		total += n;
@@ -32,10 +71,10 @@ int dt_probes_match(const struct dt_pdesc *pd, dt_probe_fn fn, void *arg)
 	return total;
 }
 
-struct dt_probe *dt_probe_by_id(uint32_t id)
+struct dt_probe *dt_probe_by_id(struct dt_provs *ps, uint32_t id)
 {
-	for (size_t i = 0; i < sizeof(providers) / sizeof(providers[0]); i++) {
-		struct dt_probe *p = providers[i]->by_id(id);
+	for (size_t i = 0; i < ARRAY_SIZE(providers); i++) {
+		struct dt_probe *p = providers[i]->by_id(ps, id);
 
 		if (p)
 			return p;

@@ -20,15 +20,12 @@
  * threads as current), so the programs on sched_switch run in this order
  * for each switch: off-cpu, sleep, preempt, then on-cpu. enqueue, dequeue,
  * change-pri, remain-cpu and tick have no tracepoint on Linux. */
-#include "provider.h"
+#include "kit.h"
 #include "../emit.h"
 #include "../xlate.h"
 #include "../../lib/bpf.h"
 #include "../../lib/util.h"
 
-#include <bpf/bpf.h>
-#include <errno.h>
-#include <stdio.h>
 #include <string.h>
 
 enum { S_OFF_CPU, S_SLEEP, S_PREEMPT, S_ON_CPU, S_WAKEUP, S_N };
@@ -48,44 +45,29 @@ static const struct {
 	[S_WAKEUP] = { "wakeup", "sched_wakeup", 2, 0 },
 };
 
-static struct dt_probe probes[S_N];
-
-static void init(void)
+static struct dt_ptable *probes(struct dt_provs *ps)
 {
-	if (probes[0].id)
-		return;
-	for (int i = 0; i < S_N; i++)
-		probes[i] = (struct dt_probe){ DT_ID_SCHED + (uint32_t)i,
-					       &dt_prov_sched, "vmlinux", "",
-					       table[i].name, (uint64_t)i };
+	struct dt_ptable *t = dt_provs_state(ps, &dt_prov_sched);
+
+	dt_ptable_init(t, &dt_prov_sched, DT_ID_SCHED, "vmlinux",
+		       &table[0].name, sizeof(table[0]), S_N);
+	return t;
 }
 
-static int match(const struct dt_pdesc *pd, dt_probe_fn fn, void *arg)
+static void state_free(void *st)
 {
-	int n = 0;
-
-	init();
-	if (!dt_glob(pd->mod, "vmlinux") || !dt_glob(pd->func, ""))
-		return 0;
-	for (int i = 0; i < S_N; i++)
-		if (dt_glob(pd->name, probes[i].name))
-			n += fn(&probes[i], arg);
-	return n;
+	dt_ptable_free(st);
 }
 
-static struct dt_probe *by_id(uint32_t id)
+static int match(struct dt_provs *ps, const struct dt_pdesc *pd,
+		 dt_probe_fn fn, void *arg)
 {
-	init();
-	if (id < DT_ID_SCHED || id >= DT_ID_SCHED + S_N)
-		return NULL;
-	return &probes[id - DT_ID_SCHED];
+	return dt_ptable_match(probes(ps), pd, fn, arg);
 }
 
-static void unit_of(const struct dt_probe *p, char *key, size_t len,
-		    uint64_t *arg)
+static struct dt_probe *by_id(struct dt_provs *ps, uint32_t id)
 {
-	snprintf(key, len, "%s", p->name);
-	*arg = p->arg;
+	return dt_ptable_by_id(probes(ps), id);
 }
 
 /* sleep and preempt: leave for the other switches. sched_switch's raw
@@ -116,14 +98,6 @@ static void prologue(struct dt_cg *g)
 	dt_place(g, go);
 }
 
-static int probe_id(struct dt_cg *g)
-{
-	int r = dt_reg(g);
-
-	dt_emit(g, I_MOV_IMM(r, g->u->probes[0]->id));
-	return r;
-}
-
 static bool args_type(const struct dt_probe *p, int i, struct dt_type *t)
 {
 	static const struct dt_type psinfo = PSINFO, lwpsinfo = LWPSINFO;
@@ -136,10 +110,7 @@ static bool args_type(const struct dt_probe *p, int i, struct dt_type *t)
 
 static int task(struct dt_cg *g)
 {
-	int r = dt_cg_ctx(g);
-
-	dt_emit(g, I_LDX(BPF_DW, r, r, 8 * table[g->u->arg].task));
-	return r;
+	return dt_kit_tp_arg(g, table[g->u->arg].task);
 }
 
 static int cg_args(struct dt_cg *g, int i)
@@ -150,13 +121,9 @@ static int cg_args(struct dt_cg *g, int i)
 
 static int arg(struct dt_cg *g, int i)
 {
-	int r;
-
 	if (i < table[g->u->arg].nargs)
 		return task(g);
-	r = dt_reg(g);
-	dt_emit(g, I_MOV_IMM(r, 0));
-	return r;
+	return dt_cg_const(g, 0);
 }
 
 /* on-cpu: the incoming task's pid, tid, ppid and execname. */
@@ -186,30 +153,19 @@ static int builtin(struct dt_cg *g, int bi)
 
 static int attach(struct dt_unit *u, char *err, size_t len)
 {
-	const char *tp = table[u->arg].tp;
-	int fd = bpf_raw_tracepoint_open(tp, u->prog_fd);
-
-	if (fd < 0) {
-		char e[160];
-		int ret = -errno;
-
-		snprintf(err, len, "attaching to the %s tracepoint: %s", tp,
-			 sbpf_strerror(errno, e, sizeof(e)));
-		return ret;
-	}
-	u->fds = sd_calloc(1, sizeof(int));
-	u->fds[u->nfds++] = fd;
-	return 0;
+	return dt_kit_attach_raw_tp(u, table[u->arg].tp, err, len);
 }
 
 const struct dt_provider dt_prov_sched = {
 	.name = "sched",
 	.prog_type = BPF_PROG_TYPE_RAW_TRACEPOINT,
+	.state_size = sizeof(struct dt_ptable),
+	.state_free = state_free,
 	.match = match,
 	.by_id = by_id,
-	.unit_of = unit_of,
+	.unit_of = dt_kit_unit_by_name,
 	.cg_prologue = prologue,
-	.cg_probe_id = probe_id,
+	.cg_probe_id = dt_kit_probe_id,
 	.cg_arg = arg,
 	.args_type = args_type,
 	.cg_args = cg_args,

@@ -6,7 +6,7 @@
  * syscall number in BPF, so attaching every syscall costs one attach.
  * arg0..arg5 are the syscall's arguments on entry; on return arg0 and
  * arg1 are its return value and errno is set when it failed. */
-#include "provider.h"
+#include "kit.h"
 #include "../emit.h"
 #include "../../lib/bpf.h"
 #include "../../lib/syscalls.h"
@@ -18,33 +18,34 @@
 #include <stdlib.h>
 #include <string.h>
 
-#if defined(__aarch64__)
-static const int arg_off[6] = { 0, 8, 16, 24, 32, 40 };	/* regs[0..5] */
-#define NR_OFF 280	/* syscallno (s32) */
-#define NR_SIZE BPF_W
-#else
-/* pt_regs: di si dx r10 r8 r9, and orig_ax */
-static const int arg_off[6] = { 112, 104, 96, 56, 72, 64 };
-#define NR_OFF 120
-#define NR_SIZE BPF_DW
-#endif
 
-static struct dt_probe *probes;	/* 2 per number, made on first use */
-static long limit, nnamed;
+/* Two probes per number (entry, return), made as they are matched. */
+struct state {
+	struct dt_probe *probes;
+	long limit, nnamed;
+};
 
-static void init(void)
+static struct state *state(struct dt_provs *ps)
 {
-	if (probes)
-		return;
-	limit = sc_limit(sc_native());
-	for (long nr = 0; nr < limit; nr++)
-		nnamed += sc_name(sc_native(), nr) != NULL;
-	probes = sd_calloc((size_t)limit * 2, sizeof(*probes));
+	struct state *st = dt_provs_state(ps, &dt_prov_syscall);
+
+	if (st->probes)
+		return st;
+	st->limit = sc_limit(sc_native());
+	for (long nr = 0; nr < st->limit; nr++)
+		st->nnamed += sc_name(sc_native(), nr) != NULL;
+	st->probes = sd_calloc((size_t)st->limit * 2, sizeof(*st->probes));
+	return st;
 }
 
-static struct dt_probe *probe(long nr, int ret)
+static void state_free(void *p)
 {
-	struct dt_probe *p = &probes[nr * 2 + ret];
+	free(((struct state *)p)->probes);
+}
+
+static struct dt_probe *probe(struct state *st, long nr, int ret)
+{
+	struct dt_probe *p = &st->probes[nr * 2 + ret];
 
 	if (!p->id) {
 		p->id = DT_ID_SYSCALL + (uint32_t)(nr * 2 + ret);
@@ -57,38 +58,40 @@ static struct dt_probe *probe(long nr, int ret)
 	return p;
 }
 
-static int match(const struct dt_pdesc *pd, dt_probe_fn fn, void *arg)
+static int match(struct dt_provs *ps, const struct dt_pdesc *pd,
+		 dt_probe_fn fn, void *arg)
 {
-	int n = 0;
+	struct state *st = state(ps);
 	bool entry = dt_glob(pd->name, "entry"), ret = dt_glob(pd->name,
 							       "return");
+	int n = 0;
 
-	init();
 	if (!dt_glob(pd->mod, "vmlinux") || (!entry && !ret))
 		return 0;
-	for (long nr = 0; nr < limit; nr++) {
+	for (long nr = 0; nr < st->limit; nr++) {
 		const char *name = sc_name(sc_native(), nr);
 
 		if (!name || !dt_glob(pd->func, name))
 			continue;
 		if (entry)
-			n += fn(probe(nr, 0), arg);
+			n += fn(probe(st, nr, 0), arg);
 		if (ret)
-			n += fn(probe(nr, 1), arg);
+			n += fn(probe(st, nr, 1), arg);
 	}
 	return n;
 }
 
-static struct dt_probe *by_id(uint32_t id)
+static struct dt_probe *by_id(struct dt_provs *ps, uint32_t id)
 {
-	init();
-	if (id < DT_ID_SYSCALL || id >= DT_ID_SYSCALL + 2 * limit)
+	struct state *st = state(ps);
+
+	if (id < DT_ID_SYSCALL || id >= DT_ID_SYSCALL + 2 * st->limit)
 		return NULL;
 	long nr = (id - DT_ID_SYSCALL) / 2;
 
 	if (!sc_name(sc_native(), nr))
 		return NULL;
-	return probe(nr, (id - DT_ID_SYSCALL) % 2);
+	return probe(st, nr, (id - DT_ID_SYSCALL) % 2);
 }
 
 static void unit_of(const struct dt_probe *p, char *key, size_t len,
@@ -110,25 +113,18 @@ static void set_test(struct dt_cg *g, struct dt_probe **ps, int np,
  * numbers outside the table (other ABIs). */
 static void prologue(struct dt_cg *g)
 {
+	struct state *st = state(g->provs);
 	int leave = dt_label(g), go = dt_label(g);
 
 	dt_emit(g, I_LDX(BPF_DW, BPF_REG_6, BPF_REG_10, DT_FP_CTX));
 	if (is_return(g)) {
 		dt_emit(g, I_LDX(BPF_DW, BPF_REG_1, BPF_REG_6, 8));
 		dt_emit(g, I_STX(BPF_DW, BPF_REG_10, BPF_REG_1, DT_FP_STASH2));
-		/* the number: regs->orig_ax */
-		dt_emit(g, I_ST(BPF_DW, BPF_REG_10, DT_FP_STASH1, -1));
-		dt_emit(g, I_MOV(BPF_REG_1, BPF_REG_10));
-		dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_1, DT_FP_STASH1));
-		dt_emit(g, I_MOV_IMM(BPF_REG_2, NR_SIZE == BPF_W ? 4 : 8));
-		dt_emit(g, I_LDX(BPF_DW, BPF_REG_3, BPF_REG_6, 0));
-		dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_3, NR_OFF));
-		dt_call(g, BPF_FUNC_probe_read_kernel);
-		dt_emit(g, I_LDX(NR_SIZE, BPF_REG_1, BPF_REG_10, DT_FP_STASH1));
+		dt_kit_sys_exit_nr(g, BPF_REG_6, BPF_REG_1);
 	} else {
 		dt_emit(g, I_LDX(BPF_DW, BPF_REG_1, BPF_REG_6, 8));
 	}
-	dt_jmp_imm(g, BPF_JGE, BPF_REG_1, (int32_t)limit, leave);
+	dt_jmp_imm(g, BPF_JGE, BPF_REG_1, (int32_t)st->limit, leave);
 	dt_emit(g, I_STX(BPF_DW, BPF_REG_10, BPF_REG_1, DT_FP_STASH1));
 	/* Every syscall runs this program: leave at once for those no
 	 * clause names, before any map is looked at. */
@@ -155,6 +151,8 @@ static int probe_id(struct dt_cg *g)
 static void set_test(struct dt_cg *g, struct dt_probe **ps, int np,
 		     int skip)
 {
+	struct state *st = state(g->provs);
+	long limit = st->limit;
 	int ret = is_return(g), n = 0, ok = dt_label(g);
 	uint8_t *bits = sd_calloc((size_t)(limit + 7) / 8, 1);
 	int r;
@@ -168,7 +166,7 @@ static void set_test(struct dt_cg *g, struct dt_probe **ps, int np,
 			n++;
 		bits[p->arg / 8] |= (uint8_t)(1u << (p->arg % 8));
 	}
-	if (n == nnamed) {	/* every syscall: nothing to test */
+	if (n == st->nnamed) {	/* every syscall: nothing to test */
 		free(bits);
 		return;
 	}
@@ -221,34 +219,18 @@ static int arg(struct dt_cg *g, int i)
 	int r;
 
 	if (is_return(g)) {
+		if (i >= 2)
+			return dt_cg_const(g, 0);
 		r = dt_reg(g);
-		if (i < 2)
-			dt_emit(g, I_LDX(BPF_DW, r, BPF_REG_10, DT_FP_STASH2));
-		else
-			dt_emit(g, I_MOV_IMM(r, 0));
+		dt_emit(g, I_LDX(BPF_DW, r, BPF_REG_10, DT_FP_STASH2));
 		return r;
 	}
-	if (i >= 6) {
-		r = dt_reg(g);
-		dt_emit(g, I_MOV_IMM(r, 0));
-		return r;
-	}
-	/* probe_read_kernel(&tmp, 8, regs + offset) */
-	int tmp = dt_cg_temp(g, 8);
-
-	dt_emit(g, I_ST(BPF_DW, DT_SCRATCH_REG, tmp, 0));
-	dt_call_begin(g);
-	dt_emit(g, I_LDX(BPF_DW, BPF_REG_3, BPF_REG_10, DT_FP_CTX));
-	dt_emit(g, I_LDX(BPF_DW, BPF_REG_3, BPF_REG_3, 0));
-	dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_3, arg_off[i]));
-	dt_emit(g, I_MOV(BPF_REG_1, DT_SCRATCH_REG));
-	dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_1, tmp));
-	dt_emit(g, I_MOV_IMM(BPF_REG_2, 8));
-	dt_call(g, BPF_FUNC_probe_read_kernel);
-	dt_call_end_void(g);
-	r = dt_reg(g);
-	dt_emit(g, I_LDX(BPF_DW, r, DT_SCRATCH_REG, tmp));
-	return r;
+	if (i >= 6)
+		return dt_cg_const(g, 0);
+	/* the saved registers: pt_regs at the context's first word */
+	r = dt_kit_tp_arg(g, 0);
+	return dt_cg_read(g, r, dt_ptregs.sys_arg[i], 8,
+			  BPF_FUNC_probe_read_kernel);
 }
 
 static int errno_(struct dt_cg *g)
@@ -303,14 +285,14 @@ static int probestr(struct dt_cg *g, int which)
 static int names_map(void)
 {
 	char name[DT_PROBESTR_SIZE];
+	uint32_t limit = (uint32_t)sc_limit(sc_native());
 	int fd;
 
-	init();
 	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "dt_sysnames", 4,
-			    DT_PROBESTR_SIZE, (uint32_t)limit, NULL);
+			    DT_PROBESTR_SIZE, limit, NULL);
 	if (fd < 0)
 		return -errno;
-	for (uint32_t nr = 0; nr < (uint32_t)limit; nr++) {
+	for (uint32_t nr = 0; nr < limit; nr++) {
 		const char *s = sc_name(sc_native(), nr);
 
 		if (!s)
@@ -324,24 +306,15 @@ static int names_map(void)
 
 static int attach(struct dt_unit *u, char *err, size_t len)
 {
-	const char *tp = !strcmp(u->key, "return") ? "sys_exit" : "sys_enter";
-	int fd = bpf_raw_tracepoint_open(tp, u->prog_fd);
-
-	if (fd < 0) {
-		char e[160];
-
-		snprintf(err, len, "attaching to raw_syscalls:%s: %s", tp,
-			 sbpf_strerror(errno, e, sizeof(e)));
-		return -errno;
-	}
-	u->fds = sd_calloc(1, sizeof(int));
-	u->fds[u->nfds++] = fd;
-	return 0;
+	return dt_kit_attach_raw_tp(u, !strcmp(u->key, "return") ?
+				    "sys_exit" : "sys_enter", err, len);
 }
 
 const struct dt_provider dt_prov_syscall = {
 	.name = "syscall",
 	.prog_type = BPF_PROG_TYPE_RAW_TRACEPOINT,
+	.state_size = sizeof(struct state),
+	.state_free = state_free,
 	.match = match,
 	.by_id = by_id,
 	.unit_of = unit_of,

@@ -17,7 +17,7 @@
  * a displacement, read from user space), "4@$5" (a constant). Operands
  * relative to a symbol (sym(%rip)) are not decoded: they read 0. x86_64
  * only. */
-#include "provider.h"
+#include "kit.h"
 #include "../emit.h"
 #include "../../lib/bpf.h"
 #include "../../lib/elfsym.h"
@@ -56,48 +56,27 @@ struct usdt {
 	char func[128];
 };
 
-static struct usdt **probes;
-static size_t nprobes, capprobes;
-static long scanned_pid = -1;
-
-#if defined(__x86_64__)
-static const struct { const char *names[4]; int off; } regs[] = {
-	{ { "rax", "eax", "ax", "al" }, 80 },
-	{ { "rbx", "ebx", "bx", "bl" }, 40 },
-	{ { "rcx", "ecx", "cx", "cl" }, 88 },
-	{ { "rdx", "edx", "dx", "dl" }, 96 },
-	{ { "rsi", "esi", "si", "sil" }, 104 },
-	{ { "rdi", "edi", "di", "dil" }, 112 },
-	{ { "rbp", "ebp", "bp", "bpl" }, 32 },
-	{ { "rsp", "esp", "sp", "spl" }, 152 },
-	{ { "r8", "r8d", "r8w", "r8b" }, 72 },
-	{ { "r9", "r9d", "r9w", "r9b" }, 64 },
-	{ { "r10", "r10d", "r10w", "r10b" }, 56 },
-	{ { "r11", "r11d", "r11w", "r11b" }, 48 },
-	{ { "r12", "r12d", "r12w", "r12b" }, 24 },
-	{ { "r13", "r13d", "r13w", "r13b" }, 16 },
-	{ { "r14", "r14d", "r14w", "r14b" }, 8 },
-	{ { "r15", "r15d", "r15w", "r15b" }, 0 },
-	{ { "rip", "eip", "ip", "ip" }, 128 },
+/* The sites of the one process last asked about. */
+struct state {
+	struct usdt **probes;
+	size_t nprobes, capprobes;
+	long scanned_pid;	/* 0: none */
 };
 
-static int reg_off(const char *s, size_t n)
+static void free_sites(struct state *st)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(regs); i++)
-		for (int j = 0; j < 4; j++)
-			if (strlen(regs[i].names[j]) == n &&
-			    !strncmp(regs[i].names[j], s, n))
-				return regs[i].off;
-	return -1;
+	for (size_t i = 0; i < st->nprobes; i++)
+		free(st->probes[i]);
+	st->nprobes = 0;
 }
-#else
-static int reg_off(const char *s, size_t n)
+
+static void state_free(void *p)
 {
-	(void)s;
-	(void)n;
-	return -1;
+	struct state *st = p;
+
+	free_sites(st);
+	free(st->probes);
 }
-#endif
 
 /* One "SIZE@OPERAND"; false when it cannot be decoded. */
 static bool parse_arg(const char *s, struct uarg *a)
@@ -111,7 +90,7 @@ static bool parse_arg(const char *s, struct uarg *a)
 		return false;
 	p = end + 1;
 	if (*p == '%') {
-		int r = reg_off(p + 1, strlen(p + 1));
+		int r = dt_ptregs_by_name(p + 1, strlen(p + 1));
 
 		if (r < 0)
 			return false;
@@ -134,7 +113,8 @@ static bool parse_arg(const char *s, struct uarg *a)
 	}
 	if (p[1] != '%' || !strchr(p, ')'))
 		return false;
-	a->reg = reg_off(p + 2, (size_t)(strchr(p, ')') - p - 2));
+	a->reg = dt_ptregs_by_name(p + 2,
+				   (size_t)(strchr(p, ')') - p - 2));
 	if (a->reg < 0)
 		return false;
 	a->kind = A_MEM;
@@ -175,10 +155,11 @@ static bool owns(const char *prov)
 	return split(prov, name, sizeof(name)) >= 0;
 }
 
-static void add_site(long pid, struct dt_umod *m, const char *prov,
-		     const char *name, const char *spec, uint64_t pc,
-		     uint64_t sem)
+static void add_site(struct dt_provs *ps, long pid, struct dt_umod *m,
+		     const char *prov, const char *name, const char *spec,
+		     uint64_t pc, uint64_t sem)
 {
+	struct state *st = dt_provs_state(ps, &dt_prov_usdt);
 	struct elfsym *syms = dt_uprobe_syms(m);
 	struct usdt *u;
 	uint64_t off, delta;
@@ -214,13 +195,14 @@ static void add_site(long pid, struct dt_umod *m, const char *prov,
 	u->p.mod = m->base;
 	u->p.func = u->func;
 	u->p.name = u->name;
-	u->p.id = dt_uprobe_new_id(&u->p);
-	sd_grow(&probes, &capprobes, nprobes + 1, sizeof(*probes));
-	probes[nprobes++] = u;
+	u->p.id = dt_uprobe_new_id(ps, &u->p);
+	sd_grow(&st->probes, &st->capprobes, st->nprobes + 1,
+		sizeof(*st->probes));
+	st->probes[st->nprobes++] = u;
 }
 
 /* The stapsdt notes of one file. */
-static void scan(long pid, struct dt_umod *m)
+static void scan(struct dt_provs *ps, long pid, struct dt_umod *m)
 {
 	Elf_Scn *scn = NULL;
 	uint64_t base_addr = 0;
@@ -287,15 +269,17 @@ static void scan(long pid, struct dt_umod *m)
 				if (sem)
 					sem += base_addr - base;
 			}
-			add_site(pid, m, prov, name, spec, pc, sem);
+			add_site(ps, pid, m, prov, name, spec, pc, sem);
 		}
 	}
 	elf_end(elf);
 	close(fd);
 }
 
-static int match(const struct dt_pdesc *pd, dt_probe_fn fn, void *arg)
+static int match(struct dt_provs *ps, const struct dt_pdesc *pd,
+		 dt_probe_fn fn, void *arg)
 {
+	struct state *st = dt_provs_state(ps, &dt_prov_usdt);
 	char prov[64];
 	long pid = split(pd->prov, prov, sizeof(prov));
 	struct dt_umod *mods;
@@ -303,17 +287,17 @@ static int match(const struct dt_pdesc *pd, dt_probe_fn fn, void *arg)
 
 	if (pid < 0)
 		return 0;
-	nmods = dt_uprobe_mods(pid, &mods);
+	nmods = dt_uprobe_mods(ps, pid, &mods);
 	if (nmods < 0)
 		return nmods;
-	if (scanned_pid != pid) {
-		nprobes = 0;
+	if (st->scanned_pid != pid) {
+		free_sites(st);
 		for (int i = 0; i < nmods; i++)
-			scan(pid, &mods[i]);
-		scanned_pid = pid;
+			scan(ps, pid, &mods[i]);
+		st->scanned_pid = pid;
 	}
-	for (size_t i = 0; i < nprobes; i++) {
-		struct usdt *u = probes[i];
+	for (size_t i = 0; i < st->nprobes; i++) {
+		struct usdt *u = st->probes[i];
 
 		if (strcmp(u->provname, pd->prov) ||
 		    !dt_uprobe_mod_matches(u->mod, pd->mod) ||
@@ -324,9 +308,9 @@ static int match(const struct dt_pdesc *pd, dt_probe_fn fn, void *arg)
 	return n;
 }
 
-static struct dt_probe *by_id(uint32_t id)
+static struct dt_probe *by_id(struct dt_provs *ps, uint32_t id)
 {
-	struct dt_probe *p = dt_uprobe_by_id(id);
+	struct dt_probe *p = dt_uprobe_by_id(ps, id);
 
 	return p && p->prov == &dt_prov_usdt ? p : NULL;
 }
@@ -355,14 +339,6 @@ static void prologue(struct dt_cg *g)
 	dt_place(g, go);
 }
 
-static int probe_id(struct dt_cg *g)
-{
-	int r = dt_reg(g);
-
-	dt_emit(g, I_MOV_IMM(r, g->u->probes[0]->id));
-	return r;
-}
-
 static int arg(struct dt_cg *g, int i)
 {
 	const struct usdt *u = unit_probe(g);
@@ -374,29 +350,13 @@ static int arg(struct dt_cg *g, int i)
 
 	if (size != 1 && size != 2 && size != 4 && size != 8)
 		a = NULL;
-	if (!a || a->kind == A_NONE || a->kind == A_IMM) {
-		r = dt_reg(g);
-		dt_ld_imm64(g, r, a ? (uint64_t)a->val : 0);
-		return r;
-	}
+	if (!a || a->kind == A_NONE || a->kind == A_IMM)
+		return dt_cg_const(g, a ? a->val : 0);
 	r = dt_cg_ctx(g);
 	dt_emit(g, I_LDX(BPF_DW, r, r, a->reg));
-	if (a->kind == A_MEM) {
-		int tmp = dt_cg_temp(g, 8);
-
-		dt_emit(g, I_ST(BPF_DW, DT_SCRATCH_REG, tmp, 0));
-		dt_call_begin(g);
-		dt_call_arg(g, BPF_REG_3, r);
-		if (a->val)
-			dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_3,
-					       (int32_t)a->val));
-		dt_emit(g, I_MOV(BPF_REG_1, DT_SCRATCH_REG));
-		dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_1, tmp));
-		dt_emit(g, I_MOV_IMM(BPF_REG_2, size));
-		dt_call(g, BPF_FUNC_probe_read_user);
-		dt_call_end_void(g);
-		dt_emit(g, I_LDX(BPF_DW, r, DT_SCRATCH_REG, tmp));
-	}
+	if (a->kind == A_MEM)
+		r = dt_cg_read(g, r, (int)a->val, size,
+			       BPF_FUNC_probe_read_user);
 	dt_cg_normalize(g, r, &t);
 	return r;
 }
@@ -413,11 +373,13 @@ const struct dt_provider dt_prov_usdt = {
 	.name = "usdt",
 	.prog_type = BPF_PROG_TYPE_KPROBE,
 	.owns = owns,
+	.state_size = sizeof(struct state),
+	.state_free = state_free,
 	.match = match,
 	.by_id = by_id,
 	.unit_of = unit_of,
 	.cg_prologue = prologue,
-	.cg_probe_id = probe_id,
+	.cg_probe_id = dt_kit_probe_id,
 	.cg_arg = arg,
 	.cg_probestr = dt_cg_probestr_const,
 	.attach = attach,
