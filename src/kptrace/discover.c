@@ -102,12 +102,17 @@ static char *from_klog(size_t *len, char **what)
 	char *buf;
 	int n;
 
+	if (size < 0 && errno == EPERM)
+		return NULL;	/* refused: errno says so */
 	if (size <= 0)
 		size = 1 << 20;
 	buf = sd_malloc((size_t)size + 1);
 	n = klogctl(3 /* SYSLOG_ACTION_READ_ALL */, buf, size);
 	if (n <= 0) {
+		int e = n < 0 ? errno : ENOENT;
+
 		free(buf);
+		errno = e;
 		return NULL;
 	}
 	buf[n] = '\0';

@@ -486,3 +486,92 @@ def test_json_without_a_report(sonde, tmp_path):
     doc = json.loads(p.stdout)
     assert doc["reports"] == [] and doc["reports_found"] == 0
     assert p.stderr == text.stderr
+
+
+def oops(func, ts=12):
+    return (f"[ {ts:5d}.000100] BUG: kernel NULL pointer dereference, address: 0000000000000000\n"
+            f"[ {ts:5d}.000101] Oops: 0000 [#1] PREEMPT SMP NOPTI\n"
+            f"[ {ts:5d}.000102] CPU: 0 PID: 74 Comm: sh Not tainted 6.1.0-kptest #1\n"
+            f"[ {ts:5d}.000103] RIP: 0010:{func}+0x1/0x20\n"
+            f"[ {ts:5d}.000104] Call Trace:\n"
+            f"[ {ts:5d}.000105]  <TASK>\n"
+            f"[ {ts:5d}.000106]  {func}_caller+0x10/0x40\n"
+            f"[ {ts:5d}.000107]  </TASK>\n"
+            f"[ {ts:5d}.000108] ---[ end trace 0000000000000000 ]---\n")
+
+
+def test_endless_device_in_bounded_memory(sonde):
+    """Issue 20: kptrace /dev/zero grew to 20 GB in 60 s. Now a device
+    is read up to --max-input (64 MB) and NUL bytes are known for what
+    they are: one line, exit 1, under a 500 MB address-space limit."""
+    import resource
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (500 << 20, 500 << 20))
+    p = subprocess.run([sonde, "kptrace", "/dev/zero"], capture_output=True,
+                       text=True, timeout=60, preexec_fn=limit)
+    one_error_line(p, 1, r"sonde kptrace: /dev/zero: binary data, not a kernel log$")
+
+
+def test_large_file_read_from_its_end(sonde, tmp_path):
+    """A log larger than --max-input is read from its last N bytes (the
+    default output is its last crash), from a line's start, and a
+    warning says so."""
+    f = tmp_path / "big.log"
+    filler = "".join(f"[   20.{i:06d}] eth0: link up, noise line {i}\n"
+                     for i in range(40000))
+    f.write_text(oops("first_crash", 10) + filler + oops("last_crash", 30))
+    p = run([sonde, "kptrace", "--max-input", "64k", str(f)])
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.startswith("BUG: kernel NULL pointer dereference in last_crash\n"), p.stdout
+    assert p.stderr == f"sonde kptrace: warning: {f}: read its last 65536 bytes only (--max-input)\n"
+    p = run([sonde, "kptrace", "-a", str(f)])
+    assert p.returncode == 0 and "first_crash" in p.stdout and p.stderr == ""
+
+
+def test_pipe_reports_printed_as_they_complete(sonde):
+    """journalctl -f | sonde kptrace -: a crash is printed once the next
+    one starts, while the pipe is still open (not at its end), and the
+    last at the end; memory holds reports, not the input."""
+    p = subprocess.Popen([sonde, "kptrace", "-"], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True)
+    try:
+        p.stdin.write(oops("one_crash", 10) + "[   11.0] quiet again\n" +
+                      oops("two_crash", 20))
+        p.stdin.flush()
+        import select
+        # before the pipe is closed (a hang fails after 30 s)
+        assert select.select([p.stdout], [], [], 30)[0], "nothing printed"
+        first = p.stdout.readline()
+        assert first == "BUG: kernel NULL pointer dereference in one_crash\n", first
+        p.stdin.write("[   21.0] quiet again\n")
+        p.stdin.close()
+        rest = p.stdout.read()
+        assert p.wait(30) == 0, p.stderr.read()
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    assert "BUG: kernel NULL pointer dereference in two_crash\n" in rest
+    assert "one_crash" not in rest.split("\n\n", 1)[-1]
+
+
+@pytest.mark.parametrize("args,pattern", [
+    (["REPORTDIR"], r"sonde kptrace: \S+: a directory, not a log file$"),
+    (["-k", "DIR", "LOG"], r"sonde kptrace: -k \S+: a directory; -k takes the vmlinux file"),
+    (["-S", "MISSING", "LOG"], r"sonde kptrace: -S \S+: No such file or directory$"),
+    (["-S", "DIR", "LOG"], r"sonde kptrace: -S \S+: not a file"),
+    (["-M", "MISSING", "LOG"], r"sonde kptrace: -M \S+: No such file or directory$"),
+    (["--kext", "MISSING", "LOG"], r"sonde kptrace: --kext \S+: No such file or directory$"),
+])
+def test_arguments_named_for_what_they_are(sonde, tmp_path, args, pattern):
+    """Issue 20: a directory as REPORT said 'Input/output error', -k DIR
+    'invalid file descriptor', and -S/-M naming nothing were ignored."""
+    log = tmp_path / "log"
+    log.write_text(oops("some_crash"))
+    d = tmp_path / "dir"
+    d.mkdir()
+    sub = {"REPORTDIR": str(d), "DIR": str(d), "LOG": str(log),
+           "MISSING": str(tmp_path / "missing")}
+    one_error_line(run([sonde, "kptrace"] + [sub.get(a, a) for a in args]), 1, pattern)
