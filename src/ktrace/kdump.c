@@ -23,8 +23,9 @@
 static const char usage_text[] =
 "usage: sonde kdump [-f FILE|-] [-d] [-n] [-E | -R | -T] [-D] [-H] [-l]\n"
 "                   [-m MAXDATA] [-s] [-x | -X] [-y] [-p PID] [-t TRSTR]\n"
-"                   [-e EXPR] [-z | -Z] [-c [-S SORTBY]]\n"
-"                   [--format text|json] [--merge]\n"
+"                   [-e EXPR] [-z | -Z] [-c [-S SORTBY]] [--strace]\n"
+"                   [--format text|strace|json] [--merge]\n"
+"                   [--string-limit N]\n"
 "                   [--file-order] [--window MIB]\n"
 "\n"
 "Print a trace file recorded by sonde ktrace.\n"
@@ -55,13 +56,18 @@ static const char usage_text[] =
 "  -S, --summary-sort-by SORTBY\n"
 "                         sort -c's table by time, calls, name, errors,\n"
 "                         avg-time, max-time or nothing\n"
-"      --format F         text (default) or json (one object per line)\n"
+"      --strace           one line per call, as strace prints it (with -D\n"
+"                         for its -T, -y, -E/-R/-T for times)\n"
+"      --string-limit N   --strace: at most N bytes of data (default 32)\n"
+"      --format F         text (default), strace or json (one object per\n"
+"                         line)\n"
 "      --merge            json: one object per call, not CALL, NAMI, GIO, RET\n"
 "      --file-order       records in the file's order, not in time order\n"
 "      --window MIB       the time-order window (default 16 MiB of records)\n"
 "  -h, --help             this help\n";
 
-enum { OPT_FORMAT = 0x100, OPT_MERGE, OPT_FILE_ORDER, OPT_WINDOW };
+enum { OPT_FORMAT = 0x100, OPT_MERGE, OPT_FILE_ORDER, OPT_WINDOW,
+       OPT_STRACE, OPT_STRSIZE };
 
 static const struct option long_opts[] = {
 	{ "file", required_argument, NULL, 'f' },
@@ -86,6 +92,8 @@ static const struct option long_opts[] = {
 	{ "summary-only", no_argument, NULL, 'c' },
 	{ "summary-sort-by", required_argument, NULL, 'S' },
 	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "strace", no_argument, NULL, OPT_STRACE },
+	{ "string-limit", required_argument, NULL, OPT_STRSIZE },
 	{ "merge", no_argument, NULL, OPT_MERGE },
 	{ "file-order", no_argument, NULL, OPT_FILE_ORDER },
 	{ "window", required_argument, NULL, OPT_WINDOW },
@@ -117,7 +125,7 @@ static int parse_args(int argc, char **argv, struct kd_opts *o,
 
 	*o = (struct kd_opts){ .file = "ktrace.out", .maxdata = -1, .pid = -1,
 			       .points = ~0u, .status = KD_ST_ALL,
-			       .window = 16u << 20 };
+			       .window = 16u << 20, .strsize = 32 };
 	*nexprs = 0;
 	opterr = 0;
 	optind = 0;
@@ -189,15 +197,30 @@ static int parse_args(int argc, char **argv, struct kd_opts *o,
 				f = KD_JSON;
 			else if (!strcmp(optarg, "text"))
 				f = KD_TEXT;
+			else if (!strcmp(optarg, "strace"))
+				f = KD_STRACE;
 			else
 				return sd_usage_error("unknown format '%s' (text, "
-						   "json)", optarg);
+						      "strace, json)", optarg);
 			if (format_set && o->format != f)
 				return sd_usage_error("%s", "--format given twice");
 			o->format = f;
 			format_set = true;
 			break;
 		}
+		case OPT_STRACE:
+			if (format_set && o->format != KD_STRACE)
+				return sd_usage_error("%s", "--strace and --format "
+						      "exclude each other");
+			o->format = KD_STRACE;
+			format_set = true;
+			break;
+		case OPT_STRSIZE:
+			if (sd_parse_u64(optarg, 0, 1 << 30, &v))
+				return sd_usage_error("bad string limit '%s'",
+						      optarg);
+			o->strsize = v;
+			break;
 		case OPT_MERGE: o->merge = true; break;
 		case OPT_FILE_ORDER: o->file_order = true; break;
 		case OPT_WINDOW:
@@ -218,7 +241,7 @@ static int parse_args(int argc, char **argv, struct kd_opts *o,
 	if (summary) {
 		if (format_set)
 			return sd_usage_error("%s", "-c prints its own table: no "
-					   "--format with it");
+					   "--format or --strace with it");
 		o->format = KD_SUMMARY;
 		/* The counts need no order across threads. */
 		o->file_order = true;
@@ -234,6 +257,7 @@ static const struct kd_view *view_of(enum kd_format f)
 {
 	switch (f) {
 	case KD_JSON: return &kd_json_view;
+	case KD_STRACE: return &kd_strace_view;
 	case KD_SUMMARY: return &kd_summary_view;
 	default: return &kd_text_view;
 	}

@@ -8,8 +8,11 @@
  *        and the -p/-t/-e/-Z filters)
  *     -> order (kdump_order.c: the bounded reorder window that puts the
  *        records of all threads in time order; --file-order skips it)
- *     -> output (kdump.c: the -y fd tables, then one back end: text,
- *        JSON, or the -c summary).
+ *     -> output (kdump.c: the -y fd tables, then one back end: text
+ *        (kdump_text.c), strace's lines (kdump_strace.c), JSON
+ *        (kdump_json.c) or the -c
+ *        summary (kdump_stat.c); the views that print a call at once
+ *        gather it with kdump_call.c, structures decode in kdump_stru.c).
  *
  * An event (struct kev) is one record as kdump prints it: a CALLRET is
  * three events, CALL, GIO and RET. Prefix kd_ (kev_ for events). */
@@ -24,7 +27,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-enum kd_format { KD_TEXT, KD_JSON, KD_SUMMARY };
+enum kd_format { KD_TEXT, KD_STRACE, KD_JSON, KD_SUMMARY };
 
 /* -e status= */
 #define KD_ST_SUCCESS 0x1
@@ -54,6 +57,7 @@ struct kd_opts {
 	uint8_t *calls[SC_NABIS];
 	uint32_t ncalls[SC_NABIS];
 	size_t window;		/* reorder window, bytes */
+	long strsize;		/* --strace: bytes of data shown (-1 all) */
 };
 
 /* One record as printed (see the top). The record it points to is whole:
@@ -153,7 +157,8 @@ struct kd_view {
 	void (*event)(struct kdump *k, const struct kev *e);
 	void (*end)(struct kdump *k);
 };
-extern const struct kd_view kd_text_view, kd_json_view, kd_summary_view;
+extern const struct kd_view kd_text_view, kd_strace_view, kd_json_view,
+	kd_summary_view;
 
 /* Shared by the text back ends (kdump_text.c). */
 void kd_put_escaped(struct sbuf *sb, const unsigned char *p, size_t n);

@@ -133,6 +133,8 @@ bool kd_calls_add(struct kd_calls *cs, const struct kev *e, kd_call_fn cb,
 		return true;
 	case KTR_NAMI:
 	case KTR_GIO:
+	case KTR_STRU:
+	case KTR_EXEC:
 		s = find(cs, r->tid, false);
 		if (!s || !s->n || !e->call ||
 		    ((const struct kev *)s->buf.buf)->call != e->call)

@@ -11,7 +11,7 @@ struct kd_call {
 	const struct kev *call;		/* NULL: the RET's CALL is not in the
 					 * trace (attached during the call) */
 	const struct kev *ret;		/* NULL: unfinished */
-	const struct kev *const *parts;	/* NAMI, GIO... in order */
+	const struct kev *const *parts;	/* NAMI, GIO, STRU, EXEC in order */
 	size_t nparts;
 };
 

@@ -11,6 +11,7 @@
  * attach) has no name. Every event goes through here, shown or not: a
  * filter hides an open, not what it opened. */
 #include "kdump.h"
+#include "kdump_stru.h"
 
 #include <fcntl.h>
 #include <stdlib.h>
@@ -46,6 +47,9 @@ struct pend {
 	enum sc_abi abi;
 	uint64_t args[KTR_MAX_ARGS];
 	char *path;		/* the call's first path name */
+	int32_t pair[2];	/* pipe, pipe2, socketpair: the fds (STRU) */
+	bool have_pair;
+	char *addr;		/* connect, bind, accept: the address (STRU) */
 };
 
 enum act {
@@ -53,7 +57,8 @@ enum act {
 	A_FCNTL, A_CLOSE, A_CLOSE_RANGE, A_SOCKET, A_ACCEPT, A_ACCEPT4,
 	A_EVENTFD, A_EVENTFD2, A_EPOLL, A_EPOLL1, A_TIMERFD, A_SIGNALFD,
 	A_SIGNALFD4, A_INOTIFY, A_INOTIFY1, A_PIDFD, A_PERF, A_IOURING,
-	A_MEMFD,
+	A_MEMFD, A_PIPE, A_PIPE2, A_SOCKETPAIR, A_CONNECT, A_BIND,
+	A_GETSOCKNAME,
 };
 
 static const struct {
@@ -71,7 +76,9 @@ static const struct {
 	{ "signalfd4", A_SIGNALFD4 }, { "inotify_init", A_INOTIFY },
 	{ "inotify_init1", A_INOTIFY1 }, { "pidfd_open", A_PIDFD },
 	{ "perf_event_open", A_PERF }, { "io_uring_setup", A_IOURING },
-	{ "memfd_create", A_MEMFD },
+	{ "memfd_create", A_MEMFD }, { "pipe", A_PIPE }, { "pipe2", A_PIPE2 },
+	{ "socketpair", A_SOCKETPAIR }, { "connect", A_CONNECT },
+	{ "bind", A_BIND }, { "getsockname", A_GETSOCKNAME },
 };
 
 struct fds {
@@ -267,6 +274,34 @@ static const char *joined(struct fds *f, struct fdtab *t, int64_t dirfd,
 	return f->tmp.buf;
 }
 
+/* A socket's name with one of its ends: "TCP:[]" and connect's
+ * 127.0.0.1:80 make "TCP:[->127.0.0.1:80]"; bind's make "TCP:[addr]"
+ * (keeping a "->peer" already there). */
+static const char *sock_with(struct fds *f, const char *name, const char *addr,
+			     bool peer)
+{
+	const char *in = name ? strstr(name, ":[") : NULL;
+	const char *arrow;
+
+	if (!in || !addr)
+		return name;
+	sbuf_reset(&f->tmp);
+	sbuf_put(&f->tmp, name, in + 2 - name);
+	arrow = strstr(in, "->");
+	if (peer) {
+		/* local part, if any, then the peer */
+		if (arrow)
+			sbuf_put(&f->tmp, in + 2, arrow - in - 2);
+		else
+			sbuf_put(&f->tmp, in + 2, strlen(in + 2) - 1);
+		sbuf_printf(&f->tmp, "->%s]", addr);
+	} else {
+		sbuf_puts(&f->tmp, addr);
+		sbuf_puts(&f->tmp, arrow ? arrow : "]");
+	}
+	return f->tmp.buf;
+}
+
 static void on_ret(struct fds *f, const struct ktr_rec *r,
 		   int64_t ret)
 {
@@ -333,7 +368,10 @@ static void on_ret(struct fds *f, const struct ktr_rec *r,
 		break;
 	case A_ACCEPT:
 	case A_ACCEPT4:
-		set_fd(t, ret, get_fd(t, (int32_t)a[0]),
+		/* The listening socket's name, with the peer's address. */
+		set_fd(t, ret, p->addr ? sock_with(f, get_fd(t, (int32_t)a[0]),
+						   p->addr, true) :
+					 get_fd(t, (int32_t)a[0]),
 		       act == A_ACCEPT4 && (a[3] & SOCK_CLOEXEC));
 		break;
 	case A_EVENTFD:
@@ -372,12 +410,46 @@ static void on_ret(struct fds *f, const struct ktr_rec *r,
 	case A_MEMFD:
 		set_fd(t, ret, "memfd", a[1] & MFD_CLOEXEC);
 		break;
+	case A_PIPE:
+	case A_PIPE2:
+		if (p->have_pair)
+			for (int i = 0; i < 2; i++)
+				set_fd(t, p->pair[i], "pipe:[]",
+				       act == A_PIPE2 && (a[1] & O_CLOEXEC));
+		break;
+	case A_SOCKETPAIR:
+		if (p->have_pair)
+			for (int i = 0; i < 2; i++)
+				set_fd(t, p->pair[i],
+				       sock_name(a[0], a[1], a[2]),
+				       a[1] & SOCK_CLOEXEC);
+		break;
+	case A_CONNECT:
+	case A_BIND:
+	case A_GETSOCKNAME: {
+		struct fdent *e = slot(t, (int32_t)a[0]);
+		const char *n;
+
+		if (!e || !e->name || !p->addr)
+			break;
+		n = sock_with(f, e->name, p->addr, act == A_CONNECT);
+		{
+			char *copy = sd_strdup(n);
+
+			set_fd(t, (int32_t)a[0], copy, e->cloexec);
+			free(copy);
+		}
+		break;
+	}
 	default:
 		break;
 	}
 out:
 	free(p->path);
 	p->path = NULL;
+	free(p->addr);
+	p->addr = NULL;
+	p->have_pair = false;
 }
 
 void kd_fd_event(struct kdump *k, const struct kev *e)
@@ -394,6 +466,9 @@ void kd_fd_event(struct kdump *k, const struct kev *e)
 
 		free(p->path);
 		p->path = NULL;
+		free(p->addr);
+		p->addr = NULL;
+		p->have_pair = false;
 		p->abi = abi;
 		p->nr = c->nr < f->nact[abi] && f->act[abi][c->nr] ? c->nr : 0;
 		memcpy(p->args, c->args, sizeof(p->args));
@@ -409,6 +484,22 @@ void kd_fd_event(struct kdump *k, const struct kev *e)
 		kd_put_escaped(&f->tmp, (const unsigned char *)n->path,
 			       strnlen(n->path, r->len - sizeof(*n)));
 		p->path = sd_strdup(f->tmp.buf ? f->tmp.buf : "");
+		break;
+	}
+	case KTR_STRU: {
+		const struct ktr_stru *st = (const void *)r;
+		struct pend *p = pend(f, r->tid, false);
+
+		if (!p || !p->nr)
+			break;
+		if (st->kind == KTR_STRU_FDPAIR && st->data_len >= 8) {
+			memcpy(p->pair, st->data, sizeof(p->pair));
+			p->have_pair = true;
+		} else if (st->kind == KTR_STRU_SOCKADDR && !p->addr) {
+			sbuf_reset(&f->tmp);
+			if (kd_stru_sockaddr_name(&f->tmp, st))
+				p->addr = sd_strdup(f->tmp.buf);
+		}
 		break;
 	}
 	case KTR_RET:
@@ -447,6 +538,8 @@ void kd_fd_event(struct kdump *k, const struct kev *e)
 		if (p) {
 			free(p->path);
 			p->path = NULL;
+			free(p->addr);
+			p->addr = NULL;
 			p->nr = 0;
 		}
 		if (x->group_dead && (t = tab(f, r->pid, false)))
@@ -467,7 +560,9 @@ bool kd_fd_returns(struct kdump *k, enum sc_abi abi, uint32_t nr)
 		return false;
 	act = f->act[abi][nr];
 	return act != A_NONE && act != A_CLOSE && act != A_CLOSE_RANGE &&
-	       act != A_DUP2 && act != A_DUP3 && act != A_FCNTL;
+	       act != A_DUP2 && act != A_DUP3 && act != A_FCNTL &&
+	       act != A_PIPE && act != A_PIPE2 && act != A_SOCKETPAIR &&
+	       act != A_CONNECT && act != A_BIND && act != A_GETSOCKNAME;
 }
 
 const char *kd_fd_name(struct kdump *k, uint32_t pid, int64_t fd)
@@ -503,8 +598,10 @@ void kd_fd_free(struct kdump *k)
 		return;
 	for (size_t i = 0; i < f->tcap; i++)
 		tab_clear(&f->tabs[i]);
-	for (size_t i = 0; i < f->pcap; i++)
+	for (size_t i = 0; i < f->pcap; i++) {
 		free(f->pend[i].path);
+		free(f->pend[i].addr);
+	}
 	free(f->tabs);
 	free(f->pend);
 	for (int abi = 0; abi < SC_NABIS; abi++)

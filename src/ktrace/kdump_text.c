@@ -5,6 +5,7 @@
  * RET's duration with -D or any time option. Also the pieces the other
  * text-like views share: escaping, signal and si_code names, seconds. */
 #include "kdump.h"
+#include "kdump_stru.h"
 #include "record.h"
 
 #include <stdio.h>
@@ -484,9 +485,17 @@ static void text_event(struct kdump *k, const struct kev *e)
 		break;
 	}
 	case KTR_STRU: {
-		/* Which structure, its bytes in hex (decoded fields to come). */
+		/* Decoded, as FreeBSD kdump prints a STRU line; else which
+		 * structure and its bytes in hex. */
 		const struct ktr_stru *st = (const void *)r;
 
+		if (!k->o->x.raw &&
+		    kd_stru_put(sb, kd_abi(k, r), st, KD_STRU_BSD)) {
+			if (st->data_len < st->total)
+				sbuf_printf(sb, " (%u of %u bytes recorded)",
+					    st->data_len, st->total);
+			break;
+		}
 		sbuf_printf(sb, "struct %s %s", kd_stru_name(st->kind),
 			    st->dir == KTR_STRU_IN ? "in" : "out");
 		if (st->arg != KTR_STRU_NOARG)

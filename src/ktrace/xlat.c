@@ -151,7 +151,7 @@ const char *xlat_sysname(enum sc_abi abi, uint32_t nr, char *buf, unsigned len)
 
 static void put_num(struct sbuf *sb, uint64_t v, const struct xlat_opts *o)
 {
-	if (o->decimal)
+	if (o->decimal || o->strace)
 		sbuf_printf(sb, "%lld", (long long)v);
 	else
 		sbuf_printf(sb, "%#llx", (unsigned long long)v);
@@ -162,6 +162,10 @@ static void put_flags(struct sbuf *sb, enum sc_abi abi, enum xlat_set set,
 {
 	size_t mark;
 
+	if (o->strace && !o->raw) {
+		xlat_flags(sb, abi, set, v);
+		return;
+	}
 	put_num(sb, v, o);
 	if (o->raw)
 		return;
@@ -203,8 +207,7 @@ static void put_value(struct sbuf *sb, enum sc_abi abi, enum xlat_set set,
 		put_num(sb, v, o);
 }
 
-/* The value of a named row of a set (0 when it has none). */
-static uint64_t named(enum sc_abi abi, enum xlat_set set, const char *name)
+uint64_t xlat_named(enum sc_abi abi, enum xlat_set set, const char *name)
 {
 	const struct xlat_set_def *d = set_def(abi, set);
 
@@ -225,8 +228,8 @@ static void put_bare_flags(struct sbuf *sb, enum sc_abi abi,
 static void put_socktype(struct sbuf *sb, enum sc_abi abi, uint64_t v,
 			 const struct xlat_opts *o)
 {
-	uint64_t fl = named(abi, XLAT_SOCKFLAGS, "SOCK_CLOEXEC") |
-		      named(abi, XLAT_SOCKFLAGS, "SOCK_NONBLOCK");
+	uint64_t fl = xlat_named(abi, XLAT_SOCKFLAGS, "SOCK_CLOEXEC") |
+		      xlat_named(abi, XLAT_SOCKFLAGS, "SOCK_NONBLOCK");
 
 	put_value(sb, abi, XLAT_SOCKTYPE, v & ~fl, o);
 	if (v & fl) {
@@ -239,10 +242,10 @@ static void put_socktype(struct sbuf *sb, enum sc_abi abi, uint64_t v,
 static void put_sockproto(struct sbuf *sb, enum sc_abi abi, uint64_t domain,
 			  uint64_t v, const struct xlat_opts *o)
 {
-	if (domain == named(abi, XLAT_AF, "AF_INET") ||
-	    domain == named(abi, XLAT_AF, "AF_INET6"))
+	if (domain == xlat_named(abi, XLAT_AF, "AF_INET") ||
+	    domain == xlat_named(abi, XLAT_AF, "AF_INET6"))
 		put_value(sb, abi, XLAT_IPPROTO, v, o);
-	else if (domain == named(abi, XLAT_AF, "AF_NETLINK"))
+	else if (domain == xlat_named(abi, XLAT_AF, "AF_NETLINK"))
 		put_value(sb, abi, XLAT_NETLINK, v, o);
 	else
 		put_num(sb, v, o);
@@ -253,13 +256,13 @@ static void put_sockopt(struct sbuf *sb, enum sc_abi abi, uint64_t level,
 			uint64_t v, const struct xlat_opts *o)
 {
 	level = (uint32_t)level;
-	if (level == named(abi, XLAT_SOL, "SOL_SOCKET"))
+	if (level == xlat_named(abi, XLAT_SOL, "SOL_SOCKET"))
 		put_value(sb, abi, XLAT_SO, v, o);
-	else if (level == named(abi, XLAT_SOL, "SOL_TCP"))
+	else if (level == xlat_named(abi, XLAT_SOL, "SOL_TCP"))
 		put_value(sb, abi, XLAT_TCPOPT, v, o);
-	else if (level == named(abi, XLAT_SOL, "SOL_IP"))
+	else if (level == xlat_named(abi, XLAT_SOL, "SOL_IP"))
 		put_value(sb, abi, XLAT_IPOPT, v, o);
-	else if (level == named(abi, XLAT_SOL, "SOL_IPV6"))
+	else if (level == xlat_named(abi, XLAT_SOL, "SOL_IPV6"))
 		put_value(sb, abi, XLAT_IPV6OPT, v, o);
 	else
 		put_num(sb, v, o);
@@ -269,7 +272,7 @@ static void put_sockopt(struct sbuf *sb, enum sc_abi abi, uint64_t level,
 static void put_futex_op(struct sbuf *sb, enum sc_abi abi, uint64_t v,
 			 const struct xlat_opts *o)
 {
-	uint64_t clk = named(abi, XLAT_FUTEXCLOCK, "FUTEX_CLOCK_REALTIME");
+	uint64_t clk = xlat_named(abi, XLAT_FUTEXCLOCK, "FUTEX_CLOCK_REALTIME");
 
 	put_value(sb, abi, XLAT_FUTEXOP, v & ~clk, o);
 	if (v & clk) {
@@ -330,15 +333,20 @@ void xlat_call(struct sbuf *sb, enum sc_abi abi, uint32_t nr,
 		if (kinds[i] == KA_SET(XLAT_OPEN))
 			open_flags = v;
 		if (kinds[i] == KA_CREATE_MODE &&
-		    !(open_flags & (named(abi, XLAT_OPEN, "O_CREAT") |
-				    named(abi, XLAT_OPEN, "__O_TMPFILE"))))
+		    !(open_flags & (xlat_named(abi, XLAT_OPEN, "O_CREAT") |
+				    xlat_named(abi, XLAT_OPEN, "__O_TMPFILE"))))
 			break;
 		if (i)
-			sbuf_putc(sb, ',');
+			sbuf_puts(sb, o->strace ? ", " : ",");
+		if (o->arg_hook && o->arg_hook(o->hook_ctx, sb, i, kinds[i], v))
+			continue;
 		switch (o->raw ? KA_NUM : KA_KIND(kinds[i])) {
 		case KA_PTR: case KA_PATH: case KA_BUF: case KA_IOV:
 		case KA_MSGHDR: case KA_STRU_IN: case KA_STRU_OUT:
-			sbuf_printf(sb, "%#llx", (unsigned long long)v);
+			if (o->strace && !v)
+				sbuf_puts(sb, "NULL");
+			else
+				sbuf_printf(sb, "%#llx", (unsigned long long)v);
 			break;
 		case KA_INT:
 			sbuf_printf(sb, "%d", (int)v);

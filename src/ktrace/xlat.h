@@ -61,6 +61,8 @@ extern const struct xlat_set_def xlat_sets_i386[XLAT_NSETS];
 /* Append "A|B|0x40" for the bits of v; the name of the value 0 (PROT_NONE,
  * F_OK) or "0" when v is 0; a value field first (O_RDONLY). */
 void xlat_flags(struct sbuf *sb, enum sc_abi abi, enum xlat_set set, uint64_t v);
+/* The value of the row called name in a set, 0 when it has none. */
+uint64_t xlat_named(enum sc_abi abi, enum xlat_set set, const char *name);
 /* The name of value v in a set of values (F_DUPFD_CLOEXEC, AT_FDCWD for
  * (uint64_t)-100), or NULL. */
 const char *xlat_value(enum sc_abi abi, enum xlat_set set, uint64_t v);
@@ -73,6 +75,15 @@ struct xlat_opts {
 	const char *(*fd_name)(void *ctx, uint32_t pid, int64_t fd);
 	void *fd_ctx;
 	uint32_t pid;
+	/* strace's spelling: ", " between arguments, numbers in decimal,
+	 * NULL, flags by name alone (O_RDONLY|O_CLOEXEC). */
+	bool strace;
+	/* Called before each argument is printed: true when it printed
+	 * argument i itself (a path name, data, a structure found elsewhere
+	 * in the trace). */
+	bool (*arg_hook)(void *ctx, struct sbuf *sb, int i, uint16_t kind,
+			 uint64_t v);
+	void *hook_ctx;
 };
 
 /* "openat(AT_FDCWD,0x7ffd5c2e1a10,0x80000<O_RDONLY|O_CLOEXEC>)". */
