@@ -5,9 +5,13 @@
 #
 # For each tool: wall time beyond the 5 s of sampling, its own CPU time
 # (user + sys), and peak RSS, as medians of RUNS runs; then the ratios
-# peer / sonde and sonde's goals (<= 50 ms beyond 5 s, <= 1 % of one CPU,
-# <= 20 MB). Needs root. Not a test: it prints figures, it does not judge
-# anything but the goals it names.
+# peer / sonde and sonde's goals (<= 150 ms beyond 5 s: kallsyms is read
+# before sampling starts, so that sonde does not sample its own reading;
+# <= 1 % of one CPU, <= 20 MB). The same for `sonde hot --format pprof`
+# against perf record + perf report, and, on the machine without the load,
+# how many of sonde's own samples it dropped on the CPU it runs on (goal
+# 0). Needs root. Not a test: it prints figures, it does not judge anything
+# but the goals it names.
 set -euo pipefail
 
 SONDE=${SONDE:-build/sonde}
@@ -61,6 +65,11 @@ run_sonde() {
 	timed "$tmp/sonde" "$SONDE" hot -d "${SECS}s" -F "$HZ"
 }
 
+run_sonde_pprof() {
+	timed "$tmp/pprof" "$SONDE" hot -d "${SECS}s" -F "$HZ" --format pprof \
+		-o "$tmp/hot.pb.gz"
+}
+
 run_perf() {
 	timed1 "$tmp/t1" perf record -q -a -F "$HZ" -o "$tmp/perf.data" -- \
 		sleep "$SECS"
@@ -82,22 +91,36 @@ echo "sonde hot benchmark: dd if=/dev/zero of=/dev/null bs=1 on CPU $last_cpu," 
 for i in $(seq "$RUNS"); do
 	start_load
 	run_sonde
+	run_sonde_pprof
 	have perf && run_perf
 	have bpftrace && run_bpftrace
 	stop_load
 done
-# kallsyms load time, as sonde itself reports it (overlapped with sampling)
+# without the load: sonde pinned to the CPU it samples, idle dropped; its
+# own samples (dropped and counted) and table rows in the kallsyms readers
+# it used to sample (goal 0 each)
+taskset -c 0 "$SONDE" hot -C 0 --no-idle -d "${SECS}s" --format json \
+	>"$tmp/idle.json"
+own=$(sed -n 's/^  "dropped_own": \([0-9]*\),$/\1/p' "$tmp/idle.json")
+kall=$(grep -cE '"method": "(kallsyms_[a-z_]*|s_show|update_iter|format_decode|number|vsnprintf)\+' \
+	"$tmp/idle.json" || true)
+echo "on CPU 0 without the load, ${SECS} s, --no-idle: sonde's own samples" \
+     "dropped ${own:-0} (goal 0); table rows in kallsyms readers ${kall} (goal 0;" \
+     "23 of 31 samples before kallsyms was read first); the machine is" \
+     "shared with other agents: their samples are in the table too"
+# kallsyms load time, as sonde itself reports it (before sampling starts)
 "$SONDE" hot -d 200ms -v 2>&1 >/dev/null | sed -n 's/.*kallsyms: \([0-9]*\) symbols in \(.*\); .*/kallsyms: \1 symbols parsed in \2 (goal <= 60 ms)/p'
 
 printf '\n%-26s %12s %10s %12s %10s\n' tool "beyond ${SECS} s" "CPU s" "% one CPU" "peak RSS"
 declare -A beyond cpu rss
-for t in sonde perf bpftrace; do
+for t in sonde pprof perf bpftrace; do
 	[ -s "$tmp/$t" ] || continue
 	beyond[$t]=$(median "$tmp/$t" "\$1 - $SECS")
 	cpu[$t]=$(median "$tmp/$t" '$2 + $3')
 	rss[$t]=$(median "$tmp/$t" '$4 / 1024')
 	case $t in
 	sonde) label="sonde hot -d ${SECS}s" ;;
+	pprof) label="sonde hot --format pprof" ;;
 	perf) label="perf record + report" ;;
 	bpftrace) label="bpftrace profile:hz:$HZ" ;;
 	esac
@@ -107,6 +130,11 @@ for t in sonde perf bpftrace; do
 done
 
 echo
+[ -n "${beyond[perf]:-}" ] && awk -v pb="${beyond[perf]}" -v sb="${beyond[pprof]}" \
+    -v pc="${cpu[perf]}" -v sc="${cpu[pprof]}" -v pr="${rss[perf]}" \
+    -v sr="${rss[pprof]}" 'function r(a, b) { return b > 0 ? a / b : 0 }
+	BEGIN { printf "perf / sonde --format pprof: beyond-5s %.1fx, CPU %.1fx, RSS %.1fx\n",
+		r(pb, sb), r(pc, sc), r(pr, sr) }'
 for t in perf bpftrace; do
 	[ -n "${beyond[$t]:-}" ] || continue
 	awk -v t="$t" -v pb="${beyond[$t]}" -v sb="${beyond[sonde]}" \
@@ -117,5 +145,5 @@ for t in perf bpftrace; do
 done
 awk -v b="${beyond[sonde]}" -v c="${cpu[sonde]}" -v r="${rss[sonde]}" -v s="$SECS" \
     'function v(ok) { return ok ? "met" : "MISSED" } BEGIN {
-	printf "goals: beyond 5 s <= 0.050 s %s; CPU <= 1 %% of one CPU %s; RSS <= 20 MB %s\n",
-		v(b <= 0.050), v(100 * c / s <= 1), v(r <= 20) }'
+	printf "goals: beyond 5 s <= 0.150 s %s; CPU <= 1 %% of one CPU %s; RSS <= 20 MB %s\n",
+		v(b <= 0.150), v(100 * c / s <= 1), v(r <= 20) }'
