@@ -626,7 +626,8 @@ static void cg_arith(struct dt_cg *g, int op, int a, int b,
 
 		dt_cg_fault_if_zero(g, b, DTRACEFLT_DIVZERO);
 		if (!t->sign) {
-			dt_emit(g, I_ALU64_REG(mod ? BPF_MOD : BPF_DIV, a, b));
+			alu = mod ? BPF_MOD : BPF_DIV;
+			dt_emit(g, I_ALU64_REG(alu, a, b));
 			break;
 		}
 		/* Signed: divide magnitudes, then fix the sign (C rounds

@@ -25,5 +25,8 @@ BEGIN
 	printf("%d %d\n", sizeof(int), sizeof(long));
 	printf("%d\n", 10 > 5 ? 100 : 200);
 	printf("%d\n", 0 ? 1 : 0 ? 2 : 3);
+	/* unsigned 64-bit division and remainder */
+	printf("%u %u %u\n", (uint64_t)17 / 5, (uint64_t)17 % 5,
+	    0xffffffffffffffff / 3);
 	exit(0);
 }
