@@ -24,20 +24,47 @@ enum dt_fmt_arg dt_fmt_wants(char conv)
 	}
 }
 
+/* dtrace-utils' conversion names (dt_printf.c's table): the length
+ * modifiers and the letter. */
+static const char *const dtrace_convs[] = {
+	"a", "A", "c", "C", "d", "e", "E", "f", "g", "G", "hd", "hi", "ho",
+	"hu", "hx", "hX", "i", "k", "lc", "ld", "li", "lo", "lu", "ls", "lx",
+	"lX", "lld", "lli", "llo", "llu", "llx", "llX", "Le", "LE", "Lf",
+	"Lg", "LG", "o", "p", "s", "S", "T", "u", "wc", "ws", "x", "X", "Y",
+};
+
+/* Whether name is a conversion: DTrace's, or (sonde) C's other integer
+ * length modifiers (hh, j, z, t, q) before d i u o x X. */
+static bool known_conv(const char *name)
+{
+	size_t n = strlen(name);
+
+	for (size_t i = 0; i < ARRAY_SIZE(dtrace_convs); i++)
+		if (!strcmp(dtrace_convs[i], name))
+			return true;
+	return n >= 2 && strchr("diuoxX", name[n - 1]) &&
+	       strspn(name, "hljztq") == n - 1;
+}
+
+/* Parsed as dtrace-utils' dt_printf_create does, with its errors (the
+ * conversion counted from 1, "%%" included). */
 int dt_fmt_parse(const char *fmt, struct dt_fmt *out, char *err, size_t len)
 {
 	const char *s = fmt, *lit = fmt;
 	size_t cap = 0;
+	int num = 0;
 
 	memset(out, 0, sizeof(*out));
 	for (;;) {
 		struct dt_conv c = { .width = -1, .prec = -1 };
-		int nf = 0;
+		int nf = 0, nn = 0;
+		bool dot = false;
 
 		while (*s && *s != '%')
 			s++;
 		if (*s == '%' && s[1] == '%') {
 			/* Keep "%%" in the literal; the printer halves it. */
+			num++;
 			s += 2;
 			continue;
 		}
@@ -48,58 +75,123 @@ int dt_fmt_parse(const char *fmt, struct dt_fmt *out, char *err, size_t len)
 			out->convs[out->n++] = c;
 			return 0;
 		}
+		num++;
 		s++;
-		while (*s && strchr("-+ #0", *s)) {
-			if (nf < (int)sizeof(c.flags) - 1 && !strchr(c.flags, *s))
-				c.flags[nf++] = *s;
-			s++;
-		}
-		if (*s == '@') {
-			c.agg = true;
-			s++;
-		}
-		if (*s == '*') {
-			c.width = -2;
-			out->nargs++;
-			s++;
-		} else if (*s >= '0' && *s <= '9') {
-			c.width = (int)strtol(s, (char **)&s, 10);
-		}
-		if (*s == '.') {
-			s++;
-			if (*s == '*') {
-				c.prec = -2;
-				out->nargs++;
-				s++;
-			} else {
-				c.prec = (int)strtol(s, (char **)&s, 10);
+		for (;; s++) {
+			char ch = *s;
+
+			if (ch >= '0' && ch <= '9') {
+				int v;
+
+				if (!dot && ch == '0' && c.width < 0 &&
+				    !strchr(c.flags, '0')) {
+					if (nf < (int)sizeof(c.flags) - 1)
+						c.flags[nf++] = '0';
+					continue;
+				}
+				v = (int)strtol(s, (char **)&s, 10);
+				s--;
+				if (dot)
+					c.prec = v;
+				else
+					c.width = v;
+				continue;
 			}
-		}
-		while (*s && strchr("hlLqjzt", *s))
+			if (ch && strchr("-+ #'", ch)) {
+				if (nf < (int)sizeof(c.flags) - 1 &&
+				    !strchr(c.flags, ch))
+					c.flags[nf++] = ch;
+				continue;
+			}
+			if (ch == '*') {
+				if (dot ? c.prec == -2 : c.width == -2) {
+					snprintf(err, len, "format conversion "
+						 "#%d has more than one '*' "
+						 "specified for the output %s",
+						 num, dot ? "precision" :
+						 "width");
+					goto fail;
+				}
+				if (dot)
+					c.prec = -2;
+				else
+					c.width = -2;
+				out->nargs++;
+				continue;
+			}
+			if (ch == '.') {
+				if (dot) {
+					snprintf(err, len, "format conversion "
+						 "#%d has more than one '.' "
+						 "specified", num);
+					goto fail;
+				}
+				dot = true;
+				c.prec = 0;
+				continue;
+			}
+			if (ch == '?') {
+				c.width = 16;
+				continue;
+			}
+			if (ch == '@') {
+				c.agg = true;
+				continue;
+			}
+			if (ch == '$') {
+				snprintf(err, len, "format conversion #%d uses "
+					 "unsupported positional format (%%n$)",
+					 num);
+				goto fail;
+			}
+			if (ch == '%') {
+				snprintf(err, len, "format conversion #%d cannot "
+					 "be combined with other format flags: "
+					 "%%%%", num);
+				goto fail;
+			}
+			if (ch && strchr("hlLwjztq", ch)) {
+				if (nn < (int)sizeof(c.name) - 2)
+					c.name[nn++] = ch;
+				continue;
+			}
+			if (!ch) {
+				if (nn && strspn(c.name, "jztq") == (size_t)nn)
+					snprintf(err, len, "format conversion "
+						 "#%d is undefined: %%%s", num,
+						 c.name);
+				else
+					snprintf(err, len, "format conversion "
+						 "#%d name expected before end "
+						 "of format string", num);
+				goto fail;
+			}
+			c.name[nn++] = ch;
+			c.name[nn] = '\0';
+			c.conv = ch;
 			s++;
-		if (!*s) {
-			snprintf(err, len, "format \"%s\" ends in the middle of "
-				 "a conversion", fmt);
-			dt_fmt_free(out);
-			return -1;
+			break;
 		}
-		c.conv = *s++;
+		if (!known_conv(c.name)) {
+			snprintf(err, len, "format conversion #%d is undefined: "
+				 "%%%s", num, c.name);
+			goto fail;
+		}
 		if (dt_fmt_wants(c.conv) == FMT_NONE) {
-			if (strchr("eEfgG", c.conv))
-				snprintf(err, len, "not supported: %%%c "
-					 "conversion in this version", c.conv);
-			else
-				snprintf(err, len, "invalid conversion %%%c in "
-					 "format \"%s\"", c.conv, fmt);
-			dt_fmt_free(out);
-			return -1;
+			snprintf(err, len, "not supported: %%%s conversion in "
+				 "this version", c.name);
+			goto fail;
 		}
 		if (!c.agg)
 			out->nargs++;
+		c.num = num;
 		sd_grow(&out->convs, &cap, out->n + 1, sizeof(c));
 		out->convs[out->n++] = c;
 		lit = s;
 	}
+fail:
+	dt_fmt_free(out);
+	return -1;
 }
 
 void dt_fmt_free(struct dt_fmt *f)

@@ -16,9 +16,12 @@
 struct dt_conv {
 	const char *text;	/* literal text before the conversion */
 	size_t text_len;
-	char flags[6];
+	char flags[8];
 	int width, prec;	/* -1: none; -2: from an argument ('*') */
 	char conv;		/* 0: trailing text only */
+	char name[6];		/* the length modifiers and conv ("lld") */
+	int num;		/* its number in the format, as DTrace counts
+				 * ("%%" included), from 1 */
 	bool agg;		/* %@: printa's aggregation value */
 };
 
@@ -28,7 +31,8 @@ struct dt_fmt {
 	int nargs;		/* arguments consumed, '*' ones included */
 };
 
-/* Parse fmt; 0, or -1 with a message in err. The struct points into fmt,
+/* Parse fmt; 0, or -1 with a message in err (DTrace's words: "format
+ * conversion #1 is undefined: %z"). The struct points into fmt,
  * which must outlive it. */
 int dt_fmt_parse(const char *fmt, struct dt_fmt *out, char *err, size_t len);
 void dt_fmt_free(struct dt_fmt *f);

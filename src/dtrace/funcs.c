@@ -34,6 +34,46 @@ static struct dt_node *stringof_node(struct dt_ck *k, struct dt_node *e)
 	return c;
 }
 
+/* What a conversion takes, as dtrace-utils' prototype strings say. */
+static const char *conv_proto(const struct dt_conv *c)
+{
+	static const struct { const char *name, *proto; } named[] = {
+		{ "hd", "short" }, { "hi", "short" }, { "ho", "unsigned short" },
+		{ "hu", "unsigned short" }, { "hx", "short" }, { "hX", "short" },
+		{ "lc", "int" }, { "wc", "int" }, { "ld", "long" },
+		{ "li", "long" }, { "lo", "unsigned long" },
+		{ "lu", "unsigned long" }, { "lx", "long" }, { "lX", "long" },
+		{ "lld", "long long" }, { "lli", "long long" },
+		{ "llo", "unsigned long long" }, { "llu", "unsigned long long" },
+		{ "llx", "long long" }, { "llX", "long long" },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(named); i++)
+		if (!strcmp(named[i].name, c->name))
+			return named[i].proto;
+	switch (c->conv) {
+	case 'c': case 'C': return "char, short, or int";
+	case 'a': case 'p': return "pointer or integer";
+	case 'A': return "pointer or integer (with -p/-c) or _usymaddr "
+			 "(without -p/-c)";
+	case 's': case 'S': return "char [] or string (or use stringof)";
+	case 'k': return "stack";
+	case 'Y': case 'T': return "int64_t";
+	default: return "char, short, int, long, or long long";
+	}
+}
+
+/* An argument's type as DTrace names it in a prototype error. */
+static const char *arg_type_name(struct dt_node *e, const struct dt_type *t,
+				 char *b, size_t len)
+{
+	if (e->kind == N_AGG)
+		return "aggregation";
+	return dt_type_name(t, b, len);
+}
+
+/* printf(fmt, ...), checked as dtrace-utils' dt_printf_validate: its
+ * tags and words, the arguments counted from the format (#1). */
 static void check_printf(struct dt_ck *k, struct dt_node *n)
 {
 	struct dt_cc *cc = dt_ck_cc(k);
@@ -41,76 +81,109 @@ static void check_printf(struct dt_ck *k, struct dt_node *n)
 	char err[256], b[32];
 	struct dt_action *a;
 	int argi = 1;
+	const char *fn = n->name;
 
-	if (n->args[0]->kind != N_STR)
-		dt_error(cc, &n->args[0]->loc, "%s() needs a string "
-			 "literal as its format", n->name);
+	if (n->args[0]->kind != N_STR) {
+		struct dt_type t = dt_ck_expr(k, n->args[0]);
+
+		dt_cerror(cc, &n->loc, D_PRINTF_ARG_FMT, "%s( ) argument #1 is "
+			  "incompatible with prototype:\n\tprototype: string "
+			  "constant\n\t argument: %s", fn,
+			  dt_type_name(&t, b, sizeof(b)));
+	}
+	if (!n->args[0]->sval[0])
+		dt_cerror(cc, &n->loc, D_PRINTF_FMT_EMPTY, "%s( ) format string "
+			  "is empty", fn);
 	if (dt_fmt_parse(n->args[0]->sval, &fmt, err, sizeof(err)))
-		dt_error(cc, &n->args[0]->loc, "%s", err);
+		dt_cerror(cc, &n->loc, strncmp(err, "not supported", 13) ?
+			  D_SYNTAX : D_UNKNOWN, "%s", err);
 	/* The conversions move to the arena: errors below unwind. */
 	int nconv = fmt.n;
 	struct dt_conv *convs = dt_alloc(&cc->arena, sizeof(*convs) * nconv);
 
 	memcpy(convs, fmt.convs, sizeof(*convs) * nconv);
 	dt_fmt_free(&fmt);
-	a = dt_ck_action(k, strcmp(n->name, "system") ? ACT_PRINTF : ACT_SYSTEM,
+	a = dt_ck_action(k, strcmp(fn, "system") ? ACT_PRINTF : ACT_SYSTEM,
 			 n);
 	a->fmt = n->args[0]->sval;
 	for (int i = 0; i < nconv; i++) {
 		struct dt_conv *c = &convs[i];
-		int need = (c->width == -2) + (c->prec == -2) +
-			   (c->conv && !c->agg);
+		/* the '*' arguments: the width's, then the precision's */
+		const char *dyns[2];
+		int ndyn = 0;
 
-		if (c->agg)
-			dt_error(cc, &n->args[0]->loc, "%%@ is for printa() "
-				 "formats");
-		for (int j = 0; j < need; j++, argi++) {
-			bool star = j < (c->width == -2) + (c->prec == -2);
-
-			if (argi >= n->nargs) {
-				dt_error(cc, &n->loc, "%s() format \"%s\": "
-					 "conversion #%d (%%%c) has no "
-					 "argument", n->name, a->fmt, i + 1,
-					 c->conv);
-			}
+		if (!c->conv)
+			continue;
+		if (c->width == -2)
+			dyns[ndyn++] = "*";
+		if (c->prec == -2)
+			dyns[ndyn++] = ".*";
+		for (int j = 0; j < ndyn; j++, argi++) {
+			if (argi >= n->nargs)
+				dt_cerror(cc, &n->loc, D_PRINTF_DYN_PROTO, "%s( ) "
+					  "prototype mismatch: conversion #%d "
+					  "(%%%s) is missing a corresponding "
+					  "\"%s\" argument", fn, c->num,
+					  c->name, dyns[j]);
 			struct dt_node *e = n->args[argi];
 			struct dt_type t = dt_ck_expr(k, e);
-			enum dt_fmt_arg want = star ? FMT_INT :
-					       dt_fmt_wants(c->conv);
 
-			/* %s of a char *: the string there, as stringof() */
-			if (want == FMT_STR && t.kind == DT_TPTR &&
-			    t.pointee == 1 && !t.xlate) {
-				e = stringof_node(k, e);
-				n->args[argi] = e;
-				t = e->type;
-			}
-
-			if ((want == FMT_INT && !dt_type_is_int(&t)) ||
-			    (want == FMT_STR && t.kind != DT_TSTR &&
-			     t.kind != DT_TSYM) ||
-			    (want == FMT_STACK && t.kind != DT_TSTACK)) {
-				dt_error(cc, &e->loc, "%s() argument #%d "
-					 "is %s, which %%%c cannot print",
-					 n->name, argi + 1, dt_type_name(&t, b,
-								 sizeof(b)),
-					 star ? '*' : c->conv);
-			}
+			if (!dt_type_is_int(&t))
+				dt_cerror(cc, &n->loc, D_PRINTF_DYN_TYPE, "%s( ) "
+					  "argument #%d is incompatible with "
+					  "conversion #%d prototype:\n\t"
+					  "conversion: %% %s %s\n\t prototype: "
+					  "int\n\t  argument: %s", fn, argi + 1,
+					  c->num, dyns[j], c->name,
+					  arg_type_name(e, &t, b, sizeof(b)));
 			dt_ck_recval(k, a, e);
-			/* %a, %A: the address, named by the consumer */
-			if (!star && (c->conv == 'a' || c->conv == 'A')) {
-				struct dt_recval *v = &a->vals[a->nvals - 1];
-
-				v->kind = KEY_SYM;
-				v->which = c->conv == 'a' ? DT_SYM_ADDR :
-					   DT_SYM_UADDR;
-				dt_ck_fix_recval(k, a, a->nvals - 1, 16);
-			}
 		}
+		if (c->agg)
+			dt_cerror(cc, &n->loc, D_PRINTF_AGG_CONV, "%%@ conversion "
+				  "requires an aggregation and is not for use "
+				  "with %s( )", fn);
+		if (argi >= n->nargs)
+			dt_cerror(cc, &n->loc, D_PRINTF_ARG_PROTO, "%s( ) "
+				  "prototype mismatch: conversion #%d (%%%s) is "
+				  "missing a corresponding value argument", fn,
+				  c->num, c->name);
+		struct dt_node *e = n->args[argi];
+		struct dt_type t = e->kind == N_AGG ? dt_void : dt_ck_expr(k, e);
+		enum dt_fmt_arg want = dt_fmt_wants(c->conv);
+
+		/* %s of a char *: the string there, as stringof() */
+		if (want == FMT_STR && t.kind == DT_TPTR && t.pointee == 1 &&
+		    !t.xlate) {
+			e = stringof_node(k, e);
+			n->args[argi] = e;
+			t = e->type;
+		}
+		if (e->kind == N_AGG ||
+		    (want == FMT_INT && !dt_type_is_int(&t)) ||
+		    (want == FMT_STR && t.kind != DT_TSTR &&
+		     t.kind != DT_TSYM) ||
+		    (want == FMT_STACK && t.kind != DT_TSTACK))
+			dt_cerror(cc, &n->loc, D_PRINTF_ARG_TYPE, "%s( ) argument "
+				  "#%d is incompatible with conversion #%d "
+				  "prototype:\n\tconversion: %%%s\n\t prototype: "
+				  "%s\n\t  argument: %s", fn, argi + 1, c->num,
+				  c->name, conv_proto(c),
+				  arg_type_name(e, &t, b, sizeof(b)));
+		dt_ck_recval(k, a, e);
+		/* %a, %A: the address, named by the consumer */
+		if (c->conv == 'a' || c->conv == 'A') {
+			struct dt_recval *v = &a->vals[a->nvals - 1];
+
+			v->kind = KEY_SYM;
+			v->which = c->conv == 'a' ? DT_SYM_ADDR : DT_SYM_UADDR;
+			dt_ck_fix_recval(k, a, a->nvals - 1, 16);
+		}
+		argi++;
 	}
 	if (argi < n->nargs)
-		dt_error(cc, &n->args[argi]->loc, "%s() has more arguments "
-			 "than its format has conversions", n->name);
+		dt_cerror(cc, &n->loc, D_PRINTF_ARG_EXTRA, "%s( ) prototype "
+			  "mismatch: only %d arguments required by this format "
+			  "string", fn, argi - 1);
 }
 
 /* Store the arguments of a data action into the record. */

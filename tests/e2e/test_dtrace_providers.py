@@ -517,7 +517,8 @@ def test_func_and_ufunc_are_sym_and_usym(sonde, root, ufixture_bin):
 def test_stack_in_printf_is_refused(sonde):
     p = dtrace(sonde, "-e", "-n", "BEGIN { printf(\"%s\", stack()); }")
     assert p.returncode == 1  # a compile error, as dtrace(1)
-    assert "is stack, which %s cannot print" in p.stderr
+    assert ("conversion: %s\n\t prototype: char [] or string (or use "
+            "stringof)\n\t  argument: stack") in p.stderr
 
 
 # ---- sym(), usym(), mod(), umod(), uaddr(), %a, %A ----

@@ -106,11 +106,26 @@ static void test_parse_counts_and_errors(void **state)
 	assert_true(f.convs[2].agg);
 	dt_fmt_free(&f);
 	assert_int_equal(dt_fmt_parse("%y", &f, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "invalid conversion %y"));
+	assert_string_equal(err, "format conversion #1 is undefined: %y");
 	assert_int_equal(dt_fmt_parse("%5", &f, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "ends in the middle of a conversion"));
+	assert_string_equal(err, "format conversion #1 name expected before "
+			    "end of format string");
 	assert_int_equal(dt_fmt_parse("%f", &f, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "not supported: %f"));
+	/* numbered as DTrace numbers them, "%%" included */
+	assert_int_equal(dt_fmt_parse("%% %d %-%", &f, err, sizeof(err)), -1);
+	assert_string_equal(err, "format conversion #3 cannot be combined "
+			    "with other format flags: %%");
+	assert_int_equal(dt_fmt_parse("%**d", &f, err, sizeof(err)), -1);
+	assert_string_equal(err, "format conversion #1 has more than one "
+			    "'*' specified for the output width");
+	assert_int_equal(dt_fmt_parse("%1$d", &f, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "positional format (%n$)"));
+	assert_int_equal(dt_fmt_parse("%zd %hhu %lld", &f, err, sizeof(err)),
+			 0);
+	assert_string_equal(f.convs[2].name, "lld");
+	assert_int_equal(f.convs[2].num, 3);
+	dt_fmt_free(&f);
 	assert_int_equal(dt_fmt_wants('s'), FMT_STR);
 	assert_int_equal(dt_fmt_wants('x'), FMT_INT);
 	assert_int_equal(dt_fmt_wants('k'), FMT_STACK);
