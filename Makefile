@@ -48,6 +48,11 @@ test: build test-deps $(ASAN)/build.ninja $(FUZZ)/build.ninja
 		[ -z "$$t" ] || ninja -C $(FUZZ) $$t >/dev/null
 	@$(PY) tests/run.py --build $(BUILD) --asan-build $(ASAN) --fuzz-build $(FUZZ)
 
+# DTrace's own unit tests, all of them (tests/dtrace-suite.pass is the
+# part make test runs): the pass rate, and the passing tests not listed.
+conformance: build
+	@scripts/dtrace-conformance.sh $(BUILD)/sonde
+
 bench: build test-deps
 	@for b in bench/*.sh; do echo "== $$b"; SONDE=$(BUILD)/sonde $$b || exit 1; done
 

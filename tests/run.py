@@ -5,8 +5,9 @@
 The cmocka unit tests (every test() in the meson build, run with TAP
 output; the sanitizer build's with UBSan fatal), a short deterministic run
 of every libFuzzer target (tests/fuzz) over its seeds, and the pytest
-end-to-end suite (tests/e2e, the real binary against the real kernel) are
-counted together; the last line printed is `N passed, N failed` with
+end-to-end suite (tests/e2e, the real binary against the real kernel) and
+the tests of DTrace's own suite that `sonde dtrace` passes
+(tests/dtrace-suite.pass, run by the suite's run.sh) are counted together; the last line printed is `N passed, N failed` with
 `, N skipped` when some were skipped.
 """
 import argparse
@@ -163,6 +164,91 @@ def run_e2e(build, counts, extra, asan=None):
             counts["passed"] += 1
 
 
+# DTrace's own unit tests (dtrace-utils' test/unittest with the runner that
+# judges them as its runtest.sh does) live outside the tree: DTRACE_SUITE or
+# ../shared/dtrace-suite next to the checkout.
+PASS_LIST = os.path.join(ROOT, "tests", "dtrace-suite.pass")
+
+
+def dtrace_suite_dir():
+    for d in (os.environ.get("DTRACE_SUITE"),
+              os.path.join(ROOT, "..", "shared", "dtrace-suite"),
+              "/work/shared/dtrace-suite"):
+        if d and os.path.exists(os.path.join(d, "run.sh")):
+            return os.path.abspath(d)
+    return None
+
+
+def pass_list():
+    if not os.path.exists(PASS_LIST):
+        return []
+    with open(PASS_LIST) as f:
+        return [l.strip() for l in f
+                if l.strip() and not l.startswith("#")]
+
+
+def run_dtrace_suite(build, counts, verbose, jobs=None):
+    """Every test of tests/dtrace-suite.pass through the suite's run.sh,
+    split across the CPUs (one run.sh each, its own copy of the suite):
+    a listed test that does not pass (PASS or XPASS) is a failure."""
+    label = "dtrace-suite"
+    tests = pass_list()
+    suite = dtrace_suite_dir()
+    why = None
+    if suite is None:
+        why = ("DTrace's suite not found (set DTRACE_SUITE to a copy of "
+               "shared/dtrace-suite)")
+    elif os.geteuid() != 0:
+        why = "needs root: the suite's tests trace the real kernel"
+    elif subprocess.run(["sh", "-c", "command -v gawk bc gcc"],
+                        capture_output=True).returncode:
+        why = "run.sh needs gawk, bc and gcc"
+    if why:
+        counts["skipped"] += len(tests)
+        counts["skips"].append(f"{label}: {len(tests)} tests: {why}")
+        print(f"{label:<10} {'pass list':<22} skipped ({why})")
+        return
+    sonde = os.path.join(os.path.abspath(build), "sonde")
+    jobs = jobs or max(1, min(len(os.sched_getaffinity(0)), 4))
+    chunks = [tests[i::jobs] for i in range(jobs)]
+    with tempfile.TemporaryDirectory(prefix="sonde-dtsuite-") as tmp:
+        procs = []
+        for i, chunk in enumerate(chunks):
+            res = os.path.join(tmp, f"r{i}.tsv")
+            log = open(os.path.join(tmp, f"r{i}.log"), "w")
+            # one CPU spinner is enough for the tick-N tests (run.sh's
+            # BUSY): the first runner starts it
+            env = dict(os.environ, RESULTS=res, BUSY="1" if i == 0 else "0")
+            procs.append((subprocess.Popen(
+                [os.path.join(suite, "run.sh"), sonde] + chunk, env=env,
+                stdout=log, stderr=subprocess.STDOUT, cwd=tmp), res, log))
+        seen = {}
+        for p, res, log in procs:
+            p.wait()
+            log.close()
+            if os.path.exists(res):
+                for line in open(res):
+                    f = line.rstrip("\n").split("\t")
+                    if len(f) >= 2:
+                        seen[f[0]] = f
+        if verbose:
+            for i in range(len(procs)):
+                sys.stdout.write(open(os.path.join(tmp, f"r{i}.log")).read())
+    failed = 0
+    for t in tests:
+        f = seen.get(t)
+        if f and f[1] in ("PASS", "XPASS"):
+            counts["passed"] += 1
+            continue
+        failed += 1
+        counts["failed"] += 1
+        counts["failures"].append(
+            f"{label}:{t}: " + (f"{f[1]} {f[4] if len(f) > 4 else ''}"
+                               if f else "did not run"))
+    print(f"{label:<10} {'pass list':<22} {'FAIL' if failed else 'ok'} "
+          f"({len(tests)} tests)")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
@@ -174,12 +260,17 @@ def main():
                          "targets: each runs briefly over its seeds")
     ap.add_argument("--unit-only", action="store_true")
     ap.add_argument("--e2e-only", action="store_true")
+    ap.add_argument("--dtrace-suite-only", action="store_true",
+                    help="only the tests of DTrace's suite in "
+                         "tests/dtrace-suite.pass")
     ap.add_argument("-v", "--verbose", action="store_true")
     ap.add_argument("pytest_args", nargs="*",
                     help="passed to pytest (e.g. -k hot)")
     a = ap.parse_args()
     counts = {"passed": 0, "failed": 0, "skipped": 0, "failures": [],
               "skips": []}
+    if a.dtrace_suite_only:
+        a.unit_only = a.e2e_only = True
     if not a.e2e_only:
         for t in unit_tests(a.build):
             run_unit(t, counts, a.verbose)
@@ -190,6 +281,11 @@ def main():
             run_fuzz(a.fuzz_build, counts, a.verbose)
     if not a.unit_only:
         run_e2e(a.build, counts, a.pytest_args, a.asan_build)
+    # the pass list runs with the whole e2e suite (not when e2e files are
+    # named)
+    named = [x for x in a.pytest_args if not x.startswith("-")]
+    if a.dtrace_suite_only or (not a.unit_only and not named):
+        run_dtrace_suite(a.build, counts, a.verbose)
     if counts["skips"]:
         print("\nskipped:")
         for s in counts["skips"]:
