@@ -46,7 +46,7 @@ void prof_write_svg(struct pprof *p, FILE *f, unsigned kinds,
 void prof_write_table(struct pprof *p, FILE *f, uint64_t top,
 		      unsigned kinds);
 
-/* prof.c: open an output now, saying why not (0 or -errno). */
+/* output.c: open an output now, saying why not (0 or -errno). */
 int prof_open_output(const char *path, struct sd_outfile *of);
 /* Read path (a profile, a raw dump, or a directory of them, merged) into
  * p; *nread counts the files read. 0 or -errno. */
