@@ -26,7 +26,9 @@ scdoc
 # own test suite, bash-completion for the completion test, gcc-multilib
 # for the 32-bit programs ktrace records, prometheus (and its promtool)
 # for sonde agent's, lld (ld64.lld) with llvm's dsymutil and
-# llvm-symbolizer for kptrace's Mach-O fixtures and oracle.
+# llvm-symbolizer for kptrace's Mach-O fixtures and oracle; node (its npm)
+# and chromium for kdump's timeline opened in speedscope (tests/e2e/browser:
+# speedscope and playwright-core from npm).
 TEST="
 libcmocka-dev python3 python3-pytest lld
 elfutils binutils linux-perf bpftrace strace util-linux procps time
@@ -34,6 +36,7 @@ systemtap-sdt-dev golang-go libgoogle-perftools-dev rustc g++
 qemu-system-x86 busybox-static cpio xz-utils
 gawk bc bash-completion gcc-multilib
 prometheus
+nodejs chromium
 "
 
 case ${1:-all} in
@@ -51,7 +54,20 @@ missing=""
 for p in $PKGS; do
 	echo "$installed" | grep -qx "$p" || missing="$missing $p"
 done
-[ -z "$missing" ] && exit 0
+# The npm packages of the browser tests (pinned in package-lock.json).
+browser_deps() {
+	dir=$(dirname "$0")/../tests/e2e/browser
+	[ -d "$dir/node_modules/speedscope" ] &&
+		[ -d "$dir/node_modules/playwright-core" ] && return 0
+	command -v npm >/dev/null || return 0
+	echo "scripts/deps.sh: npm ci in tests/e2e/browser" >&2
+	npm ci --prefix "$dir" --no-audit --no-fund >/dev/null
+}
+
+if [ -z "$missing" ]; then
+	[ "${1:-all}" = build ] || browser_deps
+	exit 0
+fi
 
 if [ "$(id -u)" != 0 ]; then
 	echo "scripts/deps.sh: missing packages:$missing (run as root to install them)" >&2
@@ -65,3 +81,4 @@ lock="-o DPkg::Lock::Timeout=600"
 apt-get $lock update -qq
 # shellcheck disable=SC2086
 apt-get $lock install -y -qq --no-install-recommends $missing >/dev/null
+[ "${1:-all}" = build ] || browser_deps

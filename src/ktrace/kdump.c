@@ -24,7 +24,7 @@ static const char usage_text[] =
 "usage: sonde kdump [-f FILE|-] [-d] [-n] [-E | -R | -T] [-D] [-H] [-l]\n"
 "                   [-m MAXDATA] [-s] [-x | -X] [-y] [-p PID] [-t TRSTR]\n"
 "                   [-e EXPR] [-z | -Z] [-c [-S SORTBY]] [--strace]\n"
-"                   [--format text|strace|json] [--merge]\n"
+"                   [--format text|strace|json|chrome] [--merge]\n"
 "                   [--string-limit N]\n"
 "                   [--file-order] [--window MIB]\n"
 "\n"
@@ -59,8 +59,8 @@ static const char usage_text[] =
 "      --strace           one line per call, as strace prints it (with -D\n"
 "                         for its -T, -y, -E/-R/-T for times)\n"
 "      --string-limit N   --strace: at most N bytes of data (default 32)\n"
-"      --format F         text (default), strace or json (one object per\n"
-"                         line)\n"
+"      --format F         text (default), strace, json (one object per line)\n"
+"                         or chrome (a timeline for Perfetto, speedscope)\n"
 "      --merge            json: one object per call, not CALL, NAMI, GIO, RET\n"
 "      --file-order       records in the file's order, not in time order\n"
 "      --window MIB       the time-order window (default 16 MiB of records)\n"
@@ -199,9 +199,11 @@ static int parse_args(int argc, char **argv, struct kd_opts *o,
 				f = KD_TEXT;
 			else if (!strcmp(optarg, "strace"))
 				f = KD_STRACE;
+			else if (!strcmp(optarg, "chrome"))
+				f = KD_CHROME;
 			else
 				return sd_usage_error("unknown format '%s' (text, "
-						      "strace, json)", optarg);
+						      "strace, json, chrome)", optarg);
 			if (format_set && o->format != f)
 				return sd_usage_error("%s", "--format given twice");
 			o->format = f;
@@ -258,6 +260,7 @@ static const struct kd_view *view_of(enum kd_format f)
 	switch (f) {
 	case KD_JSON: return &kd_json_view;
 	case KD_STRACE: return &kd_strace_view;
+	case KD_CHROME: return &kd_chrome_view;
 	case KD_SUMMARY: return &kd_summary_view;
 	default: return &kd_text_view;
 	}

@@ -10,7 +10,7 @@
  *        records of all threads in time order; --file-order skips it)
  *     -> output (kdump.c: the -y fd tables, then one back end: text
  *        (kdump_text.c), strace's lines (kdump_strace.c), JSON
- *        (kdump_json.c) or the -c
+ *        (kdump_json.c), a Chrome timeline (kdump_chrome.c) or the -c
  *        summary (kdump_stat.c); the views that print a call at once
  *        gather it with kdump_call.c, structures decode in kdump_stru.c).
  *
@@ -27,7 +27,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-enum kd_format { KD_TEXT, KD_STRACE, KD_JSON, KD_SUMMARY };
+enum kd_format { KD_TEXT, KD_STRACE, KD_JSON, KD_CHROME, KD_SUMMARY };
 
 /* -e status= */
 #define KD_ST_SUCCESS 0x1
@@ -158,7 +158,7 @@ struct kd_view {
 	void (*end)(struct kdump *k);
 };
 extern const struct kd_view kd_text_view, kd_strace_view, kd_json_view,
-	kd_summary_view;
+	kd_chrome_view, kd_summary_view;
 
 /* Shared by the text back ends (kdump_text.c). */
 void kd_put_escaped(struct sbuf *sb, const unsigned char *p, size_t n);

@@ -732,3 +732,123 @@ def test_structures_and_fds(root, sonde, tmp_path, strace):
     assert re.search(r"STRU  struct sockaddr \{ AF_INET, 127\.0\.0\.1:"
                      + port + " }", lines)
     assert f'STRU  struct sockaddr {{ AF_UNIX, {tmp_path}/nosock }}' in lines
+
+
+BROWSER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "browser")
+
+
+@pytest.fixture
+def speedscope():
+    """speedscope and playwright-core (tests/e2e/browser, npm install'ed
+    by scripts/deps.sh test), node and Debian's chromium."""
+    node, chromium = shutil.which("node"), shutil.which("chromium")
+    release = os.path.join(BROWSER, "node_modules", "speedscope", "dist",
+                           "release")
+    if not node or not chromium:
+        pytest.skip("node or chromium is not installed (scripts/deps.sh "
+                    "test)")
+    if not os.path.isdir(release) or not os.path.isdir(
+            os.path.join(BROWSER, "node_modules", "playwright-core")):
+        pytest.skip("speedscope and playwright-core are not installed in "
+                    "tests/e2e/browser (scripts/deps.sh test)")
+    return node, release
+
+
+def check_trace_events(doc):
+    """The Trace Event Format's fields (its documentation: "JSON Object
+    Format", phases X, i and M): what viewers need, on every event; and
+    each thread's complete events nest (a viewer's stack)."""
+    assert set(doc) >= {"traceEvents", "displayTimeUnit"}
+    assert doc["displayTimeUnit"] in ("ms", "ns")
+    stacks = {}
+    for e in doc["traceEvents"]:
+        assert isinstance(e["name"], str) and e["name"]
+        assert isinstance(e["pid"], int) and isinstance(e["tid"], int)
+        assert e["ph"] in ("X", "i", "M"), e
+        if e["ph"] == "M":
+            assert e["name"] in ("process_name", "thread_name")
+            assert isinstance(e["args"]["name"], str)
+            continue
+        assert isinstance(e["ts"], (int, float)) and e["ts"] >= 0
+        if e["ph"] == "i":
+            assert e["s"] in ("t", "p", "g")
+            continue
+        assert isinstance(e["dur"], (int, float)) and e["dur"] >= 0
+        stacks.setdefault(e["tid"], []).append((e["ts"], e["ts"] + e["dur"]))
+    for tid, spans in stacks.items():
+        spans.sort(key=lambda s: (s[0], -s[1]))
+        open_ = []
+        for b, end in spans:
+            while open_ and open_[-1] <= b:
+                open_.pop()
+            assert not open_ or end <= open_[-1] + 1e-3, (tid, b, end)
+            open_.append(end)
+    return stacks
+
+
+def test_chrome_timeline_in_speedscope(root, sonde, tmp_path, speedscope):
+    """--format chrome on a four-thread program with context switches: the
+    JSON has the format's fields and nests; speedscope, loaded in headless
+    Chromium, shows a track per thread named from the trace, and the
+    worker threads' calls (lseek, getppid, sched_yield: 200 of each) with
+    the time the JSON gives them; the main thread's off-CPU time inside
+    its futex wait."""
+    import http.server
+    import threading
+    node, release = speedscope
+    out = ktrace(tmp_path / "t.out", [FIXTURE, "--threads", "4", "200"],
+                 "-t", "cpw")
+    text = kdump(out, "--format", "chrome").stdout
+    doc = json.loads(text)
+    stacks = check_trace_events(doc)
+    recs = [json.loads(l) for l in
+            kdump(out, "--format", "json").stdout.splitlines()[1:]]
+    workers = sorted({r["tid"] for r in recs if r["type"] == "CALL" and
+                      r["syscall"] == "lseek"})
+    assert len(workers) == 4 and set(workers) <= set(stacks)
+    names = {(e["tid"], e["args"]["name"]) for e in doc["traceEvents"]
+             if e["ph"] == "M" and e["name"] == "thread_name"}
+    assert {(t, "ktrace-fixture") for t in workers} <= names
+    www = tmp_path / "www"
+    shutil.copytree(release, www)
+    (www / "trace.json").write_text(text)
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def __init__(self, *a, **kw):
+            super().__init__(*a, directory=str(www), **kw)
+
+        def log_message(self, *a):
+            pass
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Quiet)
+    th = threading.Thread(target=srv.serve_forever, daemon=True)
+    th.start()
+    try:
+        port = srv.server_address[1]
+        url = (f"http://127.0.0.1:{port}/index.html#profileURL="
+               f"http://127.0.0.1:{port}/trace.json")
+        p = run([node, os.path.join(BROWSER, "speedscope.mjs"), url,
+                 str(tmp_path / "shot.png"), "2"], timeout=180)
+    finally:
+        srv.shutdown()
+    assert p.returncode == 0, p.stderr[-3000:]
+    page = json.loads(p.stdout)
+    assert not page["errors"], page["errors"]
+    # A profile (a track) per thread, named as the trace names it.
+    tracks = [q["text"][1] for q in page["profiles"]]
+    for t in workers:
+        assert any(f"(tid {t})" in x and "ktrace-fixture" in x
+                   for x in tracks), (t, tracks)
+    # The sandwich view of a worker lists its calls with their total time.
+    calls = {}
+    for e in doc["traceEvents"]:
+        if e["ph"] == "X" and e["tid"] == workers[0]:
+            calls[e["name"]] = calls.get(e["name"], 0) + e["dur"]
+    prof = next(q for q in page["profiles"]
+                if f"(tid {workers[0]})" in q["text"][1])
+    rows = " | ".join(prof["rows"])
+    for name in ("lseek", "getppid", "sched_yield"):
+        assert re.search(rf"\d[\d.]*(µs|ms|s) \([\d.<%]+\) .* {name}( |$)",
+                         " | ".join(r for r in prof["rows"]
+                                    if r.endswith(" " + name))), (name, rows)
+        assert calls[name] > 0
+    assert os.path.getsize(tmp_path / "shot.png") > 10000
