@@ -985,6 +985,11 @@ def attach_and_go(target, points, out, pin=None):
                                  str(out), "-p", str(target.pid)],
                           stderr=subprocess.PIPE, text=True)
     wait_attached(tr)
+    # the programs are loaded before the file is put in place and they
+    # are attached: wait for the file too (kdump read it too early, once)
+    end = time.time() + 20
+    while not os.path.exists(out) and time.time() < end:
+        time.sleep(0.05)
     target.stdin.write("go\n")
     target.stdin.flush()
     return tr
