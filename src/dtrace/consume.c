@@ -48,14 +48,15 @@ static char *sym_str(struct dt_session *s, const uint8_t *data, int which,
 	return dt_sym_text(s, addr, (uint32_t)pid, which, readable);
 }
 
-/* An integer key, widened to 64 bits as its type says. */
-static int64_t key_int(const struct dt_key *k, uint64_t x)
+/* An integer key's bits, as many as its size: dtrace-utils compares
+ * keys unsigned (dt_aggregate_keycmp) and prints them from these. */
+static uint64_t key_bits(const struct dt_key *k, uint64_t x)
 {
 	switch (k->size) {
-	case 1: return k->sign ? (int8_t)x : (int64_t)(uint8_t)x;
-	case 2: return k->sign ? (int16_t)x : (int64_t)(uint16_t)x;
-	case 4: return k->sign ? (int32_t)x : (int64_t)(uint32_t)x;
-	default: return (int64_t)x;
+	case 1: return (uint8_t)x;
+	case 2: return (uint16_t)x;
+	case 4: return (uint32_t)x;
+	default: return x;
 	}
 }
 
@@ -321,11 +322,12 @@ static int key_cmp(const struct aggent *a, const struct aggent *b)
 				return c;
 			continue;
 		}
-		if (x->v != y->v) {
-			if (sort_var->keys[i].sign)
-				return (int64_t)x->v < (int64_t)y->v ? -1 : 1;
-			return x->v < y->v ? -1 : 1;
-		}
+		/* unsigned, as dtrace-utils' dt_aggregate_keycmp */
+		uint64_t xv = key_bits(&sort_var->keys[i], x->v),
+			 yv = key_bits(&sort_var->keys[i], y->v);
+
+		if (xv != yv)
+			return xv < yv ? -1 : 1;
 	}
 	return 0;
 }
@@ -535,9 +537,16 @@ static void print_agg(struct dt_session *s, const struct dt_var *v,
 				fprintf(f, "  %-50s", x->s);
 				continue;
 			}
-			/* keys are 64-bit in dtrace-utils' records */
-			fprintf(f, " %16lld", (long long)key_int(&v->keys[k],
-								 x->v));
+			/* as dtrace-utils' dt_print_datum: by size, 1- and
+			 * 2-byte keys as unsigned, 4-byte as int */
+			uint64_t kb = key_bits(&v->keys[k], x->v);
+
+			switch (v->keys[k].size) {
+			case 1: fprintf(f, " %3d", (int)kb); break;
+			case 2: fprintf(f, " %5d", (int)kb); break;
+			case 4: fprintf(f, " %8d", (int)(uint32_t)kb); break;
+			default: fprintf(f, " %16lld", (long long)kb);
+			}
 		}
 		if (hist)
 			dt_agg_print_hist(f, v, e->val, normal);
