@@ -15,9 +15,11 @@ import glob
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 import xml.etree.ElementTree as ET
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -221,10 +223,19 @@ def run_dtrace_suite(build, counts, verbose, jobs=None):
             env = dict(os.environ, RESULTS=res, BUSY="1" if i == 0 else "0")
             procs.append((subprocess.Popen(
                 [os.path.join(suite, "run.sh"), sonde] + chunk, env=env,
-                stdout=log, stderr=subprocess.STDOUT, cwd=tmp), res, log))
+                stdout=log, stderr=subprocess.STDOUT, cwd=tmp,
+                start_new_session=True), res, log))
         seen = {}
+        # run.sh can hang (bash waiting for a child already gone, seen
+        # once in a whole-suite run): what has not ended in 10 minutes is
+        # killed, and its tests that did not report fail
+        deadline = time.monotonic() + 600
         for p, res, log in procs:
-            p.wait()
+            try:
+                p.wait(timeout=max(1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                os.killpg(p.pid, signal.SIGKILL)
+                p.wait()
             log.close()
             if os.path.exists(res):
                 for line in open(res):

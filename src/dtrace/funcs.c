@@ -34,6 +34,24 @@ static struct dt_node *stringof_node(struct dt_ck *k, struct dt_node *e)
 	return c;
 }
 
+/* The type of an argument where DTrace wants a value, named as DTrace
+ * names it: an aggregation, an action's or aggregating function's void,
+ * else the expression's type. */
+static const char *value_type_name(struct dt_ck *k, struct dt_node *e,
+				   char *b, size_t len)
+{
+	const struct dt_func *f = e->kind == N_CALL ?
+				  dt_func_lookup(e->name) : NULL;
+	struct dt_type t;
+
+	if (e->kind == N_AGG)
+		return "aggregation";
+	if (f && (f->is_action || f->is_agg))
+		return "void";
+	t = dt_ck_expr(k, e);
+	return dt_type_name(&t, b, len);
+}
+
 /* What a conversion takes, as dtrace-utils' prototype strings say. */
 static const char *conv_proto(const struct dt_conv *c)
 {
@@ -270,87 +288,152 @@ static int cg_exit(struct dt_cg *g, struct dt_node *n)
 
 /* ---- printa ---- */
 
+/* A key's type, named for printa()'s errors. */
+static const char *key_type_name(const struct dt_key *key)
+{
+	switch (key->kind) {
+	case KEY_INT:
+		switch (key->size) {
+		case 1: return key->sign ? "char" : "uint8_t";
+		case 2: return key->sign ? "short" : "uint16_t";
+		case 4: return key->sign ? "int" : "uint32_t";
+		default: return key->sign ? "int64_t" : "uint64_t";
+		}
+	case KEY_STACK: return "stack";
+	case KEY_SYM: return "_symaddr";
+	default: return "string";
+	}
+}
+
+static bool key_printable(const struct dt_key *key, char conv)
+{
+	enum dt_fmt_arg want = dt_fmt_wants(conv);
+
+	/* %s prints a stack's frames too, %k only a stack */
+	if (want == FMT_STACK)
+		return key->kind == KEY_STACK;
+	return (want == FMT_STR) == (key->kind != KEY_INT);
+}
+
+/* printa([fmt,] @a[, @b...]), checked as dtrace-utils' dt_cg_act_printa
+ * and dt_printf_validate (the keys are the format's arguments, from #2),
+ * with their tags and words. */
 static void check_printa(struct dt_ck *k, struct dt_node *n)
 {
 	struct dt_cc *cc = dt_ck_cc(k);
-	struct dt_node *agg = n->args[n->nargs - 1];
+	bool has_fmt = n->nargs > 0 && n->args[0]->kind == N_STR;
+	int argr = has_fmt ? 2 : 1;
+	struct dt_var *v = NULL;
 	struct dt_action *a;
-	struct dt_var *v;
+	char b[32];
 
-	if (n->nargs > 2 || (n->nargs == 2 && n->args[0]->kind != N_STR))
-		dt_error(cc, &n->loc, "printa() takes an optional format "
-			 "string and one aggregation (several aggregations in "
-			 "one printa() are not supported in this version)");
-	if (agg->kind != N_AGG || agg->nargs > 0)
-		dt_error(cc, &agg->loc, "printa() needs an aggregation such "
-			 "as @name");
-	v = dt_ck_find(k, agg->name, DT_AGGVAR);
-	if (!v)
-		dt_error(cc, &agg->loc, "aggregation %s is not defined before "
-			 "this printa()", agg->name);
-	agg->var = v;
+	if (n->nargs < argr)
+		dt_cerror(cc, &n->loc, D_PRINTA_PROTO, "%s( ) prototype "
+			  "mismatch: %d args passed, %d expected", n->name,
+			  n->nargs, argr);
+	for (int i = argr - 1; i < n->nargs; i++) {
+		struct dt_node *agg = n->args[i];
+		struct dt_var *w;
+
+		if (agg->kind != N_AGG || agg->nargs > 0)
+			dt_cerror(cc, &n->loc, D_PRINTA_AGGARG, "%s( ) argument "
+				  "#%d is incompatible with prototype:\n\t"
+				  "prototype: aggregation\n\t argument: %s",
+				  n->name, i + 1, value_type_name(k, agg, b,
+								  sizeof(b)));
+		w = dt_ck_find(k, agg->name, DT_AGGVAR);
+		if (!w)
+			dt_cerror(cc, &n->loc, D_PRINTA_AGGBAD, "undefined "
+				  "aggregation: %s", agg->name);
+		agg->var = w;
+		if (!v) {
+			v = w;
+			continue;
+		}
+		/* several aggregations: their keys must match */
+		if (w->nkeys != v->nkeys)
+			dt_cerror(cc, &n->loc, D_PRINTA_AGGKEY, "printa( ): %s "
+				  "and %s do not have matching key signatures: "
+				  "%s has %d key%s, %s has %d key%s", v->name,
+				  w->name, v->name, v->nkeys, v->nkeys == 1 ?
+				  "" : "s", w->name, w->nkeys, w->nkeys == 1 ?
+				  "" : "s");
+		for (int j = 0; j < v->nkeys; j++)
+			if ((v->keys[j].kind == KEY_INT) !=
+			    (w->keys[j].kind == KEY_INT) ||
+			    (v->keys[j].kind == KEY_STACK) !=
+			    (w->keys[j].kind == KEY_STACK))
+				dt_cerror(cc, &n->loc, D_PRINTA_AGGPROTO,
+					  "printa( ): %s[ ] key #%d is "
+					  "incompatible with %s:\n%9s key #%d: "
+					  "%s\n%9s key #%d: %s", w->name, j + 1,
+					  v->name, v->name, j + 1,
+					  key_type_name(&v->keys[j]), w->name,
+					  j + 1, key_type_name(&w->keys[j]));
+	}
+	if (n->nargs > argr)
+		dt_error(cc, &n->loc, "not supported: several aggregations in "
+			 "one printa( ) in this version");
 	a = dt_ck_action(k, ACT_PRINTA, n);
 	a->agg = v;
-	if (n->nargs == 2) {
-		struct dt_fmt fmt;
-		char err[256];
-		int keys = 0, aggs = 0;
+	if (!has_fmt)
+		return;
 
-		if (dt_fmt_parse(n->args[0]->sval, &fmt, err, sizeof(err)))
-			dt_error(cc, &n->args[0]->loc, "%s", err);
-		for (int i = 0; i < fmt.n; i++) {
-			if (!fmt.convs[i].conv)
-				continue;
-			if (fmt.convs[i].width == -2 ||
-			    fmt.convs[i].prec == -2) {
-				dt_fmt_free(&fmt);
-				dt_error(cc, &n->args[0]->loc, "'*' widths are "
-					 "not supported in printa() formats");
-			}
-			if (fmt.convs[i].agg) {
-				aggs++;
-				if (dt_fmt_wants(fmt.convs[i].conv) != FMT_INT) {
-					dt_fmt_free(&fmt);
-					dt_error(cc, &n->args[0]->loc, "%%@ "
-						 "needs an integer conversion "
-						 "such as %%@d");
-				}
-				continue;
-			}
-			/* key conversions must fit the keys (%s prints
-			 * a stack's frames too, %k only a stack) */
-			if (keys < v->nkeys) {
-				int kind = v->keys[keys].kind;
-				bool is_str = kind != KEY_INT;
-				enum dt_fmt_arg want =
-					dt_fmt_wants(fmt.convs[i].conv);
-				char conv = fmt.convs[i].conv;
+	struct dt_fmt fmt;
+	char err[256];
+	int key = 0, aggs = 0;
 
-				if (want == FMT_STACK ? kind != KEY_STACK :
-				    (want == FMT_STR) != is_str) {
-					dt_fmt_free(&fmt);
-					dt_error(cc, &n->args[0]->loc, "printa() "
-						 "conversion %%%c cannot print "
-						 "key %d of %s, %s", conv,
-						 keys + 1, v->name,
-						 kind == KEY_STACK ? "a stack" :
-						 is_str ? "a string" :
-						 "an integer");
-				}
-			}
-			keys++;
+	if (!n->args[0]->sval[0])
+		dt_cerror(cc, &n->loc, D_PRINTF_FMT_EMPTY, "%s( ) format string "
+			  "is empty", n->name);
+	if (dt_fmt_parse(n->args[0]->sval, &fmt, err, sizeof(err)))
+		dt_cerror(cc, &n->loc, strncmp(err, "not supported", 13) ?
+			  D_SYNTAX : D_UNKNOWN, "%s", err);
+	/* the conversions to the arena: the errors below unwind */
+	int nconv = fmt.n;
+	struct dt_conv *convs = dt_alloc(&cc->arena, sizeof(*convs) * nconv);
+
+	memcpy(convs, fmt.convs, sizeof(*convs) * nconv);
+	dt_fmt_free(&fmt);
+	for (int i = 0; i < nconv; i++) {
+		const struct dt_conv *c = &convs[i];
+
+		if (!c->conv)
+			continue;
+		if (c->width == -2 || c->prec == -2)
+			dt_error(cc, &n->args[0]->loc, "not supported: '*' "
+				 "widths in printa( ) formats in this version");
+		if (c->agg) {
+			aggs++;
+			if (dt_fmt_wants(c->conv) != FMT_INT)
+				dt_cerror(cc, &n->loc, D_PRINTF_ARG_TYPE, "%s( ) "
+					  "aggregating action is incompatible "
+					  "with conversion #%d prototype:\n\t"
+					  "conversion: %%%s\n\t prototype: %s\n"
+					  "\t  argument: %s", n->name, c->num,
+					  c->name, conv_proto(c),
+					  v->fn == AGG_COUNT ? "uint64_t" :
+					  "int64_t");
+			continue;
 		}
-		dt_fmt_free(&fmt);
-		if (aggs > 1)
-			dt_error(cc, &n->args[0]->loc, "printa() format has "
-				 "more than one %%@ conversion");
-		if (keys > v->nkeys)
-			dt_error(cc, &n->args[0]->loc, "printa() format has %d "
-				 "key conversion%s but %s has %d key%s", keys,
-				 keys == 1 ? "" : "s", v->name, v->nkeys,
-				 v->nkeys == 1 ? "" : "s");
-		a->fmt = n->args[0]->sval;
+		if (key >= v->nkeys)
+			dt_cerror(cc, &n->loc, D_PRINTF_ARG_PROTO, "%s( ) "
+				  "prototype mismatch: conversion #%d (%%%s) is "
+				  "missing a corresponding value argument",
+				  n->name, c->num, c->name);
+		if (!key_printable(&v->keys[key], c->conv))
+			dt_cerror(cc, &n->loc, D_PRINTF_ARG_TYPE, "%s( ) argument "
+				  "#%d is incompatible with conversion #%d "
+				  "prototype:\n\tconversion: %%%s\n\t prototype: "
+				  "%s\n\t  argument: %s", n->name, key + 2,
+				  c->num, c->name, conv_proto(c),
+				  key_type_name(&v->keys[key]));
+		key++;
 	}
+	if (aggs > 1)
+		dt_error(cc, &n->args[0]->loc, "not supported: more than one "
+			 "%%@ conversion in a printa( ) format in this version");
+	a->fmt = n->args[0]->sval;
 }
 
 static int cg_nothing(struct dt_cg *g, struct dt_node *n)
@@ -369,13 +452,20 @@ static struct dt_var *agg_arg(struct dt_ck *k, struct dt_node *n)
 	struct dt_node *agg = n->args[0];
 	struct dt_var *v;
 
-	if (agg->kind != N_AGG || agg->nargs > 0)
-		dt_error(cc, &agg->loc, "%s() needs an aggregation such as "
-			 "@name as its first argument", n->name);
+	if (agg->kind != N_AGG || agg->nargs > 0) {
+		char b[32];
+
+		dt_cerror(cc, &n->loc, !strcmp(n->name, "clear") ?
+			  D_CLEAR_AGGARG : !strcmp(n->name, "trunc") ?
+			  D_TRUNC_AGGARG : D_NORMALIZE_AGGARG, "%s( ) argument "
+			  "#1 is incompatible with prototype:\n\tprototype: "
+			  "aggregation\n\t argument: %s", n->name,
+			  value_type_name(k, agg, b, sizeof(b)));
+	}
 	v = dt_ck_find(k, agg->name, DT_AGGVAR);
 	if (!v)
-		dt_error(cc, &agg->loc, "aggregation %s is not defined before "
-			 "this %s()", agg->name, n->name);
+		dt_cerror(cc, &n->loc, D_PRINTA_AGGBAD, "undefined "
+			  "aggregation: %s", agg->name);
 	agg->var = v;
 	return v;
 }

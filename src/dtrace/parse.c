@@ -893,9 +893,20 @@ expression:
 	if (t->t == T_AGG) {
 		struct dt_node *lhs = primary(p);
 
-		if (peek(p)->t != T_ASSIGN)
+		if (peek(p)->t == T_LBRACK)
+			dt_cerror(p->cc, &lhs->loc, D_AGG_MDIM, "improper "
+				  "attempt to reference %s as a "
+				  "multi-dimensional array", lhs->name);
+		if (peek(p)->t != T_ASSIGN && peek(p)->t != T_SEMI &&
+		    peek(p)->t != T_RBRACE)
 			dt_error(p->cc, &lhs->loc, "an aggregation is set with "
 				 "'%s = func(...)'", lhs->name);
+		if (peek(p)->t != T_ASSIGN) {
+			/* "@a;": the checker says what DTrace says */
+			n = node(p, S_EXPR, &loc);
+			n->a = lhs;
+			return n;
+		}
 		next(p);
 		n = node(p, S_AGG, &loc);
 		n->a = lhs;

@@ -235,6 +235,11 @@ bool dt_proto_check(struct dt_ck *k, struct dt_node *n)
 		/* an action has no value: it is void here, as in DTrace */
 		if (f && f->is_action && f->check)
 			a->type = dt_void;
+		else if (a->kind == N_AGG)
+			dt_cerror(cc, &n->loc, D_PROTO_ARG, "%s( ) argument #%d "
+				  "is incompatible with prototype:\n\tprototype: "
+				  "%s\n\t argument: aggregation", n->name, i + 1,
+				  pname);
 		else
 			dt_ck_expr(k, a);
 		if (!compatible(pk, a))

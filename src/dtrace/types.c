@@ -290,8 +290,23 @@ static void check_keys(struct dt_ck *k, struct dt_var *v, struct dt_node **args,
 	snprintf(what, sizeof(what), "%s%s", v->scope == DT_AGGVAR ? "" : "",
 		 v->name);
 	for (int i = 0; i < nargs; i++) {
+		const struct dt_func *f = args[i]->kind == N_CALL ?
+			dt_func_lookup(args[i]->name) : NULL;
+
+		/* what DTrace refuses as a key (D_KEY_TYPE) */
+		if (args[i]->kind == N_AGG || (f && (f->is_action || f->is_agg)))
+			dt_cerror(k->cc, &args[i]->loc, D_KEY_TYPE, "%s "
+				  "expression may not be used as %s index: key "
+				  "#%d", args[i]->kind == N_AGG ? "aggregation" :
+				  "void", v->scope == DT_AGGVAR ? "aggregation" :
+				  "associative array", i + 1);
 		struct dt_type t = check_expr(k, args[i]);
 
+		if (t.kind == DT_TPTR && t.xlate)
+			dt_cerror(k->cc, &args[i]->loc, D_KEY_TYPE, "dynamic "
+				  "expression may not be used as %s index: key "
+				  "#%d", v->scope == DT_AGGVAR ? "aggregation" :
+				  "associative array", i + 1);
 		if (t.kind == DT_TVOID)
 			dt_error(k->cc, &args[i]->loc, "key %d of %s has no "
 				 "value", i + 1, what);
@@ -623,8 +638,23 @@ static struct dt_type check_assign(struct dt_ck *k, struct dt_node *n)
 
 static struct dt_type check_binary(struct dt_ck *k, struct dt_node *n)
 {
-	struct dt_type a = check_expr(k, n->a), b = check_expr(k, n->b);
 	char b1[32], b2[32];
+
+	/* an aggregation has no value (DTrace: incompatible operands) */
+	if (n->a->kind == N_AGG || n->b->kind == N_AGG) {
+		struct dt_node *o = n->a->kind == N_AGG ? n->b : n->a;
+		struct dt_type ot = o->kind == N_AGG ? dt_void :
+				    check_expr(k, o);
+		const char *on = o->kind == N_AGG ? "aggregation" :
+				 tname(&ot, b2);
+
+		dt_cerror(k->cc, &n->loc, D_OP_INCOMPAT, "operands have "
+			  "incompatible types: \"%s\" %s \"%s\"",
+			  n->a->kind == N_AGG ? "aggregation" : on,
+			  dt_tok_name(n->op),
+			  n->b->kind == N_AGG ? "aggregation" : on);
+	}
+	struct dt_type a = check_expr(k, n->a), b = check_expr(k, n->b);
 
 	switch (n->op) {
 	case T_EQ: case T_NE: case T_LT: case T_GT: case T_LE: case T_GE:
@@ -1083,6 +1113,10 @@ static void check_agg(struct dt_ck *k, struct dt_node *s)
 			  call->nargs < f->min_args ? "at least " : "at most ",
 			  call->nargs < f->min_args ? f->min_args :
 			  f->max_args);
+	if (call->nargs > f->max_args)
+		dt_cerror(k->cc, &call->loc, D_PROTO_LEN, "%s( ) prototype "
+			  "mismatch: %d args passed, at most %d expected",
+			  f->name, call->nargs, f->max_args);
 	call->fn = f;
 	for (int i = 0; i < call->nargs; i++) {
 		struct dt_type t = check_expr(k, call->args[i]);
@@ -1192,6 +1226,17 @@ static void check_stmt(struct dt_ck *k, struct dt_node *s)
 				k->action_node = NULL;
 				break;
 			}
+		}
+		/* "@a;": DTrace's null effect, or an unknown name */
+		if (s->a->kind == N_AGG) {
+			if (find_var(k->p, s->a->name, DT_AGGVAR) ||
+			    s->a->nargs > 0)
+				dt_cerror(k->cc, &s->a->loc, D_AGG_NULL,
+					  "expression has null effect: %s",
+					  s->a->name);
+			dt_cerror(k->cc, &s->a->loc, D_IDENT_UNDEF, "failed to "
+				  "resolve %s: Unknown variable name",
+				  s->a->name);
 		}
 		t = check_expr(k, s->a);
 		(void)t;

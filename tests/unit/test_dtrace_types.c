@@ -229,14 +229,15 @@ static void test_errors(void **state)
 		    "@a is used with 2 keys here but 1 before");
 	check_error("BEGIN { x = count(); }", "aggregating function");
 	check_error("BEGIN { x = printf(\"\"); }", "tracing function printf( ) may not be called from a D expression");
-	check_error("BEGIN { printa(@nope); }", "aggregation @nope is not "
-		    "defined");
+	check_error("BEGIN { printa(@nope); }", "undefined aggregation: @nope");
 	check_error("BEGIN { @a = count(); printa(\"%d %d\", @a); }",
-		    "has 2 key conversions but @a has 0 keys");
+		    "conversion #1 (%d) is missing a corresponding value argument");
 	check_error("BEGIN { @a[1] = count(); printa(\"%s %@d\", @a); }",
-		    "conversion %s cannot print key 1 of @a, an integer");
+		    "argument #2 is incompatible with conversion #1 prototype:\n\t"
+		    "conversion: %s\n\t prototype: char [] or string (or use "
+		    "stringof)\n\t  argument: int");
 	check_error("BEGIN { @a = count(); printa(\"%@s\", @a); }",
-		    "%@ needs an integer conversion");
+		    "aggregating action is incompatible with conversion #1");
 	check_error("BEGIN { @k[copyinstr(0), copyinstr(1), 1] = count(); }",
 		    "the key of "
 		    "@k takes 520 bytes; BPF hash maps take at most 512");
@@ -324,11 +325,12 @@ static void test_errors(void **state)
 	check_error("BEGIN { printf(\"%k\", 1); }", "conversion: %k\n\t "
 		    "prototype: stack\n\t  argument: int");
 	check_error("BEGIN { @[1] = count(); printa(\"%k %@d\", @); }",
-		    "conversion %k cannot print key 1 of @_, an integer");
+		    "conversion: %k\n\t prototype: stack\n\t  argument: int");
 	check_error("BEGIN { @[\"a\"] = count(); printa(\"%k %@d\", @); }",
-		    "conversion %k cannot print key 1 of @_, a string");
+		    "conversion: %k\n\t prototype: stack\n\t  argument: string");
 	check_error("BEGIN { @[stack()] = count(); printa(\"%d %@d\", @); }",
-		    "conversion %d cannot print key 1 of @_, a stack");
+		    "conversion: %d\n\t prototype: char, short, int, long, or long "
+		    "long\n\t  argument: stack");
 	check_error("BEGIN { x = \"a\" < NULL; }", "operator < cannot "
 		    "compare string with char *");
 }
