@@ -1152,8 +1152,23 @@ void dt_cg_unit(struct dt_cg *g, struct dt_unit *u)
 	if (g->p->uses_strtok)
 		dt_emit(g, I_ST(BPF_DW, DT_SCRATCH_REG, g->p->strtok_off +
 				offsetof(struct dt_strtok, pos), -1));
-	for (int i = 0; i < u->nclauses; i++)
+	for (int i = 0; i < u->nclauses; i++) {
+		const struct dt_clause *cl = u->clauses[i];
+		bool exits = false;
+
 		cg_clause(g, u->clauses[i]);
+		/* exit() ends the firing: the clauses after one that may
+		 * have called it run only while no exit() was (DTrace) */
+		for (int a = 0; a < cl->nacts; a++)
+			exits |= cl->acts[a].kind == ACT_EXIT;
+		if (exits && i + 1 < u->nclauses &&
+		    (!u->prov->after_exit || !u->prov->after_exit(u))) {
+			dt_ld_map_value(g, BPF_REG_1, DT_MAP_GLOBALS,
+					offsetof(struct dt_globals, exited));
+			dt_emit(g, I_LDX(BPF_DW, BPF_REG_1, BPF_REG_1, 0));
+			dt_jmp_imm(g, BPF_JNE, BPF_REG_1, 0, out);
+		}
+	}
 	dt_place(g, out);
 	dt_emit(g, I_MOV_IMM(BPF_REG_0, 0));
 	dt_emit(g, I_EXIT());

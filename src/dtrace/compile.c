@@ -196,26 +196,15 @@ static void match_probes(struct dt_session *s)
 			unit_add(unit_for(s, pr), pr, cl);
 		}
 	}
-	/* "matched N probes", per source: distinct probes its clauses
-	 * enable. */
+	/* "matched N probes", per source, as dtrace-utils counts it
+	 * (dtrace_program_exec): each clause's probes, a probe two clauses
+	 * enable counted twice. */
 	for (int k = 0; k < s->nsrcs; k++) {
 		int n = 0;
 
-		for (int u = 0; u < s->nunits; u++)
-			for (int j = 0; j < s->units[u]->nprobes; j++) {
-				struct dt_probe *pr = s->units[u]->probes[j];
-				bool mine = false;
-
-				for (int c = 0; c < p->nclauses && !mine; c++) {
-					struct dt_clause *cl = p->clauses[c];
-
-					if (cl->loc.src != &s->srcs[k])
-						continue;
-					for (int q = 0; q < cl->nprobes; q++)
-						mine |= cl->probes[q] == pr;
-				}
-				n += mine;
-			}
+		for (int c = 0; c < p->nclauses; c++)
+			if (p->clauses[c]->loc.src == &s->srcs[k])
+				n += p->clauses[c]->nprobes;
 		s->src_matches[k] = n;
 	}
 }

@@ -1,6 +1,7 @@
 /* ARGS: -q */
 /* Clauses of one probe run in program order; a predicate's side effects
- * happen whether or not it is true. */
+ * happen whether or not it is true; exit() ends the firing (the last
+ * clause does not run, as in DTrace). */
 BEGIN
 {
 	n = 0;
