@@ -537,9 +537,10 @@ static struct dt_type stored_type(struct dt_ck *k, struct dt_type t)
 	return t;
 }
 
-/* x++, self->n += 2 on a variable never seen: it is an int, as in
- * DTrace, starting at zero. */
-static void implicit_int(struct dt_ck *k, struct dt_node *l)
+/* x++, self->n += 2 on a variable never seen: starting at zero, an
+ * int64_t for ++ and -- (as dtrace-utils' dt_cook_op1 makes it), an int
+ * for an operator-assignment. */
+static void implicit_int(struct dt_ck *k, struct dt_node *l, bool wide)
 {
 	enum dt_scope s = l->kind == N_SELF ? DT_SELF : l->kind == N_THIS ?
 			  DT_THIS : l->kind == N_INDEX ? DT_ARRAY : DT_GLOBAL;
@@ -559,6 +560,8 @@ static void implicit_int(struct dt_ck *k, struct dt_node *l)
 		v = new_var(k, l->name, s, &l->loc);
 	if (!v->typed) {
 		v->type = dt_int;
+		if (wide)
+			v->type.size = 8;
 		v->typed = true;
 	}
 	v->assigned = true;
@@ -581,7 +584,7 @@ static struct dt_type check_assign(struct dt_ck *k, struct dt_node *n)
 			 "variable in this version (print it, or use it as an "
 			 "aggregation key)");
 	if (n->op != T_ASSIGN)
-		implicit_int(k, l);
+		implicit_int(k, l, false);
 	if (rt.kind == DT_TVOID)
 		dt_error(k->cc, &n->b->loc, "the right side of '=' has no "
 			 "value");
@@ -802,7 +805,7 @@ static struct dt_type check_expr(struct dt_ck *k, struct dt_node *n)
 		break;
 	case N_PREINC: case N_POSTINC:
 		need_lvalue(k, n->a, dt_tok_name(n->op));
-		implicit_int(k, n->a);
+		implicit_int(k, n->a, true);
 		a = check_expr(k, n->a);
 		need_int(k, n, &a, dt_tok_name(n->op));
 		t = a;

@@ -99,7 +99,7 @@ static void test_expression_types(void **state)
 	TYPE("", "sizeof(long)", "uint64_t");
 	TYPE("", "copyinstr(arg0)", "string");
 	TYPE("x = 1;", "x += 2", "int");
-	TYPE("", "self->n++", "int");	/* implicit int */
+	TYPE("", "self->n++", "int64_t");	/* implicit, as dtrace-utils: int64_t */
 	TYPE("a[\"k\"] = 5l;", "a[\"k\"]", "int64_t");
 }
 
