@@ -654,6 +654,17 @@ int cmd_dtrace(int argc, char **argv)
 		goto out;
 	}
 	if (!ncmds && !list) {
+		/* dtrace(1): with -e there is nothing to compile, so nothing
+		 * fails; other options without a program match no probe */
+		if (compile_only) {
+			status = 0;
+			goto out;
+		}
+		if (argc > 1) {
+			fprintf(stderr, "dtrace: no probes specified\n");
+			status = SD_EXIT_FAIL;
+			goto out;
+		}
 		status = sd_usage_error("no program: give -n, -s, -P, -m, -f "
 					"or -i");
 		goto out;

@@ -507,6 +507,17 @@ def test_usage_errors(sonde, args, message):
     assert p.stderr == f"sonde dtrace: {message} (see sonde dtrace --help)\n"
 
 
+def test_options_without_a_program(sonde):
+    """As dtrace(1): -e with options and no program compiles nothing and
+    succeeds silently (DTrace's dtrace-util/tst.Bufsize*.sh); options
+    without -e and no program match no probe (exit 1)."""
+    p = dtrace(sonde, "-b", "1k", "-b", "2k", "-e")
+    assert (p.returncode, p.stdout, p.stderr) == (0, "", "")
+    p = dtrace(sonde, "-q")
+    assert p.returncode == 1
+    assert p.stderr == "dtrace: no probes specified\n"
+
+
 @pytest.mark.parametrize("args,message", [
     (["-x", "bufsize=lots", "-n", "BEGIN"], "failed to set -x bufsize: "
      "Invalid value for specified option"),
