@@ -276,13 +276,15 @@ def test_fatal_signal_is_named(root, sonde, tmp_path):
 
 
 def test_kernel_signals_match_strace(root, sonde, tmp_path):
-    """`timeout 0.1 sleep 1`: timeout's SIGALRM comes from its timer (the
+    """`timeout 0.5 sleep 5`: timeout's SIGALRM comes from its timer (the
     kernel: sender 0, SI_TIMER), the SIGTERM sleep gets from timeout's
     pid, SIGCHLD from sleep with its status; si_code and si_pid as strace
-    shows them for the same run's roles."""
-    theirs, spids = strace_signals(["timeout", "0.1", "sleep", "1"], tmp_path)
+    shows them for the same run's roles. (0.5 s, not 0.1: on a loaded
+    machine timeout's child had not yet exec'd sleep when the SIGTERM
+    came, ran timeout's own handler and exited: CLD_EXITED.)"""
+    theirs, spids = strace_signals(["timeout", "0.5", "sleep", "5"], tmp_path)
     out = tmp_path / "timeout.out"
-    p = ktrace(["--", "timeout", "0.1", "sleep", "1"], out)
+    p = ktrace(["--", "timeout", "0.5", "sleep", "5"], out)
     assert p.returncode == 124, p.stderr
     recs = kdump_json(out)
     mpids = []
