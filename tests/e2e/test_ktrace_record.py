@@ -639,9 +639,13 @@ def test_killed_recorder_leaves_no_end(root, sonde, tmp_path):
     recorder killed with SIGKILL leaves a file without one, which is how
     a reader tells a cut recording. Ctrl-C ends properly, and says so."""
     out = tmp_path / "k.out"
+    # In a session of its own, so that the command (whose parent dies
+    # first) is killed with it: a killed recorder's child is reparented,
+    # and pkill -P found nothing (the loop spun on for hours).
     tr = subprocess.Popen([SONDE, "ktrace", "-f", str(out), "--", "sh", "-c",
                            "while :; do /bin/true; done"],
-                          stderr=subprocess.PIPE, text=True)
+                          stderr=subprocess.PIPE, text=True,
+                          start_new_session=True)
     try:
         end = time.time() + 30
         while time.time() < end and not (out.exists() and
@@ -650,12 +654,16 @@ def test_killed_recorder_leaves_no_end(root, sonde, tmp_path):
         tr.kill()
         tr.wait()
     finally:
-        subprocess.run(["pkill", "-KILL", "-P", str(tr.pid)])
+        try:
+            os.killpg(tr.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
     recs = kdump_json(out)
     assert recs and end_record(out) is None
     out2 = tmp_path / "i.out"
     tr = subprocess.Popen([SONDE, "ktrace", "-f", str(out2), "--", "sleep",
-                           "30"], stderr=subprocess.DEVNULL)
+                           "30"], stderr=subprocess.DEVNULL,
+                          start_new_session=True)
     try:
         end = time.time() + 30
         while time.time() < end and not (out2.exists() and
@@ -664,7 +672,10 @@ def test_killed_recorder_leaves_no_end(root, sonde, tmp_path):
         tr.send_signal(signal.SIGINT)
         assert tr.wait(timeout=20) == 0
     finally:
-        subprocess.run(["pkill", "-KILL", "-P", str(tr.pid)])
+        try:
+            os.killpg(tr.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
     end = end_record(out2)
     assert end["how"] == "interrupt" and end["code"] == signal.SIGINT
     assert end["records"] == len({r["offset"] for r in kdump_json(out2)})
