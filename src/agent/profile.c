@@ -240,58 +240,21 @@ static int open_events(struct prof *pr, uint64_t hz, char *err, size_t elen)
 	return 0;
 }
 
+/* Side band: the mappings through lib/symbolizer (hot and dtrace feed it
+ * the same way); a COMM record also names the thread for the labels. */
 static void side_band(struct prof *pr, const struct perf_event_header *h)
 {
-	struct procmaps *pm = symbolizer_maps(pr->z);
-	const char *p = (const char *)(h + 1);
-	struct perf_sample id;
+	const struct {
+		uint32_t pid, tid;
+		char comm[];
+	} *c = (const void *)(h + 1);
 
-	if (perf_parse_sample_id(h, pr->sample_type, &id))
+	symbolizer_side_band(pr->z, h, pr->sample_type);
+	if (h->type != PERF_RECORD_COMM ||
+	    h->size < sizeof(*h) + sizeof(*c) + 1 ||
+	    !memchr(c->comm, '\0', h->size - sizeof(*h) - sizeof(*c)))
 		return;
-	switch (h->type) {
-	case PERF_RECORD_MMAP2: {
-		const struct {
-			uint32_t pid, tid;
-			uint64_t addr, len, pgoff;
-			uint32_t maj, min;
-			uint64_t ino, ino_gen;
-			uint32_t prot, flags;
-			char filename[];
-		} *m = (const void *)p;
-
-		if (h->size < sizeof(*h) + sizeof(*m) ||
-		    !memchr(m->filename, '\0', h->size - sizeof(*h) -
-			    sizeof(*m)))
-			return;
-		procmaps_mmap(pm, (pid_t)m->pid, m->addr, m->len, m->pgoff,
-			      m->filename, id.time);
-		break;
-	}
-	case PERF_RECORD_COMM: {
-		const struct {
-			uint32_t pid, tid;
-			char comm[];
-		} *c = (const void *)p;
-
-		if (h->size < sizeof(*h) + sizeof(*c) + 1 ||
-		    !memchr(c->comm, '\0', h->size - sizeof(*h) - sizeof(*c)))
-			return;
-		if (h->misc & PERF_RECORD_MISC_COMM_EXEC)
-			procmaps_exec(pm, (pid_t)c->pid, id.time);
-		set_comm(pr, c->tid, c->comm);
-		break;
-	}
-	case PERF_RECORD_FORK: {
-		uint32_t v[4];	/* pid, ppid, tid, ptid */
-
-		if (h->size < sizeof(*h) + sizeof(v))
-			return;
-		memcpy(v, p, sizeof(v));
-		if (v[0] != v[1])
-			procmaps_fork(pm, (pid_t)v[1], (pid_t)v[0], id.time);
-		break;
-	}
-	}
+	set_comm(pr, c->tid, c->comm);
 }
 
 static void sample(struct prof *pr, const struct perf_event_header *h)
