@@ -723,7 +723,9 @@ int cmd_dtrace(int argc, char **argv)
 				       strlen(cmds[i].arg), cmds[i].kind);
 		}
 	}
-	if (cmdline && !compile_only && !list) {
+	/* -l starts it too (stopped before its exec, killed after the
+	 * listing): pid$target lists the probes of its program. */
+	if (cmdline && !compile_only) {
 		int r = start_child(&s, cmdline, &child);
 
 		if (r == -EINVAL) {
@@ -743,7 +745,7 @@ int cmd_dtrace(int argc, char **argv)
 		s.macros.target = child.pid;
 		dt_stacks_follow(&s, child.pid);	/* from before its exec */
 	} else if (cmdline) {
-		/* -e, -l: not run; its pid is 0 */
+		/* -e: not run; its pid is 0 */
 		char *w = sd_strdup(cmdline);
 
 		w[strcspn(w, " \t\n")] = '\0';

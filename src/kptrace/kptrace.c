@@ -213,7 +213,8 @@ static int read_linux(struct run *ru, int fd, const struct sbuf *head)
 	int err = 0;
 
 	sbuf_init(&sb);
-	kp_linux_feed(p, head->buf, head->len);
+	if (head->len)
+		kp_linux_feed(p, head->buf, head->len);
 	while (!ru->rs.binary && !ru->failed) {
 		size_t want = 1 << 20;
 
@@ -423,7 +424,7 @@ int cmd_kptrace(int argc, char **argv)
 		/* enough to tell a macOS panic from a Linux log */
 		if (!ru.tail)
 			err = read_some(fd, &head, 65536, &len);
-		if (!err && kp_macos_detect(head.buf, head.len)) {
+		if (!err && head.len && kp_macos_detect(head.buf, head.len)) {
 			/* a panic report is small: the whole of it, bounded */
 			while (!err && len && head.len <= ru.max)
 				err = read_some(fd, &head, 1 << 20, &len);
