@@ -498,8 +498,10 @@ int cmd_dtrace(int argc, char **argv)
 				margs[nmargs++] = argv[optind];
 			break;
 		}
-		/* A negative number is a macro argument, not an option. */
-		if (optind < argc && is_negative_number(argv[optind])) {
+		/* After a program, a negative number is a macro argument,
+		 * not an option (before one, "-9" is an unknown option, a
+		 * usage error as dtrace(1) says: tst.ExitStatus2). */
+		if (ncmds && optind < argc && is_negative_number(argv[optind])) {
 			margs[nmargs++] = argv[optind++];
 			continue;
 		}
