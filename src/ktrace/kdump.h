@@ -167,6 +167,9 @@ const char *kd_sig_name(struct kdump *k, int sig, char *b, unsigned n);
 const char *kd_si_code_name(int code);
 /* "0.102963" for ns. */
 void kd_put_secs(struct sbuf *sb, int64_t ns);
+/* The record's time as -E/-R/-T ask (k->o->timefmt), and a space, on
+ * k->line (kdump_text.c; the --strace view uses it too). */
+void kd_put_time(struct kdump *k, const struct kev *e);
 int64_t kd_wall_ns(const struct kdump *k, uint64_t ts);
 /* Write the line buffer out and empty it. */
 void kd_flush_line(struct kdump *k);

@@ -169,24 +169,9 @@ static bool arg_hook(void *ctx, struct sbuf *sb, int i, uint16_t kind,
 
 static void put_prefix(struct kdump *k, const struct kev *e)
 {
-	struct sbuf *sb = &k->line;
-
-	sbuf_printf(sb, "%-5u ", e->r->tid);
-	if (k->o->timefmt) {
-		int64_t t;
-
-		if (!k->have_first) {
-			k->first_ts = e->ts;
-			k->have_first = true;
-		}
-		switch (k->o->timefmt) {
-		case 'E': t = (int64_t)(e->ts - k->first_ts); break;
-		case 'R': t = e->rel < 0 ? 0 : e->rel; break;
-		default: t = kd_wall_ns(k, e->ts); break;
-		}
-		kd_put_secs(sb, t);
-		sbuf_putc(sb, ' ');
-	}
+	sbuf_printf(&k->line, "%-5u ", e->r->tid);
+	if (k->o->timefmt)
+		kd_put_time(k, e);
 }
 
 /* strace's return: a number, a pointer for calls that return one, an

@@ -176,7 +176,7 @@ void kd_flush_line(struct kdump *k)
 	sbuf_reset(&k->line);
 }
 
-static void put_time(struct kdump *k, const struct kev *e)
+void kd_put_time(struct kdump *k, const struct kev *e)
 {
 	int64_t t;
 
@@ -327,7 +327,7 @@ static void text_event(struct kdump *k, const struct kev *e)
 	kd_put_comm(sb, r->comm);
 	sbuf_putc(sb, ' ');
 	if (k->o->timefmt)
-		put_time(k, e);
+		kd_put_time(k, e);
 	if (tn) {
 		size_t l = strlen(tn);
 
