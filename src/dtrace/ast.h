@@ -83,6 +83,10 @@ _Noreturn void dt_error(struct dt_cc *cc, const struct dt_loc *loc,
 _Noreturn void dt_cerror(struct dt_cc *cc, const struct dt_loc *loc,
 			 enum dt_errtag tag, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+/* D_UNKNOWN as dtrace(1) shows it for the errors its type library gives
+ * (duplicate members, unknown member names): with the tag; plain
+ * D_UNKNOWN (dt_error) shows none. */
+#define D_UNKNOWN_CTF ((enum dt_errtag)D_NTAGS)
 /* The error as dtrace(1) words it after "failed to compile script F: " or
  * "invalid probe specifier S: ": "[D_TAG] line N: message" (the tag with
  * errtags, the line for a script file), malloc'd. */
@@ -113,6 +117,7 @@ enum dt_tok {
 	T_IF = T_KW_FIRST, T_ELSE, T_SIZEOF, T_SELF, T_THIS, T_STRINGOF,
 	T_SIGNED, T_UNSIGNED, T_CHAR_KW, T_SHORT, T_INT_KW, T_LONG, T_VOID,
 	T_STRING_KW, T_CONST, T_VOLATILE,
+	T_STRUCT, T_UNION, T_ENUM, T_TYPEDEF, T_OFFSETOF,
 	/* recognised only to refuse them clearly */
 	T_RESERVED,
 	T_NTOKENS
@@ -170,6 +175,8 @@ enum dt_tkind { DT_TVOID, DT_TINT, DT_TSTR, DT_TPTR,
 	DT_TSTACK,		/* stack(), ustack(): aggregation keys */
 	DT_TSYM,		/* sym(), usym() ...: an address the consumer
 				 * names (symkind says how) */
+	DT_TSOU,		/* a declared struct or union (ct) */
+	DT_TARRAY,		/* a declared array (ct) */
 };
 
 /* How a DT_TSYM value (KEY_SYM) prints: sym, mod, %a (kernel), usym,
@@ -192,6 +199,7 @@ struct dt_type {
 	bool alloca;		/* pointers: into alloca()'s scratch memory
 				 * (bcopy() and copyinto() destinations) */
 	bool pointee_unsigned;	/* pointers: what they point to is unsigned */
+	const struct dt_ctype *ct;	/* DT_TSOU, DT_TARRAY: the layout */
 };
 
 /* Kernel structures D sees through a translator (xlate.c): the pointer
@@ -201,6 +209,57 @@ enum dt_xlate { DT_XL_NONE, DT_XL_PSINFO, DT_XL_LWPSINFO, DT_XL_SIGINFO };
 /* A member of a translated struct: its type and index; false if none. */
 bool dt_xlate_member(int xl, const char *name, struct dt_type *t, int *idx);
 const char *dt_xlate_name(int xl);	/* "psinfo_t" */
+
+/* A struct, union or array the program declares (decl.c), laid out as
+ * the C ABI lays it out, which is how DTrace sizes it. */
+struct dt_cmember {
+	const char *name;	/* NULL: an unnamed struct or union */
+	struct dt_type type;
+	uint64_t off;
+};
+struct dt_ctype {
+	bool is_union, is_array;
+	bool complete;		/* its { } has been read */
+	const char *tag;	/* NULL: anonymous */
+	uint64_t size;
+	uint32_t align;
+	struct dt_cmember *members;
+	int nmembers, cap;
+	struct dt_type elem;	/* arrays */
+	uint64_t nelems;
+};
+/* Names a program declares: typedefs and enumerators share one name
+ * space, struct/union/enum tags another. */
+enum dt_cnkind { DT_CN_TYPEDEF, DT_CN_ENUMERATOR,
+	DT_CN_STRUCT, DT_CN_UNION, DT_CN_ENUM };
+struct dt_cname {
+	const char *name;
+	uint8_t kind;
+	struct dt_type type;	/* typedefs, tags */
+	int64_t val;		/* enumerators */
+	struct dt_loc loc;
+	struct dt_cname *next;
+};
+struct dt_prog;
+uint64_t dt_type_size(const struct dt_type *t);
+uint32_t dt_type_align(const struct dt_type *t);
+/* kind: an enum dt_cnkind; a tag kind finds any tag of that name. */
+struct dt_cname *dt_cname_find(const struct dt_prog *p, int kind,
+			       const char *name);
+struct dt_cname *dt_cname_add(struct dt_cc *cc, struct dt_prog *p, int kind,
+			      const char *name, const struct dt_loc *loc);
+struct dt_ctype *dt_ctype_new(struct dt_cc *cc, bool is_union,
+			      const char *tag);
+/* Lay out a member after the others; false if its name is taken. */
+bool dt_ctype_add(struct dt_cc *cc, struct dt_ctype *ct, const char *name,
+		  const struct dt_type *t);
+void dt_ctype_end(struct dt_ctype *ct);
+/* A member by name (through unnamed members): its offset and type. */
+const struct dt_cmember *dt_ctype_member(const struct dt_ctype *ct,
+					 const char *name, uint64_t *off,
+					 struct dt_type *t);
+struct dt_type dt_array_type(struct dt_cc *cc, const struct dt_type *elem,
+			     uint64_t n);
 
 extern const struct dt_type dt_void, dt_int, dt_uint, dt_long, dt_ulong;
 /* "int", "uint64_t", "string" ... into buf. */
@@ -323,6 +382,10 @@ struct dt_var {
 	int64_t qarg[4];
 	int val_size;		/* map value bytes */
 	int map;		/* index in the program's maps */
+	/* a member or element of a struct, union or array global: read and
+	 * written at its own size, at off_in bytes into base */
+	struct dt_var *base;
+	uint64_t off_in;
 	struct dt_var *next;
 };
 
@@ -435,6 +498,7 @@ struct dt_prog {
 	struct dt_clause **clauses;
 	int nclauses;
 	struct dt_var *vars;	/* every variable, in order of appearance */
+	struct dt_cname *cnames;	/* typedefs, enumerators, tags */
 	struct dt_inline *inlines;
 	int naggs;
 	struct dt_options opt;

@@ -152,8 +152,16 @@ static struct lval lval_of(struct dt_cg *g, struct dt_node *n)
 	struct lval lv = { n, n->var, -1, -1 };
 	int addr, size, off;
 
-	if (n->kind == N_INDEX)
+	if (n->kind == N_INDEX && n->var->type.kind == DT_TARRAY) {
+		/* an element of an array global: its index */
+		int i = dt_cg_expr(g, n->args[0]);
+
+		lv.key_off = dt_cg_temp(g, 8);
+		dt_emit(g, I_STX(BPF_DW, DT_SCRATCH_REG, i, lv.key_off));
+		dt_reg_free(g, i);
+	} else if (n->kind == N_INDEX) {
 		lv.key_off = cg_key(g, n->var, n->args, n->nargs);
+	}
 	if (n->kind == N_UNARY && n->op == T_STAR) {
 		/* the checker let only alloca()'d pointers through */
 		lv.v = NULL;
@@ -191,6 +199,24 @@ static int lval_ptr(struct dt_cg *g, struct lval *lv)
 	return d;
 }
 
+/* a[i] of an array global: the element's address in the globals; an
+ * index outside the array faults as DTrace's "index out of bounds". */
+static int elem_ptr(struct dt_cg *g, struct lval *lv)
+{
+	const struct dt_ctype *ct = lv->v->type.ct;
+	int d = dt_reg(g), i = dt_reg(g), ok = dt_label(g);
+
+	dt_emit(g, I_LDX(BPF_DW, i, DT_SCRATCH_REG, lv->key_off));
+	dt_jmp_imm(g, BPF_JLT, i, (int32_t)ct->nelems, ok);
+	dt_cg_fault(g, DTRACEFLT_BADINDEX, i);
+	dt_place(g, ok);
+	dt_emit(g, I_ALU64_IMM(BPF_MUL, i, (int32_t)dt_type_size(&ct->elem)));
+	dt_ld_map_value(g, d, DT_MAP_GLOBALS, lv->v->off);
+	dt_emit(g, I_ALU64_REG(BPF_ADD, d, i));
+	dt_reg_free(g, i);
+	return d;
+}
+
 /* Load an lvalue's value (integer) or address (string). */
 static int lval_load(struct dt_cg *g, struct lval *lv)
 {
@@ -204,13 +230,24 @@ static int lval_load(struct dt_cg *g, struct lval *lv)
 		dt_cg_normalize(g, r, &lv->n->type);
 		return r;
 	}
+	if (v->type.kind == DT_TARRAY) {
+		r = elem_ptr(g, lv);
+		dt_emit(g, I_LDX(dt_bpf_size(lv->n->type.size), r, r, 0));
+		dt_cg_normalize(g, r, &lv->n->type);
+		return r;
+	}
 	is_str = v->type.kind == DT_TSTR;
 	switch (v->scope) {
 	case DT_GLOBAL:
 		r = dt_reg(g);
 		dt_ld_map_value(g, r, DT_MAP_GLOBALS, v->off);
-		if (!is_str)
+		if (!is_str && v->base) {
+			/* a struct member or array element: its own size */
+			dt_emit(g, I_LDX(dt_bpf_size(v->type.size), r, r, 0));
+			dt_cg_normalize(g, r, &v->type);
+		} else if (!is_str) {
 			dt_emit(g, I_LDX(BPF_DW, r, r, 0));
+		}
 		return r;
 	case DT_THIS:
 		r = dt_reg(g);
@@ -281,6 +318,12 @@ static void lval_store(struct dt_cg *g, struct lval *lv, int r, int src_size)
 		dt_reg_free(g, d);
 		return;
 	}
+	if (v->type.kind == DT_TARRAY) {
+		d = elem_ptr(g, lv);
+		dt_emit(g, I_STX(dt_bpf_size(lv->n->type.size), d, r, 0));
+		dt_reg_free(g, d);
+		return;
+	}
 	is_str = v->type.kind == DT_TSTR;
 	switch (v->scope) {
 	case DT_GLOBAL:
@@ -289,7 +332,8 @@ static void lval_store(struct dt_cg *g, struct lval *lv, int r, int src_size)
 		if (is_str)
 			dt_cg_strcpy(g, d, v->type.ssize, r, src_size);
 		else
-			dt_emit(g, I_STX(BPF_DW, d, r, 0));
+			dt_emit(g, I_STX(v->base ? dt_bpf_size(v->type.size) :
+					 BPF_DW, d, r, 0));
 		dt_reg_free(g, d);
 		return;
 	case DT_THIS:

@@ -26,15 +26,15 @@ static const struct {
 	{ "auto", T_RESERVED }, { "break", T_RESERVED }, { "case", T_RESERVED },
 	{ "continue", T_RESERVED }, { "counter", T_RESERVED },
 	{ "default", T_RESERVED }, { "do", T_RESERVED }, { "double", T_RESERVED },
-	{ "enum", T_RESERVED }, { "extern", T_RESERVED }, { "float", T_RESERVED },
+	{ "enum", T_ENUM }, { "extern", T_RESERVED }, { "float", T_RESERVED },
 	{ "for", T_RESERVED }, { "goto", T_RESERVED }, { "import", T_RESERVED },
-	{ "inline", T_RESERVED }, { "offsetof", T_RESERVED },
+	{ "inline", T_RESERVED }, { "offsetof", T_OFFSETOF },
 	{ "probe", T_RESERVED }, { "provider", T_RESERVED },
 	{ "register", T_RESERVED }, { "restrict", T_RESERVED },
 	{ "return", T_RESERVED }, { "static", T_RESERVED },
-	{ "struct", T_RESERVED }, { "switch", T_RESERVED },
-	{ "translator", T_RESERVED }, { "typedef", T_RESERVED },
-	{ "union", T_RESERVED }, { "while", T_RESERVED }, { "xlate", T_RESERVED },
+	{ "struct", T_STRUCT }, { "switch", T_RESERVED },
+	{ "translator", T_RESERVED }, { "typedef", T_TYPEDEF },
+	{ "union", T_UNION }, { "while", T_RESERVED }, { "xlate", T_RESERVED },
 };
 
 static const char *const tok_names[T_NTOKENS] = {
@@ -59,7 +59,9 @@ static const char *const tok_names[T_NTOKENS] = {
 	[T_SIGNED] = "signed", [T_UNSIGNED] = "unsigned", [T_CHAR_KW] = "char",
 	[T_SHORT] = "short", [T_INT_KW] = "int", [T_LONG] = "long",
 	[T_VOID] = "void", [T_STRING_KW] = "string", [T_CONST] = "const",
-	[T_VOLATILE] = "volatile", [T_RESERVED] = "reserved word",
+	[T_VOLATILE] = "volatile", [T_STRUCT] = "struct", [T_UNION] = "union",
+	[T_ENUM] = "enum", [T_TYPEDEF] = "typedef", [T_OFFSETOF] = "offsetof",
+	[T_RESERVED] = "reserved word",
 };
 
 const char *dt_tok_name(enum dt_tok t)

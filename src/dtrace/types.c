@@ -44,6 +44,14 @@ const char *dt_type_name(const struct dt_type *t, char *buf, size_t len)
 	case DT_TSYM:
 		snprintf(buf, len, "symbol");
 		break;
+	case DT_TSOU:
+		snprintf(buf, len, "%s %s", t->ct->is_union ? "union" :
+			 "struct", t->ct->tag ? t->ct->tag : "(anon)");
+		break;
+	case DT_TARRAY:
+		snprintf(buf, len, "array[%llu]",
+			 (unsigned long long)t->ct->nelems);
+		break;
 	case DT_TPTR:
 		if (t->xlate) {
 			snprintf(buf, len, "%s *", dt_xlate_name(t->xlate));
@@ -128,6 +136,7 @@ struct dt_ck {
 	int rec_off;
 	struct dt_action *acts;
 	size_t acts_cap;
+	bool whole_ok;		/* sizeof: a struct or array as a whole */
 };
 
 static struct dt_type check_expr(struct dt_ck *k, struct dt_node *n);
@@ -210,8 +219,104 @@ static void need_int(struct dt_ck *k, struct dt_node *n, const struct dt_type *t
 			 what, tname(t, b));
 }
 
+static bool const_eval(struct dt_node *n, int64_t *out);
+
+/* rec.m, a[2]: a member of a struct or union global, or an element of an
+ * array global, becomes a variable of its own, kept in the global's bytes
+ * (a "part": dt_var.base, off_in). */
+static void resolve_part(struct dt_ck *k, struct dt_node *n)
+{
+	struct dt_var *base, *v;
+	struct dt_type t;
+	uint64_t off;
+	char *name;
+
+	if (n->kind == N_MEMBER && n->op == T_DOT) {
+		resolve_part(k, n->a);
+		if (n->a->kind != N_VAR)
+			return;
+		base = find_var(k->p, n->a->name, DT_GLOBAL);
+		if (!base || base->type.kind != DT_TSOU)
+			return;
+		if (!dt_ctype_member(base->type.ct, n->name, &off, &t))
+			dt_cerror(k->cc, &n->loc, D_TYPE_MEMBER, "%s is not a "
+				  "member of %s %s", n->name,
+				  base->type.ct->is_union ? "union" : "struct",
+				  base->type.ct->tag ? base->type.ct->tag :
+				  "(anon)");
+		name = dt_alloc(&k->cc->arena, strlen(base->name) +
+				strlen(n->name) + 2);
+		sprintf(name, "%s.%s", base->name, n->name);
+	} else if (n->kind == N_INDEX) {
+		int64_t i;
+
+		base = find_var(k->p, n->name, DT_GLOBAL);
+		if (!base || base->type.kind != DT_TARRAY)
+			return;
+		if (n->nargs != 1)
+			dt_cerror(k->cc, &n->loc, D_ARR_BADREF, "cannot access "
+				  "scalar %s as an associative array", n->name);
+		if (!const_eval(n->args[0], &i)) {
+			/* checked when it runs */
+			struct dt_type it = check_expr(k, n->args[0]);
+
+			need_int(k, n->args[0], &it, "an array index");
+			if (base->type.ct->elem.kind != DT_TINT &&
+			    base->type.ct->elem.kind != DT_TPTR)
+				dt_error(k->cc, &n->loc, "not supported: a "
+					 "variable index into an array of "
+					 "structs or arrays in this version");
+			n->var = base;
+			return;
+		}
+		if (i < 0 || (uint64_t)i >= base->type.ct->nelems)
+			dt_cerror(k->cc, &n->args[0]->loc, D_ARR_BOUNDS,
+				  "index outside array bounds: %lld, max is "
+				  "%llu", (long long)i, (unsigned long long)
+				  base->type.ct->nelems);
+		t = base->type.ct->elem;
+		off = (uint64_t)i * dt_type_size(&t);
+		name = dt_alloc(&k->cc->arena, strlen(base->name) + 24);
+		sprintf(name, "%s[%lld]", base->name, (long long)i);
+	} else {
+		return;
+	}
+	v = find_var(k->p, name, DT_GLOBAL);
+	if (!v) {
+		v = new_var(k, name, DT_GLOBAL, &n->loc);
+		v->type = t;
+		v->typed = true;
+		v->assigned = true;
+		v->base = base;
+		v->off_in = off;
+	}
+	n->kind = N_VAR;
+	n->name = v->name;
+	n->nargs = 0;
+}
+
+/* a[i]: an element of an array global at an index known when it runs */
+static bool is_elem(const struct dt_node *n)
+{
+	return n->kind == N_INDEX && n->var && n->var->scope == DT_GLOBAL &&
+	       n->var->type.kind == DT_TARRAY;
+}
+
+/* A struct, union or array is used through its members or elements (and
+ * sizeof). */
+static void no_whole(struct dt_ck *k, const struct dt_node *n,
+		     const struct dt_type *t)
+{
+	if (t->kind == DT_TSOU || t->kind == DT_TARRAY)
+		dt_error(k->cc, &n->loc, "not supported: %s as a whole value "
+			 "in this version (use its %s)", t->kind == DT_TSOU ?
+			 "a struct or union" : "an array", t->kind == DT_TSOU ?
+			 "members" : "elements");
+}
+
 static void need_lvalue(struct dt_ck *k, struct dt_node *n, const char *what)
 {
+	resolve_part(k, n);
 	switch (n->kind) {
 	case N_VAR:
 		if (!strcmp(n->name, "NULL"))
@@ -488,9 +593,25 @@ static struct dt_type check_args(struct dt_ck *k, struct dt_node *n)
 
 static struct dt_type check_member(struct dt_ck *k, struct dt_node *n)
 {
-	struct dt_type a = check_expr(k, n->a), t;
+	struct dt_type a, t;
 	char b[32];
 	int idx;
+
+	resolve_part(k, n);
+	if (n->kind == N_VAR)
+		return check_expr(k, n);
+	bool w = k->whole_ok;
+
+	k->whole_ok = n->op == T_DOT;
+	a = check_expr(k, n->a);
+	k->whole_ok = w;
+	if (n->op == T_DOT && a.kind == DT_TSOU)
+		dt_error(k->cc, &n->loc, "not supported: members of this "
+			 "struct (only of global struct and union variables) "
+			 "in this version");
+	if (n->op == T_DOT && a.kind != DT_TPTR)
+		dt_cerror(k->cc, &n->loc, D_OP_SOU, "operator . cannot be "
+			  "applied to a non-struct/union type");
 
 	if (a.kind != DT_TPTR || !a.xlate)
 		dt_error(k->cc, &n->loc, "not supported: member access on %s "
@@ -546,7 +667,7 @@ static void implicit_int(struct dt_ck *k, struct dt_node *l, bool wide)
 			  DT_THIS : l->kind == N_INDEX ? DT_ARRAY : DT_GLOBAL;
 	struct dt_var *v;
 
-	if (is_deref(l))
+	if (is_deref(l) || is_elem(l))
 		return;
 	if (l->kind == N_VAR) {
 		for (size_t i = 0; i < ARRAY_SIZE(builtins); i++)
@@ -592,7 +713,7 @@ static struct dt_type check_assign(struct dt_ck *k, struct dt_node *n)
 		dt_error(k->cc, &n->loc, "cannot assign a string through a "
 			 "pointer (copy it with bcopy())");
 	/* Create the variable at its first assignment. */
-	if (n->op == T_ASSIGN && !is_deref(l)) {
+	if (n->op == T_ASSIGN && !is_deref(l) && !is_elem(l)) {
 		enum dt_scope s = l->kind == N_SELF ? DT_SELF :
 				  l->kind == N_THIS ? DT_THIS :
 				  l->kind == N_INDEX ? DT_ARRAY : DT_GLOBAL;
@@ -744,12 +865,17 @@ static struct dt_type check_expr(struct dt_ck *k, struct dt_node *n)
 		break;
 	case N_VAR:
 		t = check_var(k, n);
+		if (!k->whole_ok)
+			no_whole(k, n, &t);
 		break;
 	case N_SELF: case N_THIS:
 		t = check_scoped(k, n);
 		break;
 	case N_INDEX:
-		t = check_index(k, n);
+		resolve_part(k, n);
+		if (n->kind == N_VAR)
+			return check_expr(k, n);
+		t = is_elem(n) ? n->var->type.ct->elem : check_index(k, n);
 		break;
 	case N_MEMBER:
 		t = check_member(k, n);
@@ -835,11 +961,16 @@ static struct dt_type check_expr(struct dt_ck *k, struct dt_node *n)
 		break;
 	case N_SIZEOF:
 		if (n->a) {
+			bool w = k->whole_ok;
+
+			k->whole_ok = true;
 			a = check_expr(k, n->a);
-			n->ival = a.kind == DT_TSTR ? k->p->opt.strsize : a.size;
+			k->whole_ok = w;
+			n->ival = a.kind == DT_TSTR ? k->p->opt.strsize :
+				  dt_type_size(&a);
 		} else {
 			n->ival = n->cast.kind == DT_TSTR ? k->p->opt.strsize :
-				  n->cast.size;
+				  dt_type_size(&n->cast);
 		}
 		if (!n->ival)
 			dt_error(k->cc, &n->loc, "sizeof of void");
@@ -1415,9 +1546,14 @@ void dt_check(struct dt_cc *cc, struct dt_prog *p)
 	}
 	layout_keys(cc, p);
 	for (struct dt_var *v = p->vars; v; v = v->next) {
-		if (v->scope == DT_GLOBAL) {
+		if (v->scope == DT_GLOBAL && v->base) {
+			continue;	/* in its base's bytes (below) */
+		} else if (v->scope == DT_GLOBAL) {
 			int sz = v->type.kind == DT_TSTR ?
-				 (v->type.ssize + 7) & ~7 : 8;
+				 (v->type.ssize + 7) & ~7 :
+				 v->type.kind == DT_TSOU ||
+				 v->type.kind == DT_TARRAY ?
+				 (int)((dt_type_size(&v->type) + 7) & ~7ull) : 8;
 
 			v->off = goff;
 			goff += sz;
@@ -1432,6 +1568,10 @@ void dt_check(struct dt_cc *cc, struct dt_prog *p)
 				      (v->type.ssize + 7) & ~7 : 8;
 		}
 	}
+	/* parts follow their bases in the list */
+	for (struct dt_var *v = p->vars; v; v = v->next)
+		if (v->scope == DT_GLOBAL && v->base)
+			v->off = v->base->off + (int)v->off_in;
 	if (p->uses_spec) {
 		/* one "in use" word per speculation buffer */
 		p->spec_off = goff;

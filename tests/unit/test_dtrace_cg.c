@@ -405,6 +405,48 @@ static void test_arithmetic_matches_c(void **state)
 	      V("a ^^ b", 0), V("a ^^ 0", 1),
 	      V("a == 7 ? 10 : 20", 10), V("a != 7 ? 10 : 20", 20),
 	      V("sizeof(int) + sizeof(char)", 5));
+	/* unsigned / and % (an extra add once gave 17/5 == 8) */
+	EXPRS("u = (uint64_t)17; w = 5u;",
+	      V("u / 5", 3), V("u % 5", 2), V("w / 2u", 2), V("w % 3u", 2));
+}
+
+/* Members of struct and union globals and elements of array globals are
+ * stored at their own size and offset (a union's members share bytes); an
+ * index outside a declared array faults as DTrace's "index out of
+ * bounds". */
+static void test_declared_types_run(void **state)
+{
+	struct run t;
+	const struct dt_rechdr *h;
+	const struct dt_errrec *e;
+	(void)state;
+
+	compile(&t, "struct r { char c; int x; long l; } g;\n"
+		"union u { char ch; int in; long lg; } un;\n"
+		"int a[5];\n"
+		"BEGIN { g.c = 'e'; g.x = -5; g.l = 1L << 40; g.x++;\n"
+		"  un.lg = 0x4142; a[1] = 7; i = 3; a[i] = 9; a[4] += 2;\n"
+		"  trace(g.c); trace(g.x); trace(g.l); trace(un.ch);\n"
+		"  trace(un.in); trace(a[1]); trace(a[i]); trace(a[0]);\n"
+		"  trace(a[4]); }\n"
+		"BEGIN { i = 5; a[i] = 1; }");
+	fire(&t, "BEGIN", 0);
+	assert_int_equal(t.vm.nrec, 2);
+	assert_int_equal(traced(&t, 0, 0), 'e');
+	assert_int_equal(traced(&t, 0, 1), -4);
+	assert_int_equal(traced(&t, 0, 2), 1LL << 40);
+	assert_int_equal(traced(&t, 0, 3), 'B');
+	assert_int_equal(traced(&t, 0, 4), 0x4142);
+	assert_int_equal(traced(&t, 0, 5), 7);
+	assert_int_equal(traced(&t, 0, 6), 9);
+	assert_int_equal(traced(&t, 0, 7), 0);
+	assert_int_equal(traced(&t, 0, 8), 2);
+	h = (const void *)t.vm.records[1];
+	assert_int_equal(h->kind, DT_REC_ERROR);
+	e = (const void *)(h + 1);
+	assert_int_equal(e->fault, DTRACEFLT_BADINDEX);
+	assert_int_equal(e->addr, 5);
+	done(&t);
 }
 
 static void test_increments_and_compound(void **state)
@@ -895,6 +937,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_arithmetic_matches_c),
+		cmocka_unit_test(test_declared_types_run),
 		cmocka_unit_test(test_increments_and_compound),
 		cmocka_unit_test(test_strings),
 		cmocka_unit_test(test_builtins),

@@ -335,12 +335,113 @@ static void test_errors(void **state)
 		    "compare string with char *");
 }
 
+/* The constant "DECLS BEGIN { v = EXPR; }" assigns (sizeof, offsetof,
+ * an enumerator). */
+static uint64_t const_of(const char *decls, const char *expr)
+{
+	struct tfix f;
+	char text[1024], *err;
+	struct dt_node *s;
+	uint64_t v;
+
+	snprintf(text, sizeof(text), "%s\nBEGIN { v = %s; }", decls, expr);
+	err = check(&f, text);
+	if (err)
+		fail_msg("%s: %s", expr, err);
+	for (s = f.prog.clauses[0]->body; s->next; s = s->next)
+		;
+	v = s->a->b->ival;
+	if (s->a->b->kind == N_UNARY && s->a->b->op == T_MINUS)
+		v = -s->a->b->a->ival;
+	tfree(&f);
+	return v;
+}
+
+/* Sizes and offsets as the C ABI (x86_64) lays out structs, which is how
+ * DTrace computes them; the figures are dtrace-utils' test expectations
+ * (test/unittest/sizeof, offsetof, enum). */
+static void test_declared_types(void **state)
+{
+	static const char rec[] =
+		"typedef struct record { char c; int x; int y; } record_t;\n"
+		"struct outer { struct record r; long l;\n"
+		"  union { char ch; int in; long lg; } u; } o;\n"
+		"union un { char ch; int in; } un;\n"
+		"struct anon { struct { int a; int b; }; long c; };\n"
+		"int a[5]; long m[2][3];\n"
+		"enum colors { RED, ORANGE = 5 + 5, YELLOW = 2, GREEN,\n"
+		"  BLUE = GREEN + ORANGE, PINK = 5/4, INDIGO = -2, VIOLET };\n"
+		"typedef record_t rec2_t;\n";
+
+	(void)state;
+	assert_int_equal(const_of(rec, "sizeof(record_t)"), 12);
+	assert_int_equal(const_of(rec, "sizeof(rec2_t)"), 12);
+	assert_int_equal(const_of(rec, "offsetof(record_t, c)"), 0);
+	assert_int_equal(const_of(rec, "offsetof(record_t, x)"), 4);
+	assert_int_equal(const_of(rec, "offsetof(struct record, y)"), 8);
+	assert_int_equal(const_of(rec, "sizeof(struct outer)"), 32);
+	assert_int_equal(const_of(rec, "offsetof(struct outer, l)"), 16);
+	assert_int_equal(const_of(rec, "offsetof(struct outer, u)"), 24);
+	assert_int_equal(const_of(rec, "sizeof(o)"), 32);
+	assert_int_equal(const_of(rec, "sizeof(un)"), 4);
+	assert_int_equal(const_of(rec, "offsetof(struct anon, b)"), 4);
+	assert_int_equal(const_of(rec, "offsetof(struct anon, c)"), 8);
+	assert_int_equal(const_of(rec, "sizeof(a)"), 20);
+	assert_int_equal(const_of(rec, "sizeof(a[0])"), 4);
+	assert_int_equal(const_of(rec, "sizeof(m)"), 48);
+	assert_int_equal(const_of(rec, "RED"), 0);
+	assert_int_equal(const_of(rec, "ORANGE"), 10);
+	assert_int_equal(const_of(rec, "GREEN"), 3);
+	assert_int_equal(const_of(rec, "BLUE"), 13);
+	assert_int_equal(const_of(rec, "PINK"), 1);
+	assert_int_equal((int64_t)const_of(rec, "VIOLET"), -1);
+
+	/* DTrace's tags and words (dtrace-utils' err.* tests) */
+	struct tfix f;
+	char *err = check(&f, "struct s { struct p q; int r; };");
+
+	assert_non_null(err);
+	assert_int_equal(f.cc.tag, D_DECL_INCOMPLETE);
+	free(err);
+	tfree(&f);
+	check_error("struct s { struct p q; int r; };", "incomplete "
+		    "struct/union/enum struct p: q");
+	check_error("struct foo { int x; char x; };", "failed to define "
+		    "member 'x': Duplicate member or variable name");
+	check_error("struct a { int x; }\nstruct b { int y; };",
+		    "t.d:2:1: invalid type combination");
+	check_error("typedef int t;\ntypedef char t;", "typedef "
+		    "redeclared: t");
+	check_error("enum c { RED }; enum s { RED };", "identifier "
+		    "redeclared: RED");
+	check_error("enum e { toobig = 2147483648 };", "enumerator 'toobig' "
+		    "value overflows INT_MAX (2147483647)");
+	check_error("enum e { T = \"s\" };", "enumerator 'T' must be "
+		    "assigned to an integral constant expression");
+	check_error("BEGIN { trace(offsetof(int, x)); }", "offsetof operand "
+		    "must be a struct or union type");
+	check_error("struct r { int a; };\nBEGIN { trace(offsetof(struct r, "
+		    "b)); }", "failed to determine offset of b: Member name "
+		    "not found");
+	check_error("int a[5];\nBEGIN { trace(a[5]); }", "index outside "
+		    "array bounds: 5, max is 5");
+	check_error("int a[];", "array declaration requires array dimension "
+		    "or tuple signature: a");
+	check_error("int a[5];\nBEGIN { a[1, 2] = 1; }", "cannot access "
+		    "scalar a as an associative array");
+	check_error("BEGIN { typedef int t; }", "syntax error near "
+		    "\"typedef\"");
+	check_error("struct r { int a; } g, h;\nBEGIN { g = h; }",
+		    "not supported: a struct or union as a whole value");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_expression_types),
 		cmocka_unit_test(test_variables_and_layout),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_declared_types),
 	};
 	return RUN(tests);
 }
