@@ -251,11 +251,17 @@ static int lval_load(struct dt_cg *g, struct lval *lv)
 		return r;
 	case DT_THIS:
 		r = dt_reg(g);
-		if (is_str)
+		if (is_str) {
 			dt_cg_scratch_ptr(g, r, g->p->this_off + v->off);
-		else
+		} else if (v->base) {
+			dt_emit(g, I_LDX(dt_bpf_size(v->type.size), r,
+					 DT_SCRATCH_REG,
+					 g->p->this_off + v->off));
+			dt_cg_normalize(g, r, &v->type);
+		} else {
 			dt_emit(g, I_LDX(BPF_DW, r, DT_SCRATCH_REG,
 					 g->p->this_off + v->off));
+		}
 		return r;
 	case DT_SELF:
 		r = cg_lookup(g, var_map(v), BPF_REG_10, DT_FP_TID);
@@ -338,7 +344,8 @@ static void lval_store(struct dt_cg *g, struct lval *lv, int r, int src_size)
 		return;
 	case DT_THIS:
 		if (!is_str) {
-			dt_emit(g, I_STX(BPF_DW, DT_SCRATCH_REG, r,
+			dt_emit(g, I_STX(v->base ? dt_bpf_size(v->type.size) :
+					 BPF_DW, DT_SCRATCH_REG, r,
 					 g->p->this_off + v->off));
 			return;
 		}
@@ -805,8 +812,44 @@ static int cg_ternary(struct dt_cg *g, struct dt_node *n)
 	return r;
 }
 
+/* The address of a struct or union variable's bytes (global or this->). */
+static int sou_ptr(struct dt_cg *g, const struct dt_var *v)
+{
+	int r = dt_reg(g);
+
+	if (v->scope == DT_THIS)
+		dt_cg_scratch_ptr(g, r, g->p->this_off + v->off);
+	else
+		dt_ld_map_value(g, r, DT_MAP_GLOBALS, v->off);
+	return r;
+}
+
+/* a = b of struct or union variables: their bytes copied. */
+static int cg_sou_copy(struct dt_cg *g, struct dt_node *n)
+{
+	int d = sou_ptr(g, n->a->var), s = sou_ptr(g, n->b->var);
+	int t = dt_reg(g);
+	uint64_t size = dt_type_size(&n->a->type), off = 0;
+
+	while (off < size) {
+		int w = size - off >= 8 ? 8 : size - off >= 4 ? 4 :
+			size - off >= 2 ? 2 : 1;
+
+		dt_emit(g, I_LDX(dt_bpf_size(w), t, s, (int16_t)off));
+		dt_emit(g, I_STX(dt_bpf_size(w), d, t, (int16_t)off));
+		off += (uint64_t)w;
+	}
+	dt_reg_free(g, s);
+	dt_reg_free(g, d);
+	dt_emit(g, I_MOV_IMM(t, 0));
+	return t;
+}
+
 static int cg_assign(struct dt_cg *g, struct dt_node *n)
 {
+	if (n->a->type.kind == DT_TSOU)
+		return cg_sou_copy(g, n);
+
 	struct lval lv = lval_of(g, n->a);
 	struct dt_type lt = n->a->type;
 	int v;

@@ -25,6 +25,7 @@ struct parser {
 	bool have;
 	bool in_predicate;
 	bool tagged;		/* parse_type read a struct/union/enum */
+	bool is_extern;		/* an extern declaration: int a[] allowed */
 	/* #pragma D attributes on names not yet defined */
 	struct pending_attr {
 		const char *name;
@@ -234,6 +235,16 @@ static struct dt_type parse_type(struct parser *p)
 				dt_error(p->cc, &k->loc, "'long long long' is "
 					 "too long");
 			next(p);
+		} else if ((k->t == T_INT_KW && base == T_SHORT) ||
+			   (k->t == T_SHORT && base == T_INT_KW)) {
+			base = T_SHORT;		/* short int */
+			next(p);
+		} else if ((k->t == T_CHAR_KW || k->t == T_SHORT ||
+			    k->t == T_INT_KW || k->t == T_VOID ||
+			    k->t == T_STRING_KW) &&
+			   (base || td >= 0 || have_named)) {
+			dt_cerror(p->cc, &k->loc, D_DECL_COMBO,
+				  "invalid type combination");
 		} else if ((k->t == T_CHAR_KW || k->t == T_SHORT ||
 			    k->t == T_INT_KW || k->t == T_VOID ||
 			    k->t == T_STRING_KW) && !base && td < 0 &&
@@ -285,8 +296,13 @@ static struct dt_type parse_type(struct parser *p)
 			t.size = 2;
 		else
 			t.size = nlong ? 8 : 4;
-		if ((base == T_CHAR_KW || base == T_SHORT) && nlong)
-			dt_error(p->cc, &loc, "invalid type specifiers");
+		if (base == T_CHAR_KW && nlong)
+			dt_cerror(p->cc, &loc, D_DECL_CHARATTR, "invalid type "
+				  "declaration: short and long may not be used "
+				  "with char type");
+		if (base == T_SHORT && nlong)
+			dt_cerror(p->cc, &loc, D_DECL_COMBO, "invalid type "
+				  "combination");
 		if (!base && !sign && !nlong)
 			syntax(p, "expected a type");
 	}
@@ -397,6 +413,10 @@ static struct dt_type array_suffix(struct parser *p, struct dt_type t,
 		struct dt_token tsave = p->tok;
 		struct dt_token open = next(p);
 
+		if (peek(p)->t == T_RBRACK && p->is_extern) {
+			next(p);	/* a kernel array of unknown size */
+			continue;
+		}
 		if (peek(p)->t == T_RBRACK)
 			dt_cerror(p->cc, &open.loc, D_DECL_ARRNULL, "array "
 				  "declaration requires array dimension or "
@@ -428,7 +448,7 @@ static struct dt_type array_suffix(struct parser *p, struct dt_type t,
 	/* int a[2][3]: two arrays of three */
 	while (nd > 0) {
 		t = dt_array_type(p->cc, &t, dims[--nd]);
-		if (t.ct->size > (1u << 20))
+		if (t.ct->size > (1u << 20) && !p->is_extern)
 			dt_error(p->cc, &peek(p)->loc, "not supported: arrays "
 				 "over 1 MiB (%s)", name);
 	}
@@ -1653,6 +1673,22 @@ static void inline_def(struct parser *p)
 	*tail = in;
 }
 
+/* C's storage classes: extern declares what the kernel defines; the
+ * others mean nothing in D. */
+static const char *storage_class(const struct dt_token *t)
+{
+	static const char *const words[] = { "extern", "register", "static",
+					     "auto" };
+
+	if (t->t != T_RESERVED)
+		return NULL;
+	for (size_t i = 0; i < ARRAY_SIZE(words); i++)
+		if (t->len == strlen(words[i]) &&
+		    !strncmp(t->start, words[i], t->len))
+			return words[i];
+	return NULL;
+}
+
 static bool decl_start(struct parser *p)
 {
 	struct dt_lexer save = p->lx;
@@ -1660,7 +1696,8 @@ static bool decl_start(struct parser *p)
 	bool r;
 
 	dt_lex_next(&p->lx, &t);
-	if (t.t == T_SELF || t.t == T_THIS || t.t == T_TYPEDEF) {
+	if (t.t == T_SELF || t.t == T_THIS || t.t == T_TYPEDEF ||
+	    storage_class(&t)) {
 		r = true;
 	} else {
 		p->tok = t;
@@ -1676,8 +1713,16 @@ static void declaration(struct parser *p)
 {
 	enum dt_scope scope = DT_GLOBAL;
 	struct dt_loc loc = peek(p)->loc;
-	bool is_typedef = accept(p, T_TYPEDEF);
+	const char *sc = storage_class(peek(p));
+	bool is_typedef;
 
+	if (sc && strcmp(sc, "extern"))
+		dt_cerror(p->cc, &loc, D_DECL_BADCLASS, "specified storage "
+			  "class not appropriate in D");
+	if (sc)
+		next(p);
+	p->is_extern = sc != NULL;
+	is_typedef = accept(p, T_TYPEDEF);
 	if (!is_typedef && accept(p, T_SELF))
 		scope = DT_SELF;
 	else if (!is_typedef && accept(p, T_THIS))
@@ -1698,6 +1743,13 @@ static void declaration(struct parser *p)
 		struct dt_cname *c;
 		struct dt_var *v;
 
+		if (strchr(id.sval, '`'))
+			dt_cerror(p->cc, &id.loc, D_DECL_SCOPE, "D scoping "
+				  "operator may not be used in a declaration "
+				  "name (%s)", id.sval);
+		if (p->is_extern)
+			continue;	/* the kernel's: nothing to keep */
+
 		if (is_typedef) {
 			c = dt_cname_find(p->prog, DT_CN_TYPEDEF, id.sval);
 			if (c || typedef_index(id.sval) >= 0)
@@ -1714,12 +1766,12 @@ static void declaration(struct parser *p)
 			dt_cerror(p->cc, &id.loc, D_DECL_INCOMPLETE,
 				  "incomplete struct/union/enum %s: %s",
 				  sou_name(p, &t), id.sval);
-		if ((t.kind == DT_TSOU || t.kind == DT_TARRAY) &&
-		    scope != DT_GLOBAL)
-			dt_error(p->cc, &id.loc, "not supported: struct, union "
-				 "and array types for %s variables in this "
-				 "version", scope == DT_SELF ? "self->" :
-				 "this->");
+		if ((t.kind == DT_TSOU && scope == DT_SELF) ||
+		    (t.kind == DT_TARRAY && scope != DT_GLOBAL))
+			dt_error(p->cc, &id.loc, "not supported: %s types for "
+				 "%s variables in this version", t.kind ==
+				 DT_TSOU ? "struct and union" : "array",
+				 scope == DT_SELF ? "self->" : "this->");
 		if (t.kind == DT_TVOID)
 			dt_error(p->cc, &id.loc, "variable %s cannot be void",
 				 id.sval);
@@ -1746,7 +1798,7 @@ static void declaration(struct parser *p)
 			tail = &(*tail)->next;
 		*tail = v;
 	} while (accept(p, T_COMMA));
-	(void)loc;
+	p->is_extern = false;
 	expect(p, T_SEMI);
 }
 

@@ -226,6 +226,7 @@ static bool const_eval(struct dt_node *n, int64_t *out);
  * (a "part": dt_var.base, off_in). */
 static void resolve_part(struct dt_ck *k, struct dt_node *n)
 {
+	enum dt_scope scope = DT_GLOBAL;
 	struct dt_var *base, *v;
 	struct dt_type t;
 	uint64_t off;
@@ -233,9 +234,10 @@ static void resolve_part(struct dt_ck *k, struct dt_node *n)
 
 	if (n->kind == N_MEMBER && n->op == T_DOT) {
 		resolve_part(k, n->a);
-		if (n->a->kind != N_VAR)
+		if (n->a->kind != N_VAR && n->a->kind != N_THIS)
 			return;
-		base = find_var(k->p, n->a->name, DT_GLOBAL);
+		scope = n->a->kind == N_THIS ? DT_THIS : DT_GLOBAL;
+		base = find_var(k->p, n->a->name, scope);
 		if (!base || base->type.kind != DT_TSOU)
 			return;
 		if (!dt_ctype_member(base->type.ct, n->name, &off, &t))
@@ -281,16 +283,16 @@ static void resolve_part(struct dt_ck *k, struct dt_node *n)
 	} else {
 		return;
 	}
-	v = find_var(k->p, name, DT_GLOBAL);
+	v = find_var(k->p, name, scope);
 	if (!v) {
-		v = new_var(k, name, DT_GLOBAL, &n->loc);
+		v = new_var(k, name, scope, &n->loc);
 		v->type = t;
 		v->typed = true;
 		v->assigned = true;
 		v->base = base;
 		v->off_in = off;
 	}
-	n->kind = N_VAR;
+	n->kind = scope == DT_THIS ? N_THIS : N_VAR;
 	n->name = v->name;
 	n->nargs = 0;
 }
@@ -598,7 +600,7 @@ static struct dt_type check_member(struct dt_ck *k, struct dt_node *n)
 	int idx;
 
 	resolve_part(k, n);
-	if (n->kind == N_VAR)
+	if (n->kind == N_VAR || n->kind == N_THIS)
 		return check_expr(k, n);
 	bool w = k->whole_ok;
 
@@ -688,6 +690,54 @@ static void implicit_int(struct dt_ck *k, struct dt_node *l, bool wide)
 	v->assigned = true;
 }
 
+/* a = b of whole structs or unions (global or this-> variables, a
+ * variable first assigned here taking b's type): true when it is one. */
+static bool sou_assign(struct dt_ck *k, struct dt_node *n)
+{
+	struct dt_node *l = n->a, *r = n->b;
+	struct dt_type rt, lt;
+	bool w = k->whole_ok;
+	char b1[32], b2[32];
+
+	/* only names can be structs: other expressions are checked once,
+	 * by check_assign */
+	if (r->kind != N_VAR && r->kind != N_THIS &&
+	    !(r->kind == N_MEMBER && r->op == T_DOT))
+		return false;
+	k->whole_ok = true;
+	resolve_part(k, r);
+	rt = check_expr(k, r);
+	k->whole_ok = w;
+	if (rt.kind != DT_TSOU)
+		return false;
+	if ((r->kind != N_VAR && r->kind != N_THIS) || !r->var ||
+	    (l->kind != N_VAR && l->kind != N_THIS))
+		dt_error(k->cc, &n->loc, "not supported: copying a struct "
+			 "or union other than between global and this-> "
+			 "variables in this version");
+	enum dt_scope s = l->kind == N_THIS ? DT_THIS : DT_GLOBAL;
+	struct dt_var *v = find_var(k->p, l->name, s);
+
+	if (!v) {
+		v = new_var(k, l->name, s, &l->loc);
+		v->type = rt;
+		v->typed = true;
+	}
+	v->assigned = true;
+	k->whole_ok = true;
+	lt = check_expr(k, l);
+	k->whole_ok = w;
+	if (lt.kind != DT_TSOU || lt.ct != rt.ct)
+		dt_cerror(k->cc, &n->loc, D_OP_INCOMPAT, "operands have "
+			  "incompatible types: \"%s\" = \"%s\"",
+			  tname(&lt, b1), tname(&rt, b2));
+	l->var = v;
+	l->type = lt;
+	r->type = rt;
+	n->type = lt;
+	return true;
+}
+
 static struct dt_type check_assign(struct dt_ck *k, struct dt_node *n)
 {
 	struct dt_node *l = n->a;
@@ -695,6 +745,8 @@ static struct dt_type check_assign(struct dt_ck *k, struct dt_node *n)
 	char b1[32], b2[32];
 
 	need_lvalue(k, l, "assignment");
+	if (n->op == T_ASSIGN && sou_assign(k, n))
+		return n->a->type;
 	rt = check_expr(k, n->b);
 	if (rt.kind == DT_TSTACK)
 		dt_error(k->cc, &n->b->loc, "not supported: a stack in a "
@@ -870,6 +922,8 @@ static struct dt_type check_expr(struct dt_ck *k, struct dt_node *n)
 		break;
 	case N_SELF: case N_THIS:
 		t = check_scoped(k, n);
+		if (!k->whole_ok)
+			no_whole(k, n, &t);
 		break;
 	case N_INDEX:
 		resolve_part(k, n);
@@ -973,7 +1027,8 @@ static struct dt_type check_expr(struct dt_ck *k, struct dt_node *n)
 				  dt_type_size(&n->cast);
 		}
 		if (!n->ival)
-			dt_error(k->cc, &n->loc, "sizeof of void");
+			dt_cerror(k->cc, &n->loc, D_SIZEOF_TYPE, "cannot apply "
+				  "sizeof to an operand of unknown size");
 		t = dt_ulong;
 		break;
 	case N_CALL:
@@ -1557,9 +1612,13 @@ void dt_check(struct dt_cc *cc, struct dt_prog *p)
 
 			v->off = goff;
 			goff += sz;
+		} else if (v->scope == DT_THIS && v->base) {
+			continue;
 		} else if (v->scope == DT_THIS) {
 			int sz = v->type.kind == DT_TSTR ?
-				 (v->type.ssize + 7) & ~7 : 8;
+				 (v->type.ssize + 7) & ~7 :
+				 v->type.kind == DT_TSOU ?
+				 (int)((dt_type_size(&v->type) + 7) & ~7ull) : 8;
 
 			v->off = p->this_size;
 			p->this_size += sz;
@@ -1570,7 +1629,7 @@ void dt_check(struct dt_cc *cc, struct dt_prog *p)
 	}
 	/* parts follow their bases in the list */
 	for (struct dt_var *v = p->vars; v; v = v->next)
-		if (v->scope == DT_GLOBAL && v->base)
+		if ((v->scope == DT_GLOBAL || v->scope == DT_THIS) && v->base)
 			v->off = v->base->off + (int)v->off_in;
 	if (p->uses_spec) {
 		/* one "in use" word per speculation buffer */

@@ -447,6 +447,26 @@ static void test_declared_types_run(void **state)
 	assert_int_equal(e->fault, DTRACEFLT_BADINDEX);
 	assert_int_equal(e->addr, 5);
 	done(&t);
+
+	/* this-> structs, and whole structs copied between variables (an
+	 * undeclared one takes the struct's type) */
+	compile(&t, "struct c { int x; char y; short z; };\n"
+		"struct p { struct c a; struct c b; } P;\n"
+		"this struct c q;\n"
+		"BEGIN { this->q.x = -1; this->q.y = 'y'; this->q.z = 1234;\n"
+		"  P.b = this->q; R = P.b; this->q.x = 5;\n"
+		"  trace(P.b.x); trace(P.b.y); trace(P.b.z); trace(R.z);\n"
+		"  trace(P.a.z); trace(this->q.x); trace(sizeof(R)); }");
+	fire(&t, "BEGIN", 0);
+	assert_int_equal(t.vm.nrec, 1);
+	assert_int_equal(traced(&t, 0, 0), -1);
+	assert_int_equal(traced(&t, 0, 1), 'y');
+	assert_int_equal(traced(&t, 0, 2), 1234);
+	assert_int_equal(traced(&t, 0, 3), 1234);
+	assert_int_equal(traced(&t, 0, 4), 0);
+	assert_int_equal(traced(&t, 0, 5), 5);
+	assert_int_equal(traced(&t, 0, 6), 8);
+	done(&t);
 }
 
 static void test_increments_and_compound(void **state)

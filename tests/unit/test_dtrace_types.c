@@ -431,7 +431,24 @@ static void test_declared_types(void **state)
 		    "scalar a as an associative array");
 	check_error("BEGIN { typedef int t; }", "syntax error near "
 		    "\"typedef\"");
-	check_error("struct r { int a; } g, h;\nBEGIN { g = h; }",
+	check_error("struct r { int a; } g; struct q { int a; } h;\n"
+		    "BEGIN { g = h; }", "operands have incompatible types: "
+		    "\"struct r\" = \"struct q\"");
+	check_error("BEGIN { i = (char int)0; }", "invalid type combination");
+	check_error("BEGIN { i = (char long)0; }", "invalid type "
+		    "declaration: short and long may not be used with char "
+		    "type");
+	assert_int_equal(const_of("", "sizeof(short int)"), 2);
+	check_error("register x;", "specified storage class not appropriate "
+		    "in D");
+	check_error("int `xyz;", "D scoping operator may not be used in a "
+		    "declaration name (`xyz)");
+	check_error("extern int;", "useless declaration");
+	assert_int_equal(const_of("extern int a1[]; extern int a2[9][9];",
+				  "1"), 1);
+	check_error("BEGIN { trace(sizeof(void)); }", "cannot apply sizeof to "
+		    "an operand of unknown size");
+	check_error("struct r { int a; } g;\nBEGIN { trace(g + 1); }",
 		    "not supported: a struct or union as a whole value");
 }
 
