@@ -1022,6 +1022,13 @@ static struct dt_type check_expr(struct dt_ck *k, struct dt_node *n)
 			k->whole_ok = w;
 			n->ival = a.kind == DT_TSTR ? k->p->opt.strsize :
 				  dt_type_size(&a);
+			/* as DTrace sizes constants: a string literal by its
+			 * bytes, a character constant and NULL as ints */
+			if (n->a->kind == N_STR)
+				n->ival = strlen(n->a->sval) + 1;
+			else if ((n->a->kind == N_INT && n->ival < 4) ||
+				 dt_node_is_null(n->a))
+				n->ival = 4;
 		} else {
 			n->ival = n->cast.kind == DT_TSTR ? k->p->opt.strsize :
 				  dt_type_size(&n->cast);

@@ -439,6 +439,11 @@ static void test_declared_types(void **state)
 		    "declaration: short and long may not be used with char "
 		    "type");
 	assert_int_equal(const_of("", "sizeof(short int)"), 2);
+	/* constants as DTrace sizes them (test/unittest/sizeof) */
+	assert_int_equal(const_of("", "sizeof('c')"), 4);
+	assert_int_equal(const_of("", "sizeof(\"hi\")"), 3);
+	assert_int_equal(const_of("", "sizeof(NULL)"), 4);
+	assert_int_equal(const_of("", "sizeof(1234567890123)"), 8);
 	check_error("register x;", "specified storage class not appropriate "
 		    "in D");
 	check_error("int `xyz;", "D scoping operator may not be used in a "
