@@ -313,9 +313,51 @@ static void damage_range(struct damage *d, uint64_t from, uint64_t to)
 		sbuf_puts(&d->ranges, ", ...");
 }
 
+/* Whether another process has the file open for writing (a recording
+ * still going on): the kernel refuses a read lease then. A pipe, or a
+ * file we may not lease, cannot tell: false. */
+static bool being_written(int fd)
+{
+	if (fcntl(fd, F_SETLEASE, F_RDLCK) == 0) {
+		fcntl(fd, F_SETLEASE, F_UNLCK);
+		return false;
+	}
+	return errno == EAGAIN;
+}
+
+/* How the recording ended, when that is news: no END record after the
+ * last record (from format version 2 on: the recorder was killed, or the
+ * machine stopped, before it could write one; not said with -l or while
+ * a recorder still has the file open for writing, where the recording
+ * goes on), or an END saying writing failed or records were not
+ * written. */
+static void cut_short(struct kdump *k, struct sbuf *msg, int fd)
+{
+	const struct ktr_end *e = &k->end;
+
+	if (!k->ended) {
+		if (k->o->follow || k->hdr->version < 2 || !k->records ||
+		    being_written(fd))
+			return;
+		sbuf_printf(msg, "%scut short: the recording has no end record "
+			    "(its recorder was killed or could not finish); "
+			    "its last record is at ", msg->len ? "; " : "");
+		kd_put_secs(msg, kd_wall_ns(k, k->last_ts));
+		return;
+	}
+	if (e->how == KTR_END_WRITE_ERROR)
+		sbuf_printf(msg, "%srecording stopped early: writing the file "
+			    "failed (%s)", msg->len ? "; " : "",
+			    strerror(e->code));
+	if (e->lost_write)
+		sbuf_printf(msg, "%s%llu records were not written",
+			    msg->len ? "; " : "",
+			    (unsigned long long)e->lost_write);
+}
+
 /* The end: drain the window, the view's footer, one line about damage
  * and what could not be put in order. */
-static void finish(struct kdump *k, struct damage *d)
+static void finish(struct kdump *k, struct damage *d, int fd)
 {
 	struct sbuf msg;
 
@@ -334,6 +376,7 @@ static void finish(struct kdump *k, struct damage *d)
 			    d->nranges, d->ranges.buf);
 	if (d->trunc.len)
 		sbuf_printf(&msg, "%s%s", msg.len ? "; " : "", d->trunc.buf);
+	cut_short(k, &msg, fd);
 	if (k->late)
 		sbuf_printf(&msg, "%s%llu records came later than the %zu MiB "
 			    "time-order window and print out of order",
@@ -479,7 +522,7 @@ int cmd_kdump(int argc, char **argv)
 			}
 		}
 		if (err < 0) {
-			finish(&k, &d);
+			finish(&k, &d, fd);
 			sd_err("%s: %s at byte offset %llu", k.name,
 			       ktr_strerror(err), (unsigned long long)r.offset);
 			rc = SD_EXIT_FAIL;
@@ -489,7 +532,7 @@ int cmd_kdump(int argc, char **argv)
 	}
 	if (resyncing)
 		damage_range(&d, bad_from, r.offset);
-	finish(&k, &d);
+	finish(&k, &d, fd);
 	if (d.nranges)
 		rc = SD_EXIT_FAIL;
 out_free:

@@ -118,6 +118,12 @@ struct kdump {
 	uint64_t records, lost, last_ts;
 	struct kd_loss { uint32_t pid; uint64_t n; } *losses;
 	size_t nlosses, cap_losses;
+	/* The recording's end (kdump_in.c): whether the last record read
+	 * is an END (a file appended to with ktrace -a holds one per
+	 * recording; the last recording without one was cut short), and
+	 * the last END's totals. */
+	bool ended;
+	struct ktr_end end;
 };
 
 /* Input stage (kdump_in.c): one file record, then the end. */

@@ -480,6 +480,12 @@ void kd_in_record(struct kdump *k, const struct ktr_rec *r, uint64_t off)
 	struct kev e = { .offset = off, .r = r };
 
 	k->records++;
+	k->ended = r->type == KTR_END;
+	if (k->ended) {
+		memset(&k->end, 0, sizeof(k->end));
+		memcpy(&k->end, r, r->len < sizeof(k->end) ? r->len :
+							      sizeof(k->end));
+	}
 	if (r->type == KTR_RETGIO)
 		expand_retgio(k, r, off);
 	else if (r->type == KTR_CALLRET)

@@ -311,6 +311,51 @@ static void put_fcntl_arg(struct sbuf *sb, enum sc_abi abi, uint64_t cmd,
 	}
 }
 
+/* How many arguments strace prints of a call whose count depends on its
+ * operation (as strace 6.1 prints them): futex's FUTEX_WAKE and FUTEX_FD
+ * 3, FUTEX_WAIT 4, FUTEX_UNLOCK_PI and FUTEX_TRYLOCK_PI 2; the prctl
+ * options that take nothing 1. All of them for the others. */
+static int strace_nargs(enum sc_abi abi, const char *name,
+			const uint64_t args[6])
+{
+	static const char *const bare_prctl[] = {
+		"PR_GET_DUMPABLE", "PR_GET_KEEPCAPS", "PR_GET_SECCOMP",
+		"PR_GET_TIMERSLACK", "PR_GET_TIMING",
+	};
+	const char *op;
+	char cmd[32];
+	size_t n;
+
+	if (!strcmp(name, "prctl")) {
+		op = xlat_value(abi, XLAT_PRCTL, args[0]);
+		for (size_t i = 0; op && i < sizeof(bare_prctl) /
+						sizeof(*bare_prctl); i++)
+			if (!strcmp(op, bare_prctl[i]))
+				return 1;
+		return KTRACE_ARGS_MAX;
+	}
+	if (strcmp(name, "futex"))
+		return KTRACE_ARGS_MAX;
+	op = xlat_value(abi, XLAT_FUTEXOP, args[1] &
+			~xlat_named(abi, XLAT_FUTEXCLOCK, "FUTEX_CLOCK_REALTIME"));
+	if (!op)
+		return KTRACE_ARGS_MAX;
+	n = strlen(op);
+	if (n > 8 && !strcmp(op + n - 8, "_PRIVATE"))
+		n -= 8;
+	if (n >= sizeof(cmd))
+		return KTRACE_ARGS_MAX;
+	memcpy(cmd, op, n);
+	cmd[n] = 0;
+	if (!strcmp(cmd, "FUTEX_WAKE") || !strcmp(cmd, "FUTEX_FD"))
+		return 3;
+	if (!strcmp(cmd, "FUTEX_WAIT"))
+		return 4;
+	if (!strcmp(cmd, "FUTEX_UNLOCK_PI") || !strcmp(cmd, "FUTEX_TRYLOCK_PI"))
+		return 2;
+	return KTRACE_ARGS_MAX;
+}
+
 void xlat_call(struct sbuf *sb, enum sc_abi abi, uint32_t nr,
 	       const uint64_t args[6], const struct xlat_opts *o)
 {
@@ -323,9 +368,12 @@ void xlat_call(struct sbuf *sb, enum sc_abi abi, uint32_t nr,
 	const uint16_t *kinds = sc ? sc->args : unknown;
 	uint64_t open_flags = 0;
 
+	int nargs = o->strace && !o->raw ? strace_nargs(abi, name, args) :
+					   KTRACE_ARGS_MAX;
+
 	sbuf_puts(sb, name);
 	sbuf_putc(sb, '(');
-	for (int i = 0; i < KTRACE_ARGS_MAX && kinds[i] != KA_END; i++) {
+	for (int i = 0; i < nargs && kinds[i] != KA_END; i++) {
 		uint64_t v = args[i];
 		char b[32];
 		const char *s;

@@ -10,6 +10,7 @@ import re
 import shutil
 import struct
 import subprocess
+import time
 
 import pytest
 
@@ -852,3 +853,80 @@ def test_chrome_timeline_in_speedscope(root, sonde, tmp_path, speedscope):
                                     if r.endswith(" " + name))), (name, rows)
         assert calls[name] > 0
     assert os.path.getsize(tmp_path / "shot.png") > 10000
+
+
+def test_cut_short_without_end_record(root, sonde, tmp_path):
+    """A recording ends with an END record; a file whose last recording
+    has none (its recorder was killed) makes kdump say "cut short" with
+    the wall-clock time of its last record, on one line of standard
+    error, exit 0, every record printed; a whole file says nothing. Then
+    the real thing: the recorder killed with SIGKILL mid-recording."""
+    out = ktrace(tmp_path / "t.out", ["/bin/true"])
+    data = out.read_bytes()
+    assert int.from_bytes(data[-88 + 4:-88 + 6], "little") == 14   # END
+    whole = kdump(out)
+    assert whole.stderr == ""
+    cut = tmp_path / "cut.out"
+    cut.write_bytes(data[:-88])
+    p = kdump(cut)
+    assert p.stdout == whole.stdout
+    recs = [json.loads(l) for l in
+            kdump(cut, "--format", "json").stdout.splitlines()[1:]]
+    t = max(int(r["time_ns"]) for r in recs)
+    assert p.stderr == (f"sonde kdump: warning: {cut}: cut short: the recording has "
+                        "no end record (its recorder was killed or could "
+                        "not finish); its last record is at "
+                        f"{t // 10**9}.{t % 10**9 // 1000:06d}\n"), p.stderr
+    # ktrace -a after it adds a recording that ends well: nothing to say.
+    p = run([SONDE, "ktrace", "-a", "-f", str(cut), "--", "/bin/true"])
+    assert p.returncode == 0, p.stderr
+    assert kdump(cut).stderr == ""
+    # SIGKILL to the recorder once records are in the file.
+    k9 = tmp_path / "k9.out"
+    rec = subprocess.Popen([SONDE, "ktrace", "-f", str(k9), "--", "/bin/sh",
+                            "-c", "for i in 1 2 3 4 5 6 7 8; do sleep 0.5; "
+                            "done"], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(100):
+            if k9.exists() and k9.stat().st_size > 4096:
+                break
+            time.sleep(0.1)
+        rec.kill()
+        rec.wait(timeout=30)
+        p = kdump(k9, "--format", "json", ok=(0, 1))
+        assert "cut short" in p.stderr, p.stderr
+    finally:
+        # The traced loop ends on its own within 4 s.
+        if rec.poll() is None:
+            rec.kill()
+            rec.wait(timeout=30)
+
+
+def test_strace_argument_counts(root, sonde, tmp_path, strace):
+    """--strace prints futex and prctl with as many arguments as strace
+    does on the same program (FUTEX_WAKE_PRIVATE: 3, PR_GET_DUMPABLE: 1),
+    not all six."""
+    d = tmp_path / "d"
+    d.mkdir()
+    st = tmp_path / "strace.txt"
+    p = run([strace, "-o", str(st), CALLS, "decode", str(d)])
+    assert p.returncode == 0, p.stderr
+    for f in d.iterdir():
+        f.unlink()
+    out = ktrace(tmp_path / "dec.out", [CALLS, "decode", str(d)])
+
+    def counts(calls):
+        return {(n, a[1] if n == "futex" else a[0]): len(a)
+                for n, a, _ in calls if n in ("futex", "prctl")}
+    theirs = counts(strace_lines(st))
+    mine = counts(strace_lines_text(kdump(out, "--strace").stdout))
+    assert ("prctl", "PR_GET_DUMPABLE") in theirs
+    assert any(k[0] == "futex" for k in theirs)
+    # The futex operations whose count kdump knows (FUTEX_WAIT_BITSET's
+    # five, skipping uaddr2, it does not).
+    known = re.compile(r"FUTEX_(WAKE|WAIT|FD|UNLOCK_PI|TRYLOCK_PI)"
+                       r"(_PRIVATE)?$|PR_")
+    common = {k for k in set(theirs) & set(mine) if known.match(k[1])}
+    assert ("prctl", "PR_GET_DUMPABLE") in common
+    assert {k: mine[k] for k in common} == {k: theirs[k] for k in common}

@@ -441,8 +441,14 @@ def test_truncated_at_every_byte(root, sonde, tmp_path):
         assert p.returncode == 0, (cut, p.stderr)
         whole = [e for e in ends if e <= cut]
         assert p.stdout.splitlines() == full_lines[:len(whole)], cut
-        if cut in ends or cut == 168:
+        if cut == 168:
             assert p.stderr == "", cut
+            continue
+        if cut in ends:
+            # Whole records, but not the END record that closes the
+            # recording: kdump says it was cut short (issue 20).
+            assert len(p.stderr.splitlines()) == 1 and \
+                "cut short" in p.stderr, (cut, p.stderr)
             continue
         start = whole[-1] if whole else (168 if cut >= 168 else 0)
         err = p.stderr.splitlines()
