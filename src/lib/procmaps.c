@@ -26,9 +26,7 @@ struct pm_proc {
 	size_t n, cap;
 };
 
-/* Whether pid sees other files than we do: a container's mount
- * namespace. Its paths are then opened through /proc/PID/root. */
-static bool foreign_ns(pid_t pid)
+bool procmaps_foreign(pid_t pid)
 {
 	char path[64], mine[64], theirs[64];
 	ssize_t a, b;
@@ -78,7 +76,7 @@ static struct pm_proc *get_proc(struct procmaps *pm, pid_t pid, bool create)
 	if (!p && create) {
 		p = sd_calloc(1, sizeof(*p));
 		p->pid = pid;
-		p->foreign = pid > 0 && foreign_ns(pid);
+		p->foreign = pid > 0 && procmaps_foreign(pid);
 		htab_put(&pm->procs, h, p);
 	}
 	return p;

@@ -67,5 +67,8 @@ bool procmaps_lookup(struct procmaps *pm, pid_t pid, uint64_t addr,
  * container's NStgid in /proc/PID/status; 0 when it is the same as pid,
  * or the process is gone. */
 pid_t procmaps_nspid(pid_t pid);
+/* Whether pid sees other files than we do: a container's mount
+ * namespace. Its paths are then opened through /proc/PID/root. */
+bool procmaps_foreign(pid_t pid);
 
 #endif

@@ -428,11 +428,22 @@ static bool perfmap_lookup(struct symbolizer *s, pid_t pid, uint64_t addr,
 	if (pid <= 0)
 		return false;
 	if (!m) {
+		pid_t ns = procmaps_nspid(pid);
+
 		m = sd_calloc(1, sizeof(*m));
 		m->pid = pid;
 		m->size = -1;
-		snprintf(m->path, sizeof(m->path), "/tmp/perf-%d.map", (int)pid);
-		snprintf(m->base, sizeof(m->base), "perf-%d.map", (int)pid);
+		/* a container's JIT writes its own /tmp, named by the pid
+		 * it knows itself by (as perf looks for it) */
+		if (ns || procmaps_foreign(pid))
+			snprintf(m->path, sizeof(m->path),
+				 "/proc/%d/root/tmp/perf-%d.map", (int)pid,
+				 (int)(ns ? ns : pid));
+		else
+			snprintf(m->path, sizeof(m->path), "/tmp/perf-%d.map",
+				 (int)pid);
+		snprintf(m->base, sizeof(m->base), "perf-%d.map",
+			 (int)(ns ? ns : pid));
 		sbuf_init(&m->names);
 		htab_put(&s->perfmaps, h, m);
 		perfmap_refresh(m);

@@ -294,12 +294,19 @@ class NsSpinner:
     private copy under a tmpfs mounted only there: its path does not
     exist on the host. The whole group is killed on exit."""
 
-    def __init__(self, exe, tmp_path, secs):
+    def __init__(self, exe, tmp_path, secs, scenario="cxx"):
         self.dir = str(tmp_path / "private")
         os.mkdir(self.dir)
         self.path = self.dir + "/names-ns"
         sh = (f"mount -t tmpfs none {self.dir} && cp {exe} {self.path} && "
-              f"exec {self.path} cxx {secs}")
+              f"exec {self.path} {scenario} {secs}")
+        if scenario == "jit":
+            # a /tmp of its own too, for its perf map: the binary goes
+            # under /mnt (overmounted only there)
+            self.dir, self.path = "/mnt", "/mnt/names-ns"
+            sh = (f"mount -t tmpfs none /mnt && cp {exe} {self.path} && "
+                  f"mount -t tmpfs none /tmp && cd / && "
+                  f"exec {self.path} jit {secs}")
         self.p = subprocess.Popen(["unshare", "-m", "-p", "-f",
                                    "--mount-proc", "sh", "-c", sh],
                                   stdout=subprocess.PIPE, text=True,
@@ -366,6 +373,20 @@ def test_container_process_is_symbolized(sonde, root, names_bin, cxx_spin,
                                    p.stdout, re.M))
             assert re.search(r"\): 1$", tags["nspid"], re.M), p.stdout
             assert re.search(rf"\): {s.pid}$", tags["pid"], re.M), p.stdout
+
+
+def test_hot_names_jit_code_in_a_container(sonde, root, names_bin,
+                                           tmp_path):
+    """A JIT in a container writes its perf map into its own /tmp, named
+    by the pid it knows itself by (/tmp/perf-1.map): hot reads it through
+    /proc/PID/root, as perf does."""
+    with NsSpinner(names_bin, tmp_path, 60, "jit") as s:
+        assert not os.path.exists("/tmp/perf-1.map")
+        assert os.path.exists(f"/proc/{s.pid}/root/tmp/perf-1.map")
+        rows = hot_rows(sonde, s.pid)
+    row = top_user_row(rows, "perf-1.map")
+    assert row["method"] == "sonde_jit_spin", rows
+    assert row["calls"] >= 0.5 * sum(r["calls"] for r in rows), rows
 
 
 def test_prof_in_a_container(sonde, root, names_bin, cxx_spin, tmp_path):
