@@ -15,7 +15,10 @@
 # 32-bit longs.
 #
 # A set line: NAME KIND HEADERS NAMES [OPTIONS]
-#   KIND    flags (bits, printed A|B|0x40) or values (one name per value)
+#   KIND    flags (bits, printed A|B|0x40) or values (one name per value);
+#           indexed: values 0, 1, 2... named by NAMES, a comma-separated
+#           list, for a kernel sequence no UAPI header exports
+#           (HEADERS "-", the kernel file the list follows in a comment)
 #   HEADERS comma-separated, as #include'd
 #   NAMES   an extended regular expression the macro names match
 #   OPTIONS mask=M     the bits of macro M are a value field, not flags
@@ -23,6 +26,9 @@
 #           drop=RE    leave out the names RE matches
 #           as=A:B     print macro A as B
 #           desc       flags in descending order (R_OK|W_OK|X_OK)
+#           hdr        single-bit flags in the order the headers define
+#                      them, as strace's table lists them
+#                      (EFD_CLOEXEC|EFD_NONBLOCK, not by value)
 #           cc         the compiler evaluates the values: they use sizeof
 #                      (ioctl numbers: _IOR(...)) or name enum constants
 #                      (glibc's SOCK_STREAM, MSG_PEEK); <stddef.h> is
@@ -31,8 +37,12 @@
 # Macros defined as another name of the set (O_NDELAY, SIGPOLL) are aliases
 # and left out (AF_INET, defined as PF_INET, is not); two names of one
 # value are an error until one is dropped.
-# Flag sets list values with several bits first (O_TMPFILE before
-# O_DIRECTORY), then single bits in ascending order.
+# Flag sets list values with several bits first, the widest first
+# (STATX_ALL before STATX_BASIC_STATS, O_TMPFILE before O_DIRECTORY), then
+# single bits in ascending order (or the headers' with hdr). That is the
+# rule strace's printflags follows: the first rows of its table whose bits
+# are all set, in table order, and strace's tables (src/xlat/*.in) put
+# combinations first and follow the header's order otherwise.
 set -eu
 sets=$1
 arch=$2
@@ -162,13 +172,25 @@ echo
 table=
 set_lines >"$tmp/sets"
 while read -r name kind headers names opts; do
-	mask= drop='^$' desc= renames= cc=
+	mask= drop='^$' desc= renames= cc= hdr=
+	if [ "$kind" = indexed ]; then
+		lname=$(echo "$name" | tr 'A-Z' 'a-z')
+		echo "static const struct xlat_flag ${lname}_rows[] = {"
+		echo "$names" | tr , '\n' |
+			awk '{ printf "\t{ 0x%xull, \"%s\" },\n", NR - 1, $1 }'
+		echo "	{ 0, NULL },"
+		echo "};"
+		table="$table
+	[XLAT_$name] = { XLAT_VALUES, 0x0ull, ${lname}_rows },"
+		continue
+	fi
 	for o in $opts; do
 		case $o in
 		mask=*) mask=${o#mask=} ;;
 		drop=*) drop=${o#drop=} ;;
 		as=*) renames="$renames ${o#as=}" ;;
 		desc) desc=1 ;;
+		hdr) hdr=1 ;;
 		cc) cc=1 ;;
 		*) die "set $name: unknown option $o" ;;
 		esac
@@ -185,6 +207,13 @@ while read -r name kind headers names opts; do
 		die "set $name: cannot preprocess $headers"
 	awk '$1 == "#define" && $2 !~ /\(/ { n = $2; $1 = $2 = ""; sub(/^ +/, ""); print n, $0 }' \
 		"$tmp/dm" >"$tmp/defs"
+	# Where each macro is first defined (hdr): -dD keeps the order.
+	if [ -n "$hdr" ]; then
+		# shellcheck disable=SC2086
+		"$@" $cppflags -E -dD "$tmp/probe.c" |
+			awk '$1 == "#define" && !($2 in seen) { seen[$2] = 1; print $2, ++n }' \
+			>"$tmp/order"
+	fi
 	# The candidates, aliases (defined as another macro's name) left
 	# out, and a line for each that the preprocessor expands.
 	cp "$tmp/probe.c" "$tmp/eval.c"
@@ -221,25 +250,32 @@ while read -r name kind headers names opts; do
 	[ -z "$mask" ] || [ "$maskv" != 0 ] || die "set $name: no mask $mask"
 	dup=$(awk '{ print $1 }' "$tmp/rows" | sort | uniq -d | head -1)
 	[ -z "$dup" ] || die "set $name: $(awk -v d="$dup" '$1 == d { printf "%s ", $2 }' "$tmp/rows")have one value: drop= all but one"
-	# Order: the field's values, several-bit flags, then single bits.
+	# Order: the field's values, several-bit flags (the widest first),
+	# then single bits (by value, or where the headers define them).
 	: >"$tmp/sorted"
 	while read -r v m; do
+		o=$v
 		if [ "$kind" = values ]; then
 			k=0
 		elif [ $((v & ~maskv)) = 0 ] && [ "$maskv" != 0 ]; then
 			k=0
 		elif [ "$(popcount "$v")" -gt 1 ] || [ "$v" -lt 0 ]; then
 			k=1
+			o=$((-v))
 		else
 			k=2
+			if [ -n "$hdr" ]; then
+				o=$(awk -v m="$m" '$1 == m { print $2 }' "$tmp/order")
+				[ -n "$o" ] || die "set $name: where is $m defined?"
+			fi
 		fi
-		printf '%s %s %s\n' "$k" "$v" "$m" >>"$tmp/sorted"
+		printf '%s %s %s %s\n' "$k" "$o" "$v" "$m" >>"$tmp/sorted"
 	done <"$tmp/rows"
 	if [ -n "$desc" ]; then
 		sort -k1,1n -k2,2nr "$tmp/sorted"
 	else
 		sort -k1,1n -k2,2n "$tmp/sorted"
-	fi >"$tmp/rows"
+	fi | cut -d' ' -f1,3- >"$tmp/rows"
 	lname=$(echo "$name" | tr 'A-Z' 'a-z')
 	echo "static const struct xlat_flag ${lname}_rows[] = {"
 	while read -r k v m; do

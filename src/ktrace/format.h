@@ -281,6 +281,9 @@ enum ktr_stru_kind {
 					 * the ABI: i386's *_time64 calls */
 	KTR_STRU_ITIMERSPEC64 = 22,	/* __kernel_itimerspec (32 bytes) */
 	KTR_STRU_RLIMIT64 = 23,	/* struct rlimit64 (16 bytes): prlimit64 */
+	KTR_STRU_BYTES = 24,	/* bytes as they are: setsockopt's value (the
+				 * next argument's length), getrandom's (the
+				 * return value's) */
 	KTR_STRU_NKINDS
 };
 

@@ -126,10 +126,30 @@ static bool arg_hook(void *ctx, struct sbuf *sb, int i, uint16_t kind,
 	case KA_STRU_IN:
 	case KA_STRU_OUT: {
 		const struct ktr_stru *st = stru_of(c, i);
+		const struct ktr_call *cl = (const void *)c->call->r;
+		long max = s->k->o->strsize;
 
 		if (!v) {
 			sbuf_puts(sb, "NULL");
 			return true;
+		}
+		/* EPOLL_CTL_DEL ignores its event: strace prints the
+		 * pointer. */
+		if (KA_STRU_OF(kind) == KTR_STRU_EPOLL_EVENT && i == 3 &&
+		    cl->args[1] == xlat_named(abi, XLAT_EPOLLCTL,
+					      "EPOLL_CTL_DEL"))
+			return false;
+		/* Bytes: at most -s of them, "..." after. */
+		if (st && st->kind == KTR_STRU_BYTES && max >= 0 &&
+		    st->data_len > (unsigned long)max) {
+			struct ktr_stru *cut = sd_malloc(sizeof(*cut) + max);
+			bool ok;
+
+			memcpy(cut, st, sizeof(*cut) + max);
+			cut->data_len = max;
+			ok = kd_stru_put(sb, abi, cut, KD_STRU_STRACE);
+			free(cut);
+			return ok;
 		}
 		return st && kd_stru_put(sb, abi, st, KD_STRU_STRACE);
 	}
@@ -189,10 +209,13 @@ static void put_ret(struct kdump *k, const struct kev *e)
 		const char *n = xlat_errno_name(-ret);
 		const char *m = xlat_errno_msg(-ret);
 
+		/* strace's message is the C library's (strerror), the
+		 * kernel's own restart codes aside. */
 		if (ret <= -512 && ret >= -516)
 			sbuf_printf(sb, "? %s (%s)", n ? n : "?", m ? m : "");
 		else
-			sbuf_printf(sb, "-1 %s (%s)", n ? n : "E?", m ? m : "");
+			sbuf_printf(sb, "-1 %s (%s)", n ? n : "E?",
+				    n ? strerror((int)-ret) : m ? m : "");
 	} else if (sc && (!strcmp(sc->name, "mmap") || !strcmp(sc->name, "brk") ||
 			  !strcmp(sc->name, "mremap") ||
 			  !strcmp(sc->name, "mmap2"))) {
@@ -201,9 +224,11 @@ static void put_ret(struct kdump *k, const struct kev *e)
 		struct sbuf tmp;
 		char *flags = NULL;
 
-		/* fcntl's F_GETFL, F_GETFD: "0x8002 (flags O_RDWR|...)". */
+		/* A value named by the call's arguments: fcntl's F_GETFL,
+		 * F_GETFD "0x8002 (flags O_RDWR|...)", prctl's
+		 * PR_GET_DUMPABLE "1 (SUID_DUMP_USER)". */
 		sbuf_init(&tmp);
-		if (e->dur >= 0 && sc && sc->args[1] == KA_SET(XLAT_FCNTL)) {
+		if (e->dur >= 0 && sc && !k->o->x.raw) {
 			struct xlat_opts xo = { 0 };
 
 			xlat_ret_args(&tmp, abi, r->nr, ret, e->cargs, &xo);
@@ -212,9 +237,11 @@ static void put_ret(struct kdump *k, const struct kev *e)
 				flags++;
 			}
 		}
-		if (flags)
+		if (flags && sc->args[1] == KA_SET(XLAT_FCNTL))
 			sbuf_printf(sb, "%#llx (flags %s)",
 				    (unsigned long long)ret, flags);
+		else if (flags)
+			sbuf_printf(sb, "%lld (%s)", (long long)ret, flags);
 		else
 			sbuf_printf(sb, "%lld", (long long)ret);
 		sbuf_free(&tmp);

@@ -716,6 +716,24 @@ bool kd_stru_put(struct sbuf *sb, enum sc_abi abi, const struct ktr_stru *st,
 	case KTR_STRU_DIRENT64:
 		ok = dirents(sb, &r, bsd);
 		break;
+	case KTR_STRU_BYTES:
+		/* strace: a setsockopt's int "[1]", other bytes in hex
+		 * ("\x01\x02", as strace prints getrandom's). */
+		ok = true;
+		if (!bsd && r.n == 4 && st->dir == KTR_STRU_IN) {
+			sbuf_printf(sb, "[%d]", (int)sget(&r, 0, 4));
+			break;
+		}
+		sbuf_puts(sb, bsd ? "bytes \"" : "\"");
+		for (uint32_t i = 0; i < r.n; i++)
+			if (bsd)
+				kd_put_escaped(sb, r.p + i, 1);
+			else
+				sbuf_printf(sb, "\\x%02x", r.p[i]);
+		sbuf_putc(sb, '"');
+		if (st->total > r.n)
+			sbuf_puts(sb, "...");
+		break;
 	default:
 		ok = false;
 	}

@@ -71,7 +71,8 @@ static const struct ktrace_syscall table[] = {
 	{ "getpeername", { KA_FD, KA_OUT(SOCKADDR), KA_PTR } },
 	{ "socketpair", { KA_SET(XLAT_AF), KA_SOCKTYPE, KA_SOCKPROTO,
 			  KA_OUT(FDPAIR) } },
-	{ "setsockopt", { KA_FD, KA_SET(XLAT_SOL), KA_SOCKOPT, KA_PTR, KA_NUM } },
+	{ "setsockopt", { KA_FD, KA_SET(XLAT_SOL), KA_SOCKOPT, KA_IN(BYTES),
+			  KA_NUM } },
 	{ "getsockopt", { KA_FD, KA_SET(XLAT_SOL), KA_SOCKOPT, KA_PTR, KA_PTR } },
 	{ "clone", { KA_CLONE_FLAGS, KA_PTR, KA_PTR, KA_PTR, KA_PTR } },
 	{ "clone3", { KA_PTR, KA_NUM } },
@@ -143,7 +144,10 @@ static const struct ktrace_syscall table[] = {
 	{ "prctl", { KA_SET(XLAT_PRCTL), KA_NUM, KA_NUM, KA_NUM, KA_NUM } },
 	{ "arch_prctl", { KA_SET(XLAT_ARCHPRCTL), KA_PTR } },
 	{ "gettid" },
-	{ "futex", { KA_PTR, KA_FUTEX_OP, KA_NUM, KA_PTR, KA_PTR, KA_NUM } },
+	/* The timeout (FUTEX_WAIT...; other operations' val2 reads as
+	 * nothing), then val3 (FUTEX_BITSET_MATCH_ANY). */
+	{ "futex", { KA_PTR, KA_FUTEX_OP, KA_NUM, KA_IN(TIMESPEC), KA_PTR,
+		     KA_SET(XLAT_FUTEXBITSET) } },
 	{ "sched_getaffinity", { KA_NUM, KA_NUM, KA_PTR } },
 	{ "sched_setaffinity", { KA_NUM, KA_NUM, KA_PTR } },
 	{ "set_tid_address", { KA_PTR } },
@@ -169,7 +173,7 @@ static const struct ktrace_syscall table[] = {
 	{ "faccessat2", { KA_DIRFD, KA_PATH, KA_SET(XLAT_ACCESS),
 			  KA_SET(XLAT_AT) } },
 	{ "utimensat", { KA_DIRFD, KA_PATH, KA_PTR, KA_SET(XLAT_AT) } },
-	{ "statx", { KA_DIRFD, KA_PATH, KA_SET(XLAT_AT), KA_SET(XLAT_STATX),
+	{ "statx", { KA_DIRFD, KA_PATH, KA_SET(XLAT_STATXAT), KA_SET(XLAT_STATX),
 		    KA_OUT(STATX) } },
 	{ "pselect6", { KA_NUM, KA_PTR, KA_PTR, KA_PTR, KA_PTR, KA_PTR } },
 	{ "ppoll", { KA_OUT(POLLFD), KA_NUM, KA_IN(TIMESPEC), KA_PTR,
@@ -184,8 +188,8 @@ static const struct ktrace_syscall table[] = {
 			  KA_NUM } },
 	{ "eventfd2", { KA_UINT, KA_SET(XLAT_EFD) } },
 	{ "pipe2", { KA_OUT(FDPAIR), KA_SET(XLAT_PIPE2) } },
-	{ "getrandom", { KA_PTR, KA_UINT, KA_SET(XLAT_GRND) } },
-	{ "memfd_create", { KA_PTR, KA_SET(XLAT_MFD) } },
+	{ "getrandom", { KA_OUT(BYTES), KA_UINT, KA_SET(XLAT_GRND) } },
+	{ "memfd_create", { KA_PATH, KA_SET(XLAT_MFD) } },
 	{ "close_range", { KA_NUM, KA_NUM, KA_NUM } },
 	{ "rseq", { KA_PTR, KA_NUM, KA_NUM, KA_NUM } },
 	{ "rt_sigtimedwait", { KA_PTR, KA_PTR, KA_PTR, KA_NUM } },
@@ -308,6 +312,8 @@ static const struct ktrace_syscall table[] = {
 			     KA_PATH }, I386 },
 	{ "ugetrlimit", { KA_NUM, KA_OUT(RLIMIT) }, I386 },
 	{ "clock_gettime64", { KA_SET(XLAT_CLOCK), KA_OUT(TIMESPEC64) }, I386 },
+	{ "futex_time64", { KA_PTR, KA_FUTEX_OP, KA_NUM, KA_IN(TIMESPEC64),
+			    KA_PTR, KA_SET(XLAT_FUTEXBITSET) }, I386 },
 	{ "clock_getres_time64", { KA_SET(XLAT_CLOCK), KA_OUT(TIMESPEC64) },
 	  I386 },
 	{ "clock_nanosleep_time64", { KA_SET(XLAT_CLOCK), KA_SET(XLAT_TIMER),
@@ -510,6 +516,10 @@ int ktrace_syscall_captures(const struct ktrace_syscall *sc, enum sc_abi abi,
 			break;
 		case KTR_STRU_DIRENT64:
 			c->rule = KTR_CAP_BYTES_RET;
+			break;
+		case KTR_STRU_BYTES:
+			c->rule = c->dir == KTR_STRU_IN ? KTR_CAP_LEN_ARG
+							: KTR_CAP_BYTES_RET;
 			break;
 		default:
 			c->rule = KTR_CAP_FIXED;

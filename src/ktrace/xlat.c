@@ -311,16 +311,29 @@ static void put_fcntl_arg(struct sbuf *sb, enum sc_abi abi, uint64_t cmd,
 	}
 }
 
-/* How many arguments strace prints of a call whose count depends on its
- * operation (as strace 6.1 prints them): futex's FUTEX_WAKE and FUTEX_FD
- * 3, FUTEX_WAIT 4, FUTEX_UNLOCK_PI and FUTEX_TRYLOCK_PI 2; the prctl
- * options that take nothing 1. All of them for the others. */
-static int strace_nargs(enum sc_abi abi, const char *name,
-			const uint64_t args[6])
+/* Which arguments strace prints (a bit per argument) of a call whose
+ * arguments depend on its operation, as strace's decoders pick them:
+ * futex's by its command (FUTEX_WAKE uaddr, op, val; FUTEX_WAIT_BITSET
+ * leaves out uaddr2 but prints val3...), prctl options that take nothing,
+ * fcntl commands that take nothing (F_GETFL). All six for the others. */
+static unsigned strace_args(enum sc_abi abi, const char *name,
+			    const uint64_t args[6])
 {
 	static const char *const bare_prctl[] = {
 		"PR_GET_DUMPABLE", "PR_GET_KEEPCAPS", "PR_GET_SECCOMP",
 		"PR_GET_TIMERSLACK", "PR_GET_TIMING",
+	};
+	static const char *const bare_fcntl[] = {
+		"F_GETFD", "F_GETFL", "F_GETOWN", "F_GETSIG", "F_GETLEASE",
+		"F_GET_SEALS", "F_GETPIPE_SZ",
+	};
+	static const struct { const char *cmd; unsigned args; } futex[] = {
+		{ "FUTEX_WAIT", 0x0f }, { "FUTEX_LOCK_PI", 0x0b },
+		{ "FUTEX_LOCK_PI2", 0x0b }, { "FUTEX_WAIT_BITSET", 0x2f },
+		{ "FUTEX_WAKE_BITSET", 0x27 }, { "FUTEX_REQUEUE", 0x1f },
+		{ "FUTEX_WAIT_REQUEUE_PI", 0x1f }, { "FUTEX_FD", 0x07 },
+		{ "FUTEX_WAKE", 0x07 }, { "FUTEX_UNLOCK_PI", 0x03 },
+		{ "FUTEX_TRYLOCK_PI", 0x03 },
 	};
 	const char *op;
 	char cmd[32];
@@ -331,29 +344,34 @@ static int strace_nargs(enum sc_abi abi, const char *name,
 		for (size_t i = 0; op && i < sizeof(bare_prctl) /
 						sizeof(*bare_prctl); i++)
 			if (!strcmp(op, bare_prctl[i]))
-				return 1;
-		return KTRACE_ARGS_MAX;
+				return 0x01;
+		return 0x3f;
 	}
-	if (strcmp(name, "futex"))
-		return KTRACE_ARGS_MAX;
+	if (!strcmp(name, "fcntl") || !strcmp(name, "fcntl64")) {
+		op = xlat_value(abi, XLAT_FCNTL, (uint32_t)args[1]);
+		for (size_t i = 0; op && i < sizeof(bare_fcntl) /
+						sizeof(*bare_fcntl); i++)
+			if (!strcmp(op, bare_fcntl[i]))
+				return 0x03;
+		return 0x3f;
+	}
+	if (strcmp(name, "futex") && strcmp(name, "futex_time64"))
+		return 0x3f;
 	op = xlat_value(abi, XLAT_FUTEXOP, args[1] &
 			~xlat_named(abi, XLAT_FUTEXCLOCK, "FUTEX_CLOCK_REALTIME"));
 	if (!op)
-		return KTRACE_ARGS_MAX;
+		return 0x3f;
 	n = strlen(op);
 	if (n > 8 && !strcmp(op + n - 8, "_PRIVATE"))
 		n -= 8;
 	if (n >= sizeof(cmd))
-		return KTRACE_ARGS_MAX;
+		return 0x3f;
 	memcpy(cmd, op, n);
 	cmd[n] = 0;
-	if (!strcmp(cmd, "FUTEX_WAKE") || !strcmp(cmd, "FUTEX_FD"))
-		return 3;
-	if (!strcmp(cmd, "FUTEX_WAIT"))
-		return 4;
-	if (!strcmp(cmd, "FUTEX_UNLOCK_PI") || !strcmp(cmd, "FUTEX_TRYLOCK_PI"))
-		return 2;
-	return KTRACE_ARGS_MAX;
+	for (size_t i = 0; i < sizeof(futex) / sizeof(*futex); i++)
+		if (!strcmp(cmd, futex[i].cmd))
+			return futex[i].args;
+	return 0x3f;
 }
 
 void xlat_call(struct sbuf *sb, enum sc_abi abi, uint32_t nr,
@@ -368,12 +386,13 @@ void xlat_call(struct sbuf *sb, enum sc_abi abi, uint32_t nr,
 	const uint16_t *kinds = sc ? sc->args : unknown;
 	uint64_t open_flags = 0;
 
-	int nargs = o->strace && !o->raw ? strace_nargs(abi, name, args) :
-					   KTRACE_ARGS_MAX;
+	unsigned shown = o->strace && !o->raw ? strace_args(abi, name, args) :
+						0x3f;
+	bool first = true;
 
 	sbuf_puts(sb, name);
 	sbuf_putc(sb, '(');
-	for (int i = 0; i < nargs && kinds[i] != KA_END; i++) {
+	for (int i = 0; i < KTRACE_ARGS_MAX && kinds[i] != KA_END; i++) {
 		uint64_t v = args[i];
 		char b[32];
 		const char *s;
@@ -384,8 +403,11 @@ void xlat_call(struct sbuf *sb, enum sc_abi abi, uint32_t nr,
 		    !(open_flags & (xlat_named(abi, XLAT_OPEN, "O_CREAT") |
 				    xlat_named(abi, XLAT_OPEN, "__O_TMPFILE"))))
 			break;
-		if (i)
+		if (!(shown & 1u << i))
+			continue;
+		if (!first)
 			sbuf_puts(sb, o->strace ? ", " : ",");
+		first = false;
 		if (o->arg_hook && o->arg_hook(o->hook_ctx, sb, i, kinds[i], v))
 			continue;
 		switch (o->raw ? KA_NUM : KA_KIND(kinds[i])) {
@@ -498,6 +520,19 @@ static bool ret_fcntl(struct sbuf *sb, enum sc_abi abi, int64_t ret,
 	return false;
 }
 
+/* prctl's value by its option: PR_GET_DUMPABLE's SUID_DUMP_USER. */
+static bool ret_prctl(struct sbuf *sb, enum sc_abi abi, int64_t ret,
+		      const uint64_t *args, const struct xlat_opts *o)
+{
+	const char *c = xlat_value(abi, XLAT_PRCTL, args[0]), *n;
+
+	if (!c || o->raw || strcmp(c, "PR_GET_DUMPABLE") ||
+	    !(n = xlat_value(abi, XLAT_PRDUMP, (uint64_t)ret)))
+		return false;
+	sbuf_printf(sb, "%lld<%s>", (long long)ret, n);
+	return true;
+}
+
 void xlat_ret_args(struct sbuf *sb, enum sc_abi abi, uint32_t nr, int64_t ret,
 		   const uint64_t *args, const struct xlat_opts *o)
 {
@@ -524,6 +559,9 @@ void xlat_ret_args(struct sbuf *sb, enum sc_abi abi, uint32_t nr, int64_t ret,
 	}
 	if (args && sc && sc->args[1] == KA_SET(XLAT_FCNTL) &&
 	    ret_fcntl(sb, abi, ret, args, o))
+		return;
+	if (args && sc && sc->args[0] == KA_SET(XLAT_PRCTL) &&
+	    ret_prctl(sb, abi, ret, args, o))
 		return;
 	sbuf_printf(sb, "%lld", (long long)ret);
 	if (!o->decimal && (ret >= 0x10000 || ret < 0))

@@ -102,6 +102,7 @@ static int decode(const char *dir)
 	char a[4096], b[4096];
 	int sv[2], p[2], one = 1, tos = 0x10, n = 0, f, s, l, ep, in, tf, fl;
 	uint32_t word = 0;
+	unsigned char rnd[4];
 	uint64_t size;
 	struct timespec ts;
 	struct itimerspec its = { { 0, 0 }, { 1, 0 } };
@@ -163,7 +164,7 @@ static int decode(const char *dir)
 	memfd_create("kdump", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	path(a, sizeof(a), dir, "file");
 	syscall(SYS_renameat2, AT_FDCWD, b, AT_FDCWD, a, RENAME_NOREPLACE);
-	getrandom(&word, sizeof(word), GRND_NONBLOCK);
+	getrandom(rnd, sizeof(rnd), GRND_NONBLOCK);
 	statx(AT_FDCWD, a, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS | STATX_BTIME,
 	      &stx);
 	m = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
@@ -176,6 +177,8 @@ static int decode(const char *dir)
 	flock(f, LOCK_EX | LOCK_NB);
 	fstatat(f, "", &(struct stat){ 0 }, AT_EMPTY_PATH);
 	fstatat(AT_FDCWD, a, &(struct stat){ 0 }, 0);
+	/* What getrandom returned, for the test to compare with the trace. */
+	printf("random %02x%02x%02x%02x\n", rnd[0], rnd[1], rnd[2], rnd[3]);
 	return 0;
 }
 
