@@ -4,16 +4,18 @@
  * --merge one per call. The schema is stable (sonde-kdump(1), "JSON
  * output"): fields may be added, none is renamed, retyped or removed
  * without a new schema_version. 64-bit times are strings (a double holds
- * 53 bits: 1.8e18 ns would lose its last digits); bytes that are not
- * UTF-8 are kept exactly in a *_hex field beside the string. */
+ * 53 bits: 1.8e18 ns would lose its last digits), and so are registers and
+ * addresses above 2^53 (schema 3); bytes that are not UTF-8 are kept
+ * exactly in a *_hex field beside the string. */
 #include "kdump.h"
 #include "kdump_call.h"
 #include "../lib/json.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define KD_JSON_SCHEMA 2
+#define KD_JSON_SCHEMA 3
 
 struct jview {
 	struct kd_calls *calls;
@@ -103,6 +105,21 @@ static void head_fields(struct kdump *k, struct json *j, const struct kev *e,
 	}
 }
 
+/* A register or an address: a number up to 2^53, which a double holds
+ * exactly; above, its decimal digits as a string (AT_FDCWD's
+ * 18446744073709551516, a kernel address). */
+static void json_word(struct json *j, uint64_t v)
+{
+	char b[24];
+
+	if (v <= 1ull << 53) {
+		json_u64(j, v);
+		return;
+	}
+	snprintf(b, sizeof(b), "%llu", (unsigned long long)v);
+	json_str(j, b);
+}
+
 static void call_fields(struct kdump *k, struct json *j,
 			const struct ktr_call *c)
 {
@@ -115,7 +132,7 @@ static void call_fields(struct kdump *k, struct json *j,
 	json_key(j, "args");
 	json_arr_begin(j);
 	for (int i = 0; i < KTR_MAX_ARGS; i++)
-		json_u64(j, c->args[i]);
+		json_word(j, c->args[i]);
 	json_arr_end(j);
 	sbuf_reset(&k->line);
 	xlat_call(&k->line, kd_abi(k, &c->h), c->nr, c->args, &k->o->x);
@@ -280,7 +297,7 @@ static void record_fields(struct kdump *k, struct json *j, const struct kev *e)
 			json_i64(j, p->result);
 		} else {
 			json_key(j, "handler");
-			json_u64(j, p->handler);
+			json_word(j, p->handler);
 			json_key(j, "sa_flags");
 			json_u64(j, p->sa_flags);
 			json_key(j, "fatal");
@@ -292,7 +309,7 @@ static void record_fields(struct kdump *k, struct json *j, const struct kev *e)
 				json_u64(j, p->sender_pid);
 			}
 			json_key(j, "addr");
-			json_u64(j, p->addr);
+			json_word(j, p->addr);
 			json_key(j, "status");
 			json_i64(j, p->status);
 		}

@@ -259,7 +259,7 @@ def test_call_durations(root, sonde, tmp_path):
 
 
 def test_json_schema_and_times(root, sonde, tmp_path):
-    """--format json: a header with schema_version 2; 64-bit times as
+    """--format json: a header with schema_version 3; 64-bit times as
     strings that survive a double-based parser exactly (jq 1.6 reads
     numbers as doubles: a number this size loses its last digits);
     time_ns = ts + clock_base_ns; EXEC has old_tid."""
@@ -267,7 +267,7 @@ def test_json_schema_and_times(root, sonde, tmp_path):
     text = kdump(out, "--format", "json").stdout
     lines = text.splitlines()
     head = json.loads(lines[0], parse_int=float)
-    assert head["schema_version"] == 2.0 and head["format_version"] == 2.0
+    assert head["schema_version"] == 3.0 and head["format_version"] == 2.0
     base = int(head["clock_base_ns"])
     recs = [json.loads(l, parse_int=float) for l in lines[1:]]
     assert recs
@@ -285,6 +285,36 @@ def test_json_schema_and_times(root, sonde, tmp_path):
                 input=lines[1])
         assert p.stdout.strip() != recs[0]["time_ns"] or \
             int(recs[0]["time_ns"]) % 1000 == 0
+
+
+def test_json_args_above_2_53(root, sonde, tmp_path):
+    """Schema 3: an argument register above 2^53 (lseek's offset -1,
+    2^64 - 1) is a string of its decimal digits, so a double-based reader
+    (jq) prints it back exactly; the others stay numbers."""
+    f = tmp_path / "f"
+    f.write_bytes(b"0123456789")
+    out = ktrace(tmp_path / "w.out", [
+        "/usr/bin/python3", "-c",
+        "import os, sys; fd = os.open(sys.argv[1], os.O_RDONLY); "
+        "os.lseek(fd, -1, os.SEEK_END)", str(f)])
+    text = kdump(out, "--format", "json").stdout
+    lines = text.splitlines()
+    calls = [json.loads(l) for l in lines[1:]]
+    calls = [r for r in calls if r["type"] == "CALL"]
+    big = [a for r in calls for a in r["args"] if isinstance(a, str)]
+    assert big and all(int(a) > 2 ** 53 for a in big)
+    assert all(a <= 2 ** 53 for r in calls for a in r["args"]
+               if not isinstance(a, str))
+    seeks = [r for r in calls if r["syscall"] == "lseek" and
+             r["args"][2] == os.SEEK_END]
+    assert seeks and seeks[-1]["args"][1] == str(2 ** 64 - 1), seeks
+    jq = shutil.which("jq")
+    if not jq:
+        pytest.skip("jq is not installed (scripts/deps.sh test)")
+    p = run([jq, "-c", "select(.type == \"CALL\") | .args"], input=text)
+    assert p.returncode == 0, p.stderr
+    assert [json.loads(l) for l in p.stdout.splitlines()] == \
+        [r["args"] for r in calls]
 
 
 def test_json_merge(root, sonde, tmp_path):
