@@ -56,6 +56,8 @@ enum ktr_type {
 	KTR_CALLRET = 12,	/* a CALL, maybe a GIO, and the RET, in one */
 	KTR_STRU = 13,		/* a structure a syscall read or wrote */
 	KTR_END = 14,		/* the recording ended: totals, and how */
+	/* 15: reserved (an attach-time FD record) */
+	KTR_SUM = 16,		/* a checksum of the bytes before it */
 	KTR_NTYPES
 };
 
@@ -328,11 +330,32 @@ struct ktr_end {
 	int32_t code;
 };
 
+/*
+ * SUM: a CRC-32 of the bytes that precede it in the file, written by the
+ * recorder each time it writes a buffer out. bytes counts them, back to
+ * the previous SUM record (or to the start of the file: the first SUM
+ * covers the header too); a recording appended with -a begins with a SUM
+ * of 0 bytes, so that the bytes of an earlier recording cut short are
+ * not counted in its first check. pid and tid are 0, comm "sonde". SUM
+ * records are framing: the reader checks and consumes them, the records
+ * and bytes of END do not count them.
+ */
+#define KTR_SUM_CRC32 1		/* zlib's crc32 (ISO-HDLC, as gzip's) */
+
+struct ktr_sum {
+	struct ktr_rec h;
+	uint32_t algo;		/* KTR_SUM_CRC32 */
+	uint32_t crc;
+	uint64_t bytes;		/* how many bytes before this record it covers */
+	uint64_t reserved;
+};
+
 /* The sizes docs/trace-format.md gives: a change here is a format change. */
 #define KTR_SIZE(type, n) \
 	_Static_assert(sizeof(struct type) == (n), #type " is " #n " bytes")
 KTR_SIZE(ktr_file_header, 168);
 KTR_SIZE(ktr_rec, 48);
+KTR_SIZE(ktr_sum, 72);
 KTR_SIZE(ktr_call, 104);
 KTR_SIZE(ktr_ret, 64);
 KTR_SIZE(ktr_nami, 48);

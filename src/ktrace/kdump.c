@@ -299,7 +299,24 @@ struct damage {
 	unsigned nranges;
 	uint64_t skipped;
 	struct sbuf trunc;
+	struct sbuf sums;	/* stretches whose checksum did not match */
+	uint64_t nsums;
 };
+
+/* A SUM record the reader just checked did not match: the bytes it
+ * covers hold damage somewhere (a record there may print wrong). */
+static void sum_damage(struct damage *d, const struct ktr_reader *r)
+{
+	if (r->sum_bad == d->nsums)
+		return;
+	d->nsums = r->sum_bad;
+	if (d->nsums <= 8)
+		sbuf_printf(&d->sums, "%s%llu-%llu", d->nsums > 1 ? ", " : "",
+			    (unsigned long long)r->sum_bad_from,
+			    (unsigned long long)r->sum_bad_to - 1);
+	else if (d->nsums == 9)
+		sbuf_puts(&d->sums, ", ...");
+}
 
 static void damage_range(struct damage *d, uint64_t from, uint64_t to)
 {
@@ -374,6 +391,10 @@ static void finish(struct kdump *k, struct damage *d, int fd)
 		sbuf_printf(&msg, "corrupt records: skipped %llu bytes in %u "
 			    "stretches (bytes %s)", (unsigned long long)d->skipped,
 			    d->nranges, d->ranges.buf);
+	if (d->nsums)
+		sbuf_printf(&msg, "%schecksum mismatch over bytes %s: records "
+			    "there may be damaged", msg.len ? "; " : "",
+			    d->sums.buf);
 	if (d->trunc.len)
 		sbuf_printf(&msg, "%s%s", msg.len ? "; " : "", d->trunc.buf);
 	cut_short(k, &msg, fd);
@@ -421,6 +442,7 @@ int cmd_kdump(int argc, char **argv)
 	sbuf_init(&k.line);
 	sbuf_init(&d.ranges);
 	sbuf_init(&d.trunc);
+	sbuf_init(&d.sums);
 	the_view = view_of(o.format);
 	stop = 0;
 	if (o.follow) {
@@ -477,6 +499,9 @@ int cmd_kdump(int argc, char **argv)
 			}
 		} else {
 			err = ktr_reader_next(&r, &rec);
+			/* (The reader consumes SUM records on its way.) */
+			off = err == 1 ? r.offset - rec->len : r.offset;
+			sum_damage(&d, &r);
 		}
 		if (err == 1) {
 			idle = 0;
@@ -533,7 +558,7 @@ int cmd_kdump(int argc, char **argv)
 	if (resyncing)
 		damage_range(&d, bad_from, r.offset);
 	finish(&k, &d, fd);
-	if (d.nranges)
+	if (d.nranges || d.nsums)
 		rc = SD_EXIT_FAIL;
 out_free:
 	kd_fd_free(&k);
@@ -548,6 +573,7 @@ out:
 	sbuf_free(&k.line);
 	sbuf_free(&d.ranges);
 	sbuf_free(&d.trunc);
+	sbuf_free(&d.sums);
 	for (int i = 0; i < SC_NABIS; i++)
 		free(o.calls[i]);
 	ktr_reader_free(&r);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zlib.h>
 
 int ktr_check_header(const void *buf, size_t len, struct ktr_file_header *h)
 {
@@ -55,6 +56,7 @@ static const uint32_t min_len[KTR_NTYPES] = {
 	[KTR_CALLRET] = sizeof(struct ktr_callret),
 	[KTR_STRU] = sizeof(struct ktr_stru),
 	[KTR_END] = sizeof(struct ktr_end),
+	[KTR_SUM] = sizeof(struct ktr_sum),
 };
 
 int ktr_check_record(const void *buf, size_t avail, uint32_t *lenp)
@@ -198,6 +200,13 @@ void ktr_reader_free(struct ktr_reader *r)
 	r->buf = NULL;
 }
 
+/* The n bytes at buf[start] are read past: into the running checksum. */
+static void sum_add(struct ktr_reader *r, size_t n)
+{
+	r->sum_crc = crc32(r->sum_crc, (const Bytef *)r->buf + r->start, n);
+	r->sum_bytes += n;
+}
+
 /* Make at least want unread bytes available, if the file has them:
  * 0, or -errno. */
 static int fill(struct ktr_reader *r, size_t want)
@@ -244,38 +253,73 @@ int ktr_reader_header(struct ktr_reader *r)
 		return err;
 	if (r->end - r->start < r->hdr.hdr_len)
 		return -ENODATA;
+	sum_add(r, r->hdr.hdr_len);
 	r->start += r->hdr.hdr_len;
 	r->offset += r->hdr.hdr_len;
 	return 0;
 }
 
+/* A SUM record at buf[start]: check the bytes since the last one. */
+static void sum_check(struct ktr_reader *r, uint32_t len)
+{
+	struct ktr_sum s;
+	uint64_t from = r->offset - r->sum_bytes;
+
+	memcpy(&s, r->buf + r->start, sizeof(s));
+	if (s.algo != KTR_SUM_CRC32) {
+		r->sum_unknown++;
+	} else if (s.bytes == 0) {
+		/* A recording appended to the file begins: what came
+		 * before it since the last check, no check covers. */
+		r->sum_uncovered += r->sum_bytes;
+	} else if (s.bytes == r->sum_bytes && s.crc == r->sum_crc) {
+		r->sum_ok++;
+	} else {
+		r->sum_bad++;
+		r->sum_bad_from = from;
+		r->sum_bad_to = r->offset + len;
+	}
+	r->sum_crc = 0;
+	r->sum_bytes = 0;
+}
+
 int ktr_reader_next(struct ktr_reader *r, const struct ktr_rec **rec)
 {
-	uint32_t len = 0;
-	int err = fill(r, sizeof(uint32_t));
+	for (;;) {
+		uint32_t len = 0;
+		int err = fill(r, sizeof(uint32_t));
 
-	if (err)
-		return err;
-	if (r->end == r->start)
-		return 0;
-	err = ktr_check_record(r->buf + r->start, r->end - r->start, &len);
-	if (err == -ENODATA && r->end - r->start >= sizeof(uint32_t)) {
-		memcpy(&len, r->buf + r->start, sizeof(len));
-		if ((err = fill(r, len)))
+		if (err)
 			return err;
+		if (r->end == r->start)
+			return 0;
 		err = ktr_check_record(r->buf + r->start, r->end - r->start,
 				       &len);
+		if (err == -ENODATA && r->end - r->start >= sizeof(uint32_t)) {
+			memcpy(&len, r->buf + r->start, sizeof(len));
+			if ((err = fill(r, len)))
+				return err;
+			err = ktr_check_record(r->buf + r->start,
+					       r->end - r->start, &len);
+		}
+		if (err)
+			return err;
+		/* Records are 8-byte aligned in the file; keep them aligned
+		 * in memory too (start only ever moves by multiples of 8). */
+		*rec = (const struct ktr_rec *)(r->buf + r->start);
+		if (r->strict && !ktr_record_exact(*rec))
+			return -EBADMSG;
+		if ((*rec)->type == KTR_SUM) {
+			sum_check(r, len);
+		} else {
+			sum_add(r, len);
+			r->start += len;
+			r->offset += len;
+			return 1;
+		}
+		r->start += len;
+		r->offset += len;
 	}
-	if (err)
-		return err;
-	/* Records are 8-byte aligned in the file; keep them aligned in
-	 * memory too (start only ever moves by multiples of 8). */
-	*rec = (const struct ktr_rec *)(r->buf + r->start);
-	if (r->strict && !ktr_record_exact(*rec))
-		return -EBADMSG;
-	r->start += len;
-	r->offset += len;
-	return 1;
 }
 
 /* The largest pid or tid Linux hands out (PID_MAX_LIMIT). */
@@ -293,9 +337,10 @@ static int plausible(const void *buf, size_t avail, uint32_t *len)
 	if (avail < sizeof(h))
 		return -ENODATA;
 	memcpy(&h, buf, sizeof(h));
-	/* (END, the recorder's own record, has no process.) */
-	if (h.type == 0 || h.type >= KTR_NTYPES ||
-	    ((!h.pid || !h.tid) && !(h.type == KTR_END && !h.pid && !h.tid)) ||
+	/* (END and SUM, the recorder's own records, have no process.) */
+	if (h.type == 0 || h.type >= KTR_NTYPES || !min_len[h.type] ||
+	    ((!h.pid || !h.tid) &&
+	     !((h.type == KTR_END || h.type == KTR_SUM) && !h.pid && !h.tid)) ||
 	    h.pers > KTR_PERS_X32 ||
 	    h.pid > KTR_PID_LIMIT || h.tid > KTR_PID_LIMIT || !h.ts)
 		return 0;
@@ -364,6 +409,7 @@ int ktr_reader_resync(struct ktr_reader *r)
 		if ((err = fill(r, 8)))
 			return err;
 		step = r->end - r->start < 8 ? r->end - r->start : 8;
+		sum_add(r, step);
 		r->start += step;
 		r->offset += step;
 		if (step < 8 || r->start == r->end) {

@@ -45,13 +45,25 @@ struct ktr_reader {
 	bool strict;		/* ktr_reader_next: a record longer than its
 				 * fields make it is corrupt (ktr_record_exact) */
 	struct ktr_file_header hdr;
+	/* SUM records (format.h) are checked and consumed here, never
+	 * returned: the running CRC-32 of the bytes read since the last one
+	 * (skipped corrupt bytes included), and what the checks found. */
+	uint32_t sum_crc;
+	uint64_t sum_bytes;
+	uint64_t sum_ok;	/* stretches whose checksum matched */
+	uint64_t sum_bad;	/* stretches whose checksum did not */
+	uint64_t sum_bad_from, sum_bad_to;	/* the last of those */
+	uint64_t sum_uncovered;	/* bytes no check covered (the end of a
+				 * recording cut short, then appended to) */
+	uint64_t sum_unknown;	/* SUM records of an algorithm not known */
 };
 
 void ktr_reader_init(struct ktr_reader *r, int fd);
 void ktr_reader_free(struct ktr_reader *r);
 /* Read and check the header: 0 or a negative result. */
 int ktr_reader_header(struct ktr_reader *r);
-/* The next record: 1 and *rec (valid until the next call), 0 at the end
+/* The next record: 1 and *rec (valid until the next call; never a SUM:
+ * those are checked into the sum_ counters), 0 at the end
  * of the file on a record boundary, or a negative result (-ENODATA: the
  * file ends inside a record at r->offset; calling again reads on, for
  * files being written). */

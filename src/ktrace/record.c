@@ -35,6 +35,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <zlib.h>
 
 static const char usage_text[] =
 "usage: sonde ktrace [-a] [-i] [-d] [-f FILE] [-t TRSTR] [-m MAXDATA]\n"
@@ -317,6 +318,9 @@ struct writer {
 	uint64_t drop_count;	/* the counts of the DROP records written */
 	char *tmp;		/* the temporary name, until trace_commit */
 	const char *path;
+	uint32_t crc;		/* the CRC-32 of the bytes written since the
+				 * last SUM record, and how many */
+	uint64_t crc_bytes;
 };
 
 /* Whole records in buf[0..n): how many. */
@@ -336,8 +340,39 @@ static size_t whole_records(const char *buf, size_t n)
 	return k;
 }
 
+/* A SUM record (format.h) of the bytes since the last one. */
+static void sum_record(struct writer *w, struct ktr_sum *s)
+{
+	struct timespec now;
+
+	memset(s, 0, sizeof(*s));
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	s->h.len = sizeof(*s);
+	s->h.type = KTR_SUM;
+	s->h.ts = (uint64_t)now.tv_sec * 1000000000 + now.tv_nsec;
+	memcpy(s->h.comm, "sonde", 5);
+	s->algo = KTR_SUM_CRC32;
+	s->crc = w->crc;
+	s->bytes = w->crc_bytes;
+	w->crc = 0;
+	w->crc_bytes = 0;
+}
+
+/* The buffer goes out, closed by a SUM record of what it holds (and of
+ * the header, the first time): a reader can tell damaged bytes from
+ * good ones. About 0.2 s of CPU per GB, in this thread, off the traced
+ * programs' path (zlib's crc32). */
 static void wr_flush(struct writer *w)
 {
+	if (w->len && !w->err) {
+		struct ktr_sum sum;
+
+		w->crc = crc32(w->crc, (const Bytef *)w->buf, w->len);
+		w->crc_bytes += w->len;
+		sum_record(w, &sum);
+		memcpy(w->buf + w->len, &sum, sizeof(sum));
+		w->len += sizeof(sum);
+	}
 	size_t off = 0;
 	int err = 0;
 
@@ -354,6 +389,9 @@ static void wr_flush(struct writer *w)
 	}
 	if (err) {
 		size_t done = whole_records(w->buf, off);
+
+		if (done > w->buf_recs)		/* the SUM record */
+			done = w->buf_recs;
 
 		w->records += done;
 		w->lost += w->buf_recs - done;
@@ -375,8 +413,9 @@ static void wr_put(struct writer *w, const void *data, size_t n)
 		w->lost++;
 		return;
 	}
-	/* Records are at most KTR_REC_MAX, the buffer larger. */
-	if (w->len + n > w->cap)
+	/* Records are at most KTR_REC_MAX, the buffer larger; room is
+	 * kept for the SUM record that closes it. */
+	if (w->len + n + sizeof(struct ktr_sum) > w->cap)
 		wr_flush(w);
 	if (w->err) {
 		w->lost++;
@@ -490,8 +529,21 @@ static int open_trace(const struct opts *o, struct writer *w)
 	}
 	w->cap = 2 * KTR_REC_MAX;
 	w->buf = sd_malloc(w->cap);
-	if (o->append && fstat(w->fd, &st) == 0 && st.st_size > 0)
-		return append_check(o->file, w->fd);
+	if (o->append && fstat(w->fd, &st) == 0 && st.st_size > 0) {
+		struct ktr_sum sum;
+
+		err = append_check(o->file, w->fd);
+		if (err)
+			return err;
+		/* A recording begins: a SUM of no bytes, so that a reader
+		 * starts its count here (the end of an earlier recording
+		 * that was cut short has no SUM of its own). */
+		sum_record(w, &sum);
+		err = write_all(w->fd, &sum, sizeof(sum));
+		if (err)
+			sd_err("cannot write %s: %s", o->file, strerror(-err));
+		return err;
+	}
 	memset(&h, 0, sizeof(h));
 	memcpy(h.magic, KTR_MAGIC, 8);
 	h.version = KTR_VERSION;
@@ -514,6 +566,8 @@ static int open_trace(const struct opts *o, struct writer *w)
 	err = write_all(w->fd, &h, sizeof(h));
 	if (err)
 		sd_err("cannot write %s: %s", o->file, strerror(-err));
+	w->crc = crc32(0, (const Bytef *)&h, sizeof(h));
+	w->crc_bytes = sizeof(h);
 	return err;
 }
 

@@ -896,11 +896,13 @@ def test_cut_short_without_end_record(root, sonde, tmp_path):
     the real thing: the recorder killed with SIGKILL mid-recording."""
     out = ktrace(tmp_path / "t.out", ["/bin/true"])
     data = out.read_bytes()
-    assert int.from_bytes(data[-88 + 4:-88 + 6], "little") == 14   # END
+    # END, then the SUM record (72 bytes) that checksums it.
+    assert int.from_bytes(data[-72 + 4:-72 + 6], "little") == 16   # SUM
+    assert int.from_bytes(data[-160 + 4:-160 + 6], "little") == 14  # END
     whole = kdump(out)
     assert whole.stderr == ""
     cut = tmp_path / "cut.out"
-    cut.write_bytes(data[:-88])
+    cut.write_bytes(data[:-160])
     p = kdump(cut)
     assert p.stdout == whole.stdout
     recs = [json.loads(l) for l in

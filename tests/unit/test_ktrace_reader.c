@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stddef.h>
 #include <unistd.h>
+#include <zlib.h>
 
 static struct ktr_file_header good_header(void)
 {
@@ -446,6 +447,74 @@ static void resync_after_corruption(void **state)
 	close(fd);
 }
 
+/* A SUM record of the n bytes at p (0 bytes: a recording's start). */
+static size_t sum_of(char *at, const char *p, size_t n)
+{
+	struct ktr_sum s;
+
+	memset(&s, 0, sizeof(s));
+	s.h.len = sizeof(s);
+	s.h.type = KTR_SUM;
+	s.h.ts = 99;
+	s.algo = KTR_SUM_CRC32;
+	s.crc = n ? crc32(0, (const Bytef *)p, n) : 0;
+	s.bytes = n;
+	memcpy(at, &s, sizeof(s));
+	return sizeof(s);
+}
+
+/* SUM records are checked and consumed by the reader, never returned: a
+ * stretch that matches, one with a flipped bit (named by its bytes), a
+ * recording appended after one cut short (its start SUM of 0 bytes:
+ * the bytes before it are not counted as damage, only as uncovered). */
+static void checksums(void **state)
+{
+	struct ktr_file_header h = good_header();
+	static char buf[8192];
+	size_t n = sizeof(h), a, b, c, rl = sizeof(struct ktr_call);
+	struct ktr_reader r;
+	const struct ktr_rec *rec;
+	int fd;
+
+	(void)state;
+	memcpy(buf, &h, n);
+	n += calls(buf + n, 3);
+	a = n;					/* the first SUM: header too */
+	n += sum_of(buf + n, buf, n);
+	n += calls(buf + n, 2);
+	b = n;
+	n += sum_of(buf + n, buf + a + sizeof(struct ktr_sum),
+		    n - a - sizeof(struct ktr_sum));
+	n += calls(buf + n, 1);			/* cut short: no SUM */
+	n += sum_of(buf + n, NULL, 0);		/* -a: a recording starts */
+	c = n;
+	n += calls(buf + n, 2);
+	n += sum_of(buf + n, buf + c, n - c);
+	for (int flip = 0; flip < 2; flip++) {
+		if (flip)
+			buf[a + sizeof(struct ktr_sum) + rl + 20] ^= 4;
+		fd = file_of(buf, n);
+		ktr_reader_init(&r, fd);
+		assert_int_equal(ktr_reader_header(&r), 0);
+		for (int i = 0; i < 8; i++) {
+			assert_int_equal(ktr_reader_next(&r, &rec), 1);
+			assert_int_equal(rec->type, KTR_CALL);
+		}
+		assert_int_equal(ktr_reader_next(&r, &rec), 0);
+		assert_int_equal(r.sum_ok, flip ? 2 : 3);
+		assert_int_equal(r.sum_bad, flip);
+		assert_int_equal(r.sum_uncovered, rl);
+		if (flip) {
+			assert_int_equal(r.sum_bad_from,
+					 a + sizeof(struct ktr_sum));
+			assert_int_equal(r.sum_bad_to,
+					 b + sizeof(struct ktr_sum));
+		}
+		ktr_reader_free(&r);
+		close(fd);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -456,6 +525,7 @@ int main(void)
 		cmocka_unit_test(reads_whole_file),
 		cmocka_unit_test(every_truncation),
 		cmocka_unit_test(resync_after_corruption),
+		cmocka_unit_test(checksums),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
