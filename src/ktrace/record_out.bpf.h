@@ -574,16 +574,27 @@ static __always_inline __u64 sc_arg_pers(struct pt_regs *regs, int i,
 	return sc_arg(regs, i);
 }
 #else
-#define SC_NR(regs) ((regs)->orig_ax)
+/* The registers as the ptrace ABI lays them out (struct user_regs_struct,
+ * the head of the kernel's pt_regs): plain offsets, not CO-RE relocated —
+ * each kernel type libbpf relocates costs the start-up a walk of the
+ * kernel's whole BTF (~1 ms). */
+struct ktr_regs {
+	__u64 r15, r14, r13, r12, bp, bx, r11, r10, r9, r8;
+	__u64 ax, cx, dx, si, di, orig_ax, ip, cs, flags, sp, ss;
+};
+#define KTR_REGS(regs) ((struct ktr_regs *)(regs))
+#define SC_NR(regs) (KTR_REGS(regs)->orig_ax)
 static __always_inline __u64 sc_arg(struct pt_regs *regs, int i)
 {
+	struct ktr_regs *r = KTR_REGS(regs);
+
 	switch (i) {
-	case 0: return regs->di;
-	case 1: return regs->si;
-	case 2: return regs->dx;
-	case 3: return regs->r10;
-	case 4: return regs->r8;
-	default: return regs->r9;
+	case 0: return r->di;
+	case 1: return r->si;
+	case 2: return r->dx;
+	case 3: return r->r10;
+	case 4: return r->r8;
+	default: return r->r9;
 	}
 }
 
@@ -609,15 +620,17 @@ static __always_inline __u32 sc_pers(long id)
 static __always_inline __u64 sc_arg_pers(struct pt_regs *regs, int i,
 					 __u32 pers)
 {
+	struct ktr_regs *r = KTR_REGS(regs);
+
 	if (pers != KTR_PERS_COMPAT)
 		return sc_arg(regs, i);
 	switch (i) {
-	case 0: return (__u32)regs->bx;
-	case 1: return (__u32)regs->cx;
-	case 2: return (__u32)regs->dx;
-	case 3: return (__u32)regs->si;
-	case 4: return (__u32)regs->di;
-	default: return (__u32)regs->bp;
+	case 0: return (__u32)r->bx;
+	case 1: return (__u32)r->cx;
+	case 2: return (__u32)r->dx;
+	case 3: return (__u32)r->si;
+	case 4: return (__u32)r->di;
+	default: return (__u32)r->bp;
 	}
 }
 #endif

@@ -229,12 +229,14 @@ __noinline int emit_gio(__u64 ubuf, __u64 cnt, __s64 ret, __u64 kind_fd,
 			iovp = m[2];
 			niov = m[3];
 		} else if (kind == KTR_IO_RECVMSG || kind == KTR_IO_SENDMSG) {
-			struct user_msghdr m;
+			/* struct user_msghdr (UAPI: not CO-RE relocated):
+			 * msg_name, msg_namelen, msg_iov, msg_iovlen. */
+			__u64 m[4];
 
-			if (bpf_probe_read_user(&m, sizeof(m), (void *)ubuf))
+			if (bpf_probe_read_user(m, sizeof(m), (void *)ubuf))
 				goto out;
-			iovp = (__u64)m.msg_iov;
-			niov = m.msg_iovlen;
+			iovp = m[2];
+			niov = m[3];
 		} else {
 			iovp = ubuf;
 			niov = cnt;
