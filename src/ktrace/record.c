@@ -726,10 +726,29 @@ static void collect_batches(struct tracer *t)
 	free(v);
 }
 
+/* n values of map fd at keys: one batch (a system call per element was
+ * ~1 ms of the start-up), element by element where batches are not
+ * supported (before Linux 5.6). */
+static void update_all(int fd, const uint32_t *keys, const void *vals,
+		       size_t size, uint32_t n)
+{
+	uint32_t count = n;
+
+	if (!n || !bpf_map_update_batch(fd, keys, vals, &count, NULL))
+		return;
+	for (uint32_t i = 0; i < n; i++)
+		bpf_map_update_elem(fd, &keys[i], (const char *)vals + i * size,
+				    BPF_ANY);
+}
+
 static void fill_sysinfo(struct record *skel)
 {
-	int fd = bpf_map__fd(skel->maps.sysinfo);
-	int cfd = bpf_map__fd(skel->maps.captures);
+	uint32_t *keys = sd_calloc(KTR_NPERS * KTR_NR_MAX, sizeof(*keys));
+	uint32_t *ckeys = sd_calloc(KTR_NPERS * KTR_NR_MAX, sizeof(*ckeys));
+	uint32_t *vals = sd_calloc(KTR_NPERS * KTR_NR_MAX, sizeof(*vals));
+	struct ktr_captures *caps = sd_calloc(KTR_NPERS * KTR_NR_MAX,
+					      sizeof(*caps));
+	uint32_t n = 0, nc = 0;
 
 	/* Each ABI's numbers: a hint never applies to another ABI's call. */
 	for (unsigned pers = 0; pers < KTR_NPERS; pers++) {
@@ -738,16 +757,23 @@ static void fill_sysinfo(struct record *skel)
 
 		for (long nr = 0; nr < lim && nr < KTR_NR_MAX; nr++) {
 			const struct ktrace_syscall *sc = ktrace_syscall_nr(abi, nr);
-			uint32_t key = KTR_SI_KEY(pers, nr), v;
+			uint32_t key = KTR_SI_KEY(pers, nr);
 
-			struct ktr_captures caps;
-
-			if (sc && (v = ktrace_syscall_hints(sc)))
-				bpf_map_update_elem(fd, &key, &v, BPF_ANY);
-			if (sc && ktrace_syscall_captures(sc, abi, &caps))
-				bpf_map_update_elem(cfd, &key, &caps, BPF_ANY);
+			if (!sc)
+				continue;
+			if ((vals[n] = ktrace_syscall_hints(sc)))
+				keys[n++] = key;
+			if (ktrace_syscall_captures(sc, abi, &caps[nc]))
+				ckeys[nc++] = key;
 		}
 	}
+	update_all(bpf_map__fd(skel->maps.sysinfo), keys, vals, sizeof(*vals), n);
+	update_all(bpf_map__fd(skel->maps.captures), ckeys, caps, sizeof(*caps),
+		   nc);
+	free(keys);
+	free(ckeys);
+	free(vals);
+	free(caps);
 }
 
 static bool privileged(void)

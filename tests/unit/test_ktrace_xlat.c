@@ -496,6 +496,30 @@ static void hints_from_the_table(void **state)
 			 ktrace_syscall_find("openat"));
 	assert_null(ktrace_syscall_nr(SC_X86_64, 100000));
 	assert_null(ktrace_syscall_nr(SC_X86_64, -1));
+	/* Every ABI, every row: its number (sc_number's, the lowest of its
+	 * name) finds it or its ABI's own row of that name; a number finds
+	 * only a row of its name. */
+	for (int abi = 0; abi < SC_NABIS; abi++) {
+		for (size_t i = 0; i < n; i++) {
+			long k = sc_number(abi, t[i].name);
+			const struct ktrace_syscall *r;
+
+			if (k < 0 || (t[i].abis && !(t[i].abis & (1u << abi))))
+				continue;
+			r = ktrace_syscall_nr(abi, k);
+			assert_non_null(r);
+			assert_string_equal(r->name, t[i].name);
+			if (!t[i].abis)
+				assert_ptr_equal(r, ktrace_syscall_abi(abi,
+								       t[i].name));
+		}
+		for (long k = 0; k < sc_limit(abi); k++) {
+			const struct ktrace_syscall *r = ktrace_syscall_nr(abi, k);
+
+			if (r)
+				assert_int_equal(sc_number(abi, r->name), k);
+		}
+	}
 }
 
 /* How each ABI's structures are captured: kind, direction, the rule for
