@@ -56,7 +56,8 @@ enum ktr_type {
 	KTR_CALLRET = 12,	/* a CALL, maybe a GIO, and the RET, in one */
 	KTR_STRU = 13,		/* a structure a syscall read or wrote */
 	KTR_END = 14,		/* the recording ended: totals, and how */
-	/* 15: reserved (an attach-time FD record) */
+	KTR_FD = 15,		/* an fd a process held when the recorder
+				 * attached to it (-p, -g) */
 	KTR_SUM = 16,		/* a checksum of the bytes before it */
 	KTR_NTYPES
 };
@@ -350,6 +351,20 @@ struct ktr_sum {
 	uint64_t reserved;
 };
 
+/* FD: one per fd of each process the recorder attached to, written by it
+ * (from /proc/PID/fd and fdinfo) before the process's first record, ts the
+ * time just before it attached; pid and tid are the process's. */
+struct ktr_fd {
+	struct ktr_rec h;
+	int32_t fd;
+	uint32_t flags;		/* the file's status flags (fdinfo's flags:
+				 * O_ACCMODE, O_APPEND, O_CLOEXEC...) */
+	char path[];		/* what /proc/PID/fd/N links to (a path,
+				 * "socket:[123]", "pipe:[45]",
+				 * "anon_inode:[eventfd]"), NUL-terminated,
+				 * padded with NULs */
+};
+
 /* The sizes docs/trace-format.md gives: a change here is a format change. */
 #define KTR_SIZE(type, n) \
 	_Static_assert(sizeof(struct type) == (n), #type " is " #n " bytes")
@@ -370,6 +385,7 @@ KTR_SIZE(ktr_exit, 56);
 KTR_SIZE(ktr_drop, 56);
 KTR_SIZE(ktr_stru, 64);
 KTR_SIZE(ktr_end, 88);
+KTR_SIZE(ktr_fd, 56);
 #undef KTR_SIZE
 
 #endif

@@ -7,8 +7,9 @@
  * /proc/PID/fd shows them, as strace -y prints them); dup, dup2, dup3
  * and fcntl(F_DUPFD) copy, close and close_range forget, fork copies the
  * table, exec drops the close-on-exec fds, the process's exit frees it.
- * An fd the trace never saw opened (inherited, or opened before an
- * attach) has no name. Every event goes through here, shown or not: a
+ * An fd a process held when ktrace -p attached is named by the trace's
+ * FD record (what /proc/PID/fd showed then); one the trace never saw
+ * opened otherwise (inherited by a command) has no name. Every event goes through here, shown or not: a
  * filter hides an open, not what it opened. */
 #include "kdump.h"
 #include "kdump_stru.h"
@@ -472,6 +473,17 @@ void kd_fd_event(struct kdump *k, const struct kev *e)
 		p->abi = abi;
 		p->nr = c->nr < f->nact[abi] && f->act[abi][c->nr] ? c->nr : 0;
 		memcpy(p->args, c->args, sizeof(p->args));
+		break;
+	}
+	case KTR_FD: {
+		/* Held at the attach: named as /proc named it then. */
+		const struct ktr_fd *d = (const void *)r;
+
+		sbuf_reset(&f->tmp);
+		kd_put_escaped(&f->tmp, (const unsigned char *)d->path,
+			       strnlen(d->path, r->len - sizeof(*d)));
+		set_fd(tab(f, r->pid, true), d->fd,
+		       f->tmp.buf ? f->tmp.buf : "", d->flags & O_CLOEXEC);
 		break;
 	}
 	case KTR_NAMI: {

@@ -28,6 +28,8 @@ static uint32_t type_point(uint16_t type)
 	case KTR_CSW: return KTR_PT_CSW;
 	case KTR_FORK: case KTR_EXEC: case KTR_EXIT: return KTR_PT_PROC;
 	case KTR_STRU: return KTR_PT_STRU;
+	/* What a process held at the attach: its state, as FORK's. */
+	case KTR_FD: return KTR_PT_PROC;
 	/* END closes a recording: its totals are no process's record (to
 	 * be reported as such: cut short, losses). */
 	case KTR_END: return 0;

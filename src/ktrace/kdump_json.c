@@ -272,6 +272,17 @@ static void record_fields(struct kdump *k, struct json *j, const struct kev *e)
 			  strnlen(n->path, r->len - sizeof(*n)));
 		break;
 	}
+	case KTR_FD: {
+		const struct ktr_fd *d = (const void *)r;
+
+		json_key(j, "fd");
+		json_i64(j, d->fd);
+		json_key(j, "flags");
+		json_u64(j, d->flags);
+		put_bytes(k, j, "path", d->path,
+			  strnlen(d->path, r->len - sizeof(*d)));
+		break;
+	}
 	case KTR_GIO:
 		gio_fields(k, j, (const void *)r);
 		break;

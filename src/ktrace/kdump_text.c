@@ -17,7 +17,7 @@ static const char *const type_names[KTR_NTYPES] = {
 	[KTR_GIO] = "GIO", [KTR_PSIG] = "PSIG", [KTR_CSW] = "CSW",
 	[KTR_FORK] = "FORK", [KTR_EXEC] = "EXEC", [KTR_EXIT] = "EXIT",
 	[KTR_DROP] = "DROP", [KTR_RETGIO] = "RETGIO",
-	[KTR_CALLRET] = "CALLRET", [KTR_STRU] = "STRU",
+	[KTR_CALLRET] = "CALLRET", [KTR_STRU] = "STRU", [KTR_FD] = "FD",
 };
 
 const char *kd_stru_name(unsigned kind)
@@ -369,6 +369,20 @@ static void text_event(struct kdump *k, const struct kev *e)
 		sbuf_putc(sb, '"');
 		kd_put_escaped(sb, (const unsigned char *)n->path, len);
 		sbuf_putc(sb, '"');
+		break;
+	}
+	case KTR_FD: {
+		/* An fd held at the attach: 3 "/var/log/x" O_WRONLY|O_APPEND. */
+		const struct ktr_fd *d = (const void *)r;
+		size_t len = strnlen(d->path, r->len - sizeof(*d));
+
+		sbuf_printf(sb, "%d \"", d->fd);
+		kd_put_escaped(sb, (const unsigned char *)d->path, len);
+		sbuf_puts(sb, "\" ");
+		if (k->o->x.raw)
+			sbuf_printf(sb, "%#o", d->flags);
+		else
+			xlat_flags(sb, kd_abi(k, r), XLAT_OPEN, d->flags);
 		break;
 	}
 	case KTR_GIO:

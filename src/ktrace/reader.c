@@ -57,6 +57,7 @@ static const uint32_t min_len[KTR_NTYPES] = {
 	[KTR_STRU] = sizeof(struct ktr_stru),
 	[KTR_END] = sizeof(struct ktr_end),
 	[KTR_SUM] = sizeof(struct ktr_sum),
+	[KTR_FD] = sizeof(struct ktr_fd) + 8,
 };
 
 int ktr_check_record(const void *buf, size_t avail, uint32_t *lenp)
@@ -145,6 +146,13 @@ bool ktr_record_exact(const struct ktr_rec *r)
 		size_t l = strnlen(path, n);
 
 		return l < n && r->len == round8(sizeof(struct ktr_nami) + l + 1);
+	}
+	case KTR_FD: {
+		size_t n = r->len - sizeof(struct ktr_fd);
+		const char *path = p + sizeof(struct ktr_fd);
+		size_t l = strnlen(path, n);
+
+		return l < n && r->len == round8(sizeof(struct ktr_fd) + l + 1);
 	}
 	case KTR_GIO:
 		return r->len == round8(sizeof(struct ktr_gio) +

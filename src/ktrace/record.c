@@ -1141,6 +1141,64 @@ static void flush_drops(struct tracer *t)
 	}
 }
 
+/* The FD records of a process attached to (-p, -g): its fds as
+ * /proc/PID/fd and fdinfo show them (format.h), ts the time before the
+ * attach. Written before the writer thread starts: the main thread owns
+ * the writer then. */
+static void fd_records(struct tracer *t, pid_t pid, uint64_t ts)
+{
+	union {
+		struct ktr_fd f;
+		char b[sizeof(struct ktr_fd) + 4096 + 8];
+	} u;
+	char p[64], comm[KTR_COMM_LEN + 1] = "", line[128];
+	struct dirent *de;
+	ssize_t n;
+	FILE *fp;
+	DIR *d;
+
+	snprintf(p, sizeof(p), "/proc/%d/comm", (int)pid);
+	if ((fp = fopen(p, "re"))) {
+		if (fgets(comm, sizeof(comm), fp))
+			comm[strcspn(comm, "\n")] = '\0';
+		fclose(fp);
+	}
+	snprintf(p, sizeof(p), "/proc/%d/fd", (int)pid);
+	if (!(d = opendir(p)))
+		return;
+	while ((de = readdir(d))) {
+		char *end;
+		long fd = strtol(de->d_name, &end, 10);
+		uint32_t len;
+
+		if (end == de->d_name || *end || fd < 0 || fd > INT32_MAX)
+			continue;
+		memset(&u, 0, sizeof(u));
+		snprintf(p, sizeof(p), "/proc/%d/fd/%ld", (int)pid, fd);
+		n = readlink(p, u.f.path, 4096);
+		if (n < 0)
+			continue;
+		snprintf(p, sizeof(p), "/proc/%d/fdinfo/%ld", (int)pid, fd);
+		if ((fp = fopen(p, "re"))) {
+			unsigned flags;
+
+			while (fgets(line, sizeof(line), fp))
+				if (sscanf(line, "flags: %o", &flags) == 1)
+					u.f.flags = flags;
+			fclose(fp);
+		}
+		len = (uint32_t)(sizeof(u.f) + n + 1 + 7) & ~7u;
+		u.f.h.len = len;
+		u.f.h.type = KTR_FD;
+		u.f.h.pid = u.f.h.tid = (uint32_t)pid;
+		u.f.h.ts = ts;
+		memcpy(u.f.h.comm, comm, strnlen(comm, KTR_COMM_LEN));
+		u.f.fd = (int32_t)fd;
+		wr_put(&t->w, &u, len);
+	}
+	closedir(d);
+}
+
 /* The END record: totals, and how recording ended (status: the
  * command's wait status when it was reaped). */
 static void end_record(struct tracer *t, uint64_t drops, int sig, int status)
@@ -1184,6 +1242,7 @@ int cmd_ktrace(int argc, char **argv)
 	bool writer = false, detached = false;
 	char *exe = NULL;
 	uint64_t drops;
+	struct timespec attach_ts;
 
 	sd_set_prog("sonde ktrace");
 	err = parse_args(argc, argv, &o);
@@ -1243,8 +1302,17 @@ int cmd_ktrace(int argc, char **argv)
 		sd_err("cannot fill the traced map: %s", strerror(-err));
 		goto out;
 	}
+	clock_gettime(CLOCK_MONOTONIC, &attach_ts);
 	if (attach_all(&t))
 		goto out;
+	/* What the attached processes held already: -y names their fds.
+	 * Written out at once: a file longer than its header says the
+	 * recorder is attached. */
+	for (size_t i = 0; !o.cmd && i < o.npids; i++)
+		fd_records(&t, o.pids[i], (uint64_t)attach_ts.tv_sec *
+					  1000000000 + attach_ts.tv_nsec);
+	if (!o.cmd)
+		wr_flush(&t.w);
 	if (pthread_create(&th, NULL, writer_main, &t)) {
 		sd_err("cannot start the writer thread");
 		goto out;

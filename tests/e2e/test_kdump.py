@@ -1036,3 +1036,98 @@ def test_strace_text_equals_strace(root, sonde, tmp_path, strace):
             bad.append((tline, mline))
     assert not bad, bad
     assert equal == len(theirs) - len(UNRECORDED), (equal, len(theirs))
+
+
+HELD = r"""
+import os, sys
+f = os.open(sys.argv[1], os.O_RDONLY)
+r, w = os.pipe()
+os.dup2(f, 7)
+print("ready", flush=True)
+sys.stdin.readline()
+os.pread(f, 3, 0)
+os.write(w, b"x")
+os.read(7, 2)
+"""
+
+
+def held_target(tmp_path):
+    """A Python program holding a file (fd 3, dup'ed to 7) and a pipe
+    (4, 5) it opened before any tracer came; it uses them once told."""
+    prog = tmp_path / "held.py"
+    prog.write_text(HELD)
+    data = tmp_path / "data"
+    data.write_bytes(b"hello world\n")
+    t = subprocess.Popen(["/usr/bin/python3", str(prog), str(data)],
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         text=True)
+    assert t.stdout.readline() == "ready\n"
+    return t, data
+
+
+def held_fds(calls):
+    """The fd arguments, as annotated, of the calls that use the fds
+    opened before the attach: pread64, the write to the pipe, the read of
+    fd 7 (pipe inodes differ between two runs)."""
+    got = []
+    for name, args, _ in calls:
+        if name in ("pread64", "write") or (name == "read" and
+                                            args[0].startswith("7")):
+            got.append((name, re.sub(r"\[\d+\]", "[INO]", args[0])))
+    return got
+
+
+def test_fd_names_at_attach(root, sonde, tmp_path, strace):
+    """ktrace -p records the fds its target held when it attached (FD
+    records, from /proc/PID/fd and fdinfo), and kdump -y names them as
+    strace -y -p names them on the same program: the file by its path,
+    its dup by the same path, the pipe as pipe:[INODE]; the FD records
+    print in the text view and in JSON with the fd's status flags. (The
+    recorder writes them out as soon as it is attached: a file longer
+    than its header says so.)"""
+    t, data = held_target(tmp_path)
+    st = tmp_path / "strace.txt"
+    tr = subprocess.Popen([strace, "-y", "-o", str(st), "-p", str(t.pid)],
+                          stderr=subprocess.PIPE, text=True)
+    end = time.time() + 20
+    while time.time() < end and not re.search(
+            r"TracerPid:\s+[1-9]", open(f"/proc/{t.pid}/status").read()):
+        time.sleep(0.05)
+    t.stdin.write("go\n")
+    t.stdin.flush()
+    assert t.wait(timeout=60) == 0
+    tr.wait(timeout=60)
+    theirs = held_fds(strace_lines(st))
+    assert theirs == [("pread64", f"3<{data}>"), ("write", "5<pipe:[INO]>"),
+                      ("read", f"7<{data}>")], theirs
+
+    t, data = held_target(tmp_path)
+    out = tmp_path / "held.out"
+    tr = subprocess.Popen([SONDE, "ktrace", "-f", str(out), "-p",
+                           str(t.pid)], stderr=subprocess.PIPE, text=True)
+    end = time.time() + 30
+    while time.time() < end and tr.poll() is None and \
+            (not out.exists() or out.stat().st_size <= 168):
+        time.sleep(0.05)
+    t.stdin.write("go\n")
+    t.stdin.flush()
+    assert t.wait(timeout=60) == 0
+    _, err = tr.communicate(timeout=60)
+    assert tr.returncode == 0 and ", 0 dropped" in err, err
+    mine = held_fds(strace_lines_text(kdump(out, "--strace", "-y").stdout))
+    assert mine == theirs
+    # Without the FD records nothing names them: -y has only the trace.
+    text = kdump(out, "-y").stdout
+    fd = [m.group(1) for m in re.finditer(r"^\s*\d+ \S+\s+FD\s+(.*)$",
+                                          text, re.M)]
+    assert f'3 "{data}" O_RDONLY|O_LARGEFILE|O_CLOEXEC' in fd, fd
+    assert f'7 "{data}" O_RDONLY|O_LARGEFILE' in fd, fd
+    recs = [json.loads(l) for l in
+            kdump(out, "--format", "json").stdout.splitlines()[1:]]
+    fds = {r["fd"]: r for r in recs if r["type"] == "FD"}
+    assert fds[3]["path"] == str(data) and fds[3]["pid"] == t.pid
+    assert fds[4]["path"].startswith("pipe:[")
+    assert fds[5]["flags"] & os.O_ACCMODE == os.O_WRONLY
+    first = min(i for i, r in enumerate(recs) if r["type"] != "FD")
+    assert all(r["type"] == "FD" for r in recs[:first]) and \
+        not any(r["type"] == "FD" for r in recs[first:])
