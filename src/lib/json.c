@@ -121,33 +121,45 @@ bool json_utf8_valid(const char *str, size_t n)
 void json_write_string(FILE *f, const char *str, size_t n)
 {
 	const unsigned char *s = (const unsigned char *)str;
+	size_t run = 0;		/* where the bytes not yet written start */
 
 	fputc('"', f);
 	for (size_t i = 0; i < n;) {
 		unsigned char c = s[i];
+		const char *esc = NULL;
 		size_t l;
 
+		/* Plain ASCII and valid UTF-8 go out in runs, one fwrite
+		 * each (one per character made long strings, data_hex, half
+		 * of kdump --format json's time). */
+		if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') {
+			i++;
+			continue;
+		}
 		switch (c) {
-		case '"': fputs("\\\"", f); i++; continue;
-		case '\\': fputs("\\\\", f); i++; continue;
-		case '\n': fputs("\\n", f); i++; continue;
-		case '\r': fputs("\\r", f); i++; continue;
-		case '\t': fputs("\\t", f); i++; continue;
+		case '"': esc = "\\\""; break;
+		case '\\': esc = "\\\\"; break;
+		case '\n': esc = "\\n"; break;
+		case '\r': esc = "\\r"; break;
+		case '\t': esc = "\\t"; break;
 		}
-		if (c < 0x20 || c == 0x7f) {
+		l = esc || c < 0x20 || c == 0x7f ? 0 : utf8_len(s + i, n - i);
+		if (l) {
+			i += l;
+			continue;
+		}
+		if (i > run)
+			fwrite(s + run, 1, i - run, f);
+		if (esc)
+			fputs(esc, f);
+		else if (c < 0x20 || c == 0x7f)
 			fprintf(f, "\\u%04x", c);
-			i++;
-			continue;
-		}
-		l = utf8_len(s + i, n - i);
-		if (l == 0) {
+		else
 			fputs("\\ufffd", f);
-			i++;
-			continue;
-		}
-		fwrite(s + i, 1, l, f);
-		i += l;
+		run = ++i;
 	}
+	if (n > run)
+		fwrite(s + run, 1, n - run, f);
 	fputc('"', f);
 }
 
