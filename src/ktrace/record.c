@@ -743,6 +743,32 @@ static void update_all(int fd, const uint32_t *keys, const void *vals,
 				    BPF_ANY);
 }
 
+/* The object's maps, made before libbpf loads it (which takes them as
+ * they are), all but its own (.rodata, .bss), which it fills in. */
+static int create_maps(struct record *skel)
+{
+	struct bpf_map *m;
+
+	bpf_object__for_each_map(m, skel->obj) {
+		LIBBPF_OPTS(bpf_map_create_opts, mo,
+			    .map_flags = bpf_map__map_flags(m));
+		int fd, err;
+
+		if (bpf_map__is_internal(m))
+			continue;
+		fd = bpf_map_create(bpf_map__type(m), bpf_map__name(m),
+				    bpf_map__key_size(m), bpf_map__value_size(m),
+				    bpf_map__max_entries(m), &mo);
+		if (fd < 0)
+			return -errno;
+		err = bpf_map__reuse_fd(m, fd);
+		close(fd);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 static void fill_sysinfo(struct record *skel)
 {
 	uint32_t *keys = sd_calloc(KTR_NPERS * KTR_NR_MAX, sizeof(*keys));
@@ -989,15 +1015,24 @@ static int load(struct tracer *t, const struct opts *o)
 		bpf_program__set_autoload(s->progs.on_sys_exit, false);
 	if (!(o->points & (KTR_PT_NAMEI | KTR_PT_PROC)))
 		bpf_program__set_autoload(s->progs.on_exec, false);
-	err = ktr_par_prepare(t->par, s->obj);
+	/* The kernel's BTF is read in a thread (ktr_par_resolve) while the
+	 * maps are made and filled here. */
+	ktr_par_resolve(t->par, s->obj);
+	err = create_maps(s);
+	if (!err)
+		fill_sysinfo(s);
+	perr = ktr_par_resolved(t->par);
 	if (err) {
-		sd_err("cannot find the tracepoints: %s",
+		sd_err("cannot create the BPF maps: %s",
 		       sbpf_strerror(err, eb, sizeof(eb)));
 		return -1;
 	}
+	if (perr) {
+		sd_err("cannot find the tracepoints: %s",
+		       sbpf_strerror(perr, eb, sizeof(eb)));
+		return -1;
+	}
 	err = record__load(s);
-	if (!err)
-		fill_sysinfo(s);
 	perr = ktr_par_wait(t->par, &pprog, &plog);
 	if (err) {
 		sd_err("cannot load the BPF program: %s",

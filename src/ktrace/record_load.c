@@ -46,6 +46,11 @@ struct par_prog {
 struct ktr_par {
 	size_t n;
 	struct par_prog e[PAR_MAX];
+	/* The attach targets' look-up (ktr_par_resolve). */
+	struct bpf_object *obj;
+	pthread_t resolver;
+	bool resolving;
+	int resolve_err;
 };
 
 static void *par_main(void *arg)
@@ -131,12 +136,10 @@ struct ktr_par *ktr_par_new(const char *const *secs, size_t n)
 	return p;
 }
 
-int ktr_par_prepare(struct ktr_par *p, struct bpf_object *obj)
+static int resolve(struct ktr_par *p, struct bpf_object *obj)
 {
 	struct bpf_program *prog;
 
-	if (!p)
-		return 0;
 	bpf_object__for_each_program(prog, obj) {
 		const char *sec = bpf_program__section_name(prog);
 
@@ -147,13 +150,11 @@ int ktr_par_prepare(struct ktr_par *p, struct bpf_object *obj)
 			if (strcmp(sec, e->sec))
 				continue;
 			e->prog = prog;
-			/* Never the skeleton's to attach (ours have no
-			 * attach callback anyway). */
-			bpf_program__set_autoattach(prog, false);
 			if (!bpf_program__autoload(prog))
 				continue;
 			/* The handler is ours, so the target is too (libbpf
-			 * finds it for its own tp_btf/ handler). */
+			 * finds it for its own tp_btf/ handler). The first
+			 * look-up reads the kernel's BTF. */
 			err = bpf_program__set_attach_target(prog, 0,
 							     strchr(sec, '/') + 1);
 			if (err)
@@ -161,6 +162,42 @@ int ktr_par_prepare(struct ktr_par *p, struct bpf_object *obj)
 		}
 	}
 	return 0;
+}
+
+static void *resolve_main(void *arg)
+{
+	struct ktr_par *p = arg;
+
+	p->resolve_err = resolve(p, p->obj);
+	return NULL;
+}
+
+void ktr_par_resolve(struct ktr_par *p, struct bpf_object *obj)
+{
+	struct bpf_program *prog;
+
+	if (!p)
+		return;
+	/* Never the skeleton's to attach (ours have no attach callback
+	 * anyway): set before the thread, which does not touch it. */
+	bpf_object__for_each_program(prog, obj)
+		for (size_t i = 0; i < p->n; i++)
+			if (!strcmp(bpf_program__section_name(prog), p->e[i].sec))
+				bpf_program__set_autoattach(prog, false);
+	p->obj = obj;
+	p->resolving = !pthread_create(&p->resolver, NULL, resolve_main, p);
+	if (!p->resolving)
+		p->resolve_err = resolve(p, obj);
+}
+
+int ktr_par_resolved(struct ktr_par *p)
+{
+	if (!p)
+		return 0;
+	if (p->resolving)
+		pthread_join(p->resolver, NULL);
+	p->resolving = false;
+	return p->resolve_err;
 }
 
 int ktr_par_wait(struct ktr_par *p, const char **prog, const char **log)
@@ -231,6 +268,7 @@ void ktr_par_free(struct ktr_par *p)
 	if (!p)
 		return;
 	ktr_par_detach(p);
+	ktr_par_resolved(p);
 	for (size_t i = 0; i < p->n; i++) {
 		struct par_prog *e = &p->e[i];
 

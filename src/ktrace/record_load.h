@@ -16,9 +16,15 @@ struct ktr_par;
  * cannot be set up (they then load as the others do). */
 struct ktr_par *ktr_par_new(const char *const *secs, size_t n);
 
-/* After the object is opened, before it is loaded: the programs of obj
- * that are loaded in threads (their attach target is resolved now). */
-int ktr_par_prepare(struct ktr_par *p, struct bpf_object *obj);
+/* After the object is opened and set up, before it is loaded: find the
+ * programs of obj that load in threads and look up their attach targets
+ * in the kernel's BTF, which libbpf reads for it (~10 ms of CPU), in a
+ * thread of its own: the caller goes on (creating the maps) and waits
+ * with ktr_par_resolved, which says how it went (0 or -errno). Nothing
+ * else may use obj in between but the getters and bpf_map__reuse_fd of
+ * its maps. */
+void ktr_par_resolve(struct ktr_par *p, struct bpf_object *obj);
+int ktr_par_resolved(struct ktr_par *p);
 
 /* After the object is loaded (or failed to): wait for the threads. 0, or
  * the first load's -errno, its name in *prog and the verifier's log in
