@@ -143,13 +143,17 @@ print("%.2f %.2f" % ((true[0] - int(ex[0]["ts"])) / 1e6 if true else nan,
 }
 
 declare -A up_exec up_wall
-starters="sonde sonde-c strace perf"
+starters="sonde sonde-c"
+[ -z "$BASE" ] || starters="$starters base base-c"
+starters="$starters strace perf"
 for st in $starters; do : >"$tmp/up.$st"; done
 for i in $(seq "$STARTUP_RUNS"); do
 	for st in $starters; do
 		case $st in
 		sonde) startup_one "$SONDE" ktrace -f "$tmp/s.out" -- ;;
 		sonde-c) startup_one "$SONDE" ktrace -t c -f "$tmp/s.out" -- ;;
+		base) startup_one "$BASE" ktrace -f "$tmp/s.out" -- ;;
+		base-c) startup_one "$BASE" ktrace -t c -f "$tmp/s.out" -- ;;
 		strace) startup_one strace -f -o /dev/null ;;
 		perf) startup_one perf trace -o /dev/null -- ;;
 		esac >>"$tmp/up.$st"
@@ -164,6 +168,8 @@ for st in $starters; do
 	case $st in
 	sonde) name="sonde ktrace (cnispt)" ;;
 	sonde-c) name="sonde ktrace -t c" ;;
+	base) name="BASE ktrace (default)" ;;
+	base-c) name="BASE ktrace -t c" ;;
 	strace) name="strace -f -o" ;;
 	perf) name="perf trace -o" ;;
 	esac
