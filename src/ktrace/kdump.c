@@ -277,10 +277,20 @@ enum sc_abi kd_abi(const struct kdump *k, const struct ktr_rec *r)
 
 void kd_output(struct kdump *k, const struct kev *e)
 {
-	if (k->o->fds)
+	/* A return that makes no fd (close, connect) changes the fd table
+	 * after its call is printed: --strace prints the call at its
+	 * return, with the names its arguments had (close(4</tmp/x>)). One
+	 * that makes one is named by it ("= 3</tmp/x>"). */
+	bool after = k->o->fds && e->r->type == KTR_RET &&
+		     !kd_fd_returns(k, kd_abi(k, e->r),
+				    ((const struct ktr_ret *)e->r)->nr);
+
+	if (k->o->fds && !after)
 		kd_fd_event(k, e);
 	if (!e->hidden)
 		the_view->event(k, e);
+	if (after)
+		kd_fd_event(k, e);
 }
 
 /* ---- the reading loop ---- */

@@ -15,6 +15,7 @@
 #include "kdump_stru.h"
 
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -409,7 +410,16 @@ static void on_ret(struct fds *f, const struct ktr_rec *r,
 		set_fd(t, ret, "anon_inode:[io_uring]", true);
 		break;
 	case A_MEMFD:
-		set_fd(t, ret, "memfd", a[1] & MFD_CLOEXEC);
+		/* As /proc/PID/fd shows it: "/memfd:NAME (deleted)". */
+		if (p->path) {
+			char *name = sd_malloc(strlen(p->path) + 20);
+
+			sprintf(name, "/memfd:%s (deleted)", p->path);
+			set_fd(t, ret, name, a[1] & MFD_CLOEXEC);
+			free(name);
+		} else {
+			set_fd(t, ret, "memfd", a[1] & MFD_CLOEXEC);
+		}
 		break;
 	case A_PIPE:
 	case A_PIPE2:

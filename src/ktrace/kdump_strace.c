@@ -249,7 +249,7 @@ static void put_ret(struct kdump *k, const struct kev *e)
 			const char *n = kd_fd_name(k, e->r->pid, ret);
 
 			if (n)
-				sbuf_printf(sb, "<%s>", n);
+				xlat_fd_name(sb, n, true);
 		}
 	}
 	if (k->o->durations && e->dur >= 0) {

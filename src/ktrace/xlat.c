@@ -181,6 +181,18 @@ static void put_flags(struct sbuf *sb, enum sc_abi abi, enum xlat_set set,
 	sbuf_putc(sb, '>');
 }
 
+void xlat_fd_name(struct sbuf *sb, const char *name, bool strace)
+{
+	static const char del[] = " (deleted)";
+	size_t n = strlen(name), d = sizeof(del) - 1;
+
+	/* strace -y: </memfd:x>(deleted), the mark outside the brackets. */
+	if (strace && n > d && !strcmp(name + n - d, del))
+		sbuf_printf(sb, "<%.*s>(deleted)", (int)(n - d), name);
+	else
+		sbuf_printf(sb, "<%s>", name);
+}
+
 /* An fd: an int (the upper half of the register is not its), negative
  * ones in decimal (-1, not 0xffffffff); with -y, what it refers to. */
 static void put_fd(struct sbuf *sb, int32_t fd, const struct xlat_opts *o)
@@ -192,7 +204,7 @@ static void put_fd(struct sbuf *sb, int32_t fd, const struct xlat_opts *o)
 	else
 		put_num(sb, (uint64_t)fd, o);
 	if (o->fd_name && (name = o->fd_name(o->fd_ctx, o->pid, fd)))
-		sbuf_printf(sb, "<%s>", name);
+		xlat_fd_name(sb, name, o->strace);
 }
 
 /* A value's name from a set of values, or the number. */

@@ -86,6 +86,10 @@ struct xlat_opts {
 	void *hook_ctx;
 };
 
+/* An fd's -y name: "<name>"; strace's "</memfd:x>(deleted)" for a name
+ * ending in " (deleted)" when strace. */
+void xlat_fd_name(struct sbuf *sb, const char *name, bool strace);
+
 /* "openat(AT_FDCWD,0x7ffd5c2e1a10,0x80000<O_RDONLY|O_CLOEXEC>)". */
 void xlat_call(struct sbuf *sb, enum sc_abi abi, uint32_t nr,
 	       const uint64_t args[6], const struct xlat_opts *o);

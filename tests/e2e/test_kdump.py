@@ -1131,3 +1131,51 @@ def test_fd_names_at_attach(root, sonde, tmp_path, strace):
     first = min(i for i, r in enumerate(recs) if r["type"] != "FD")
     assert all(r["type"] == "FD" for r in recs[:first]) and \
         not any(r["type"] == "FD" for r in recs[first:])
+
+
+# Calls of the test program whose -y names kdump gives as strace -y does
+# (sockets aside: kdump names them by protocol and ends, as strace -yy).
+SAME_FD_NAMES = {"close", "fcntl", "flock", "epoll_create1", "eventfd2",
+                 "inotify_init1", "inotify_add_watch", "timerfd_create",
+                 "timerfd_settime", "signalfd4", "memfd_create"}
+
+
+def test_fd_names_in_strace_view(root, sonde, tmp_path, strace):
+    """--strace -y prints the fd-making calls of the test program and the
+    calls on their fds as strace -y does, whole lines: a closed fd with
+    the name it had (close(4</path>): the call prints at its return, after
+    which the fd has none), anonymous inodes, and memfd_create's fd as
+    </memfd:kdump>(deleted), the name /proc/PID/fd gives it."""
+    d = tmp_path / "d"
+    d.mkdir()
+    st = tmp_path / "strace.txt"
+    p = run([strace, "-y", "-o", str(st), CALLS, "decode", str(d)])
+    assert p.returncode == 0, p.stderr
+    for f in d.iterdir():
+        f.unlink()
+    out = ktrace(tmp_path / "dec.out", [CALLS, "decode", str(d)])
+    text = kdump(out, "--strace", "-y").stdout
+
+    def calls(lines, pre):
+        got = [m.groups() for m in
+               (re.match(pre + r"((\w+)\(.*\)\s+= .*)$", l) for l in lines)
+               if m]
+        first = next(i for i, (line, name) in enumerate(got)
+                     if name == "openat" and '/file"' in line)
+        return got[first:]
+    theirs = calls(st.read_text().splitlines(), r"^")
+    mine = calls(text.splitlines(), r"^\d+\s+")
+    assert [n for _, n in mine] == [n for _, n in theirs]
+    compared, bad = 0, []
+    for (tline, name), (mline, _) in zip(theirs, mine):
+        if name not in SAME_FD_NAMES or "socket:[" in tline:
+            continue
+        compared += 1
+        if same_text(tline) != same_text(mline):
+            bad.append((tline, mline))
+    assert not bad, bad
+    assert compared >= 14, compared
+    assert any(re.search(r"^memfd_create\(.*= \d+</memfd:kdump>\(deleted\)$",
+                         line) for line, _ in mine)
+    assert any(re.search(r"^close\(4<.*/other>\) = 0", line)
+               for line, _ in mine)
