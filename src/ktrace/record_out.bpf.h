@@ -165,7 +165,7 @@ struct {
 	__type(value, struct scratch);
 } scratch SEC(".maps");
 
-static __always_inline void note_drop(__u32 pid, __u64 count)
+__noinline int note_drop(__u32 pid, __u64 count)
 {
 	__u32 zero = 0;
 	__u64 *n = bpf_map_lookup_elem(&drops, &zero), *p;
@@ -180,6 +180,7 @@ static __always_inline void note_drop(__u32 pid, __u64 count)
 	} else if ((p = bpf_map_lookup_elem(&dropped, &pid))) {
 		__sync_fetch_and_add(p, count);
 	}
+	return 0;
 }
 
 /* A record header for t (NULL: the current task) at time ts. */
@@ -216,7 +217,7 @@ static __always_inline void fill(struct ktr_rec *h, __u32 len, __u16 type,
  * wake-up per CPU and sleep, and no query of the buffer per record: a
  * wake-up is an interrupt to oneself, one per record past the mark would
  * cost more than the records. */
-static __always_inline __u64 wake_flag(__u64 len)
+__noinline __u64 wake_flag(__u64 len)
 {
 	__u32 zero = 0;
 	struct wake *w = bpf_map_lookup_elem(&wakes, &zero);
@@ -512,15 +513,29 @@ static __always_inline struct slot *task_slot(struct task_struct *t)
 	return v;
 }
 
-/* Assembled records (scratch) go out with one copy. */
+/* Records assembled at the start of this CPU's scratch buffer (scratch_rec)
+ * go out with one copy: len bytes, of process pid. */
+__noinline int emit_scratch_g(__u32 len, __u32 pid)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+	struct ktr_rec *h = bpf_map_lookup_elem(&scratch, &cpu);
+
+	if (!h)
+		return 0;
+	h->flags |= take_drops(pid, NULL);
+	if (len > SCRATCH)
+		return 0;
+	if (output(h, len))
+		note_drop(pid, 1);
+	return 0;
+}
+
+/* (h: the scratch buffer's start.) */
 static __always_inline void emit_scratch(struct ktr_rec *h, __u32 len,
 					 __u32 pid)
 {
-	h->flags |= take_drops(pid, NULL);
-	if (len > SCRATCH)
-		return;
-	if (output(h, len))
-		note_drop(pid, 1);
+	(void)h;
+	emit_scratch_g(len, pid);
 }
 
 static __always_inline struct ktr_rec *scratch_rec(__u16 type)
