@@ -177,6 +177,8 @@ enum dt_tkind { DT_TVOID, DT_TINT, DT_TSTR, DT_TPTR,
 				 * names (symkind says how) */
 	DT_TSOU,		/* a declared struct or union (ct) */
 	DT_TARRAY,		/* a declared array (ct) */
+	DT_TFLOAT,		/* float, double, long double: declared and
+				 * sized, not computed with */
 };
 
 /* How a DT_TSYM value (KEY_SYM) prints: sym, mod, %a (kernel), usym,
@@ -200,6 +202,10 @@ struct dt_type {
 				 * (bcopy() and copyinto() destinations) */
 	bool pointee_unsigned;	/* pointers: what they point to is unsigned */
 	const struct dt_ctype *ct;	/* DT_TSOU, DT_TARRAY: the layout */
+	const struct dt_type *ref;	/* pointers: the type pointed to (NULL:
+				 * an integer of pointee bytes) */
+	uint8_t bits;		/* a bit-field of an integer type of size
+				 * bytes: its width (0: not one) */
 };
 
 /* Kernel structures D sees through a translator (xlate.c): the pointer
@@ -227,6 +233,8 @@ struct dt_ctype {
 	int nmembers, cap;
 	struct dt_type elem;	/* arrays */
 	uint64_t nelems;
+	uint64_t end_bits;	/* structs: where the last member ends */
+	bool has_bitfields;	/* laid out as libctf does: no tail padding */
 };
 /* Names a program declares: typedefs and enumerators share one name
  * space, struct/union/enum tags another. */
@@ -260,6 +268,13 @@ const struct dt_cmember *dt_ctype_member(const struct dt_ctype *ct,
 					 struct dt_type *t);
 struct dt_type dt_array_type(struct dt_cc *cc, const struct dt_type *elem,
 			     uint64_t n);
+/* A pointer to t (void *, struct s *, int **...). */
+struct dt_type dt_ptr_type(struct dt_cc *cc, const struct dt_type *t);
+/* The type *p reads: p's referent (an integer of p's pointee size when
+ * p's referent is unknown). */
+struct dt_type dt_ptr_ref(const struct dt_type *p);
+/* Bytes pointer arithmetic on p steps by. */
+uint64_t dt_ptr_step(const struct dt_type *p);
 
 extern const struct dt_type dt_void, dt_int, dt_uint, dt_long, dt_ulong;
 /* "int", "uint64_t", "string" ... into buf. */
@@ -277,8 +292,11 @@ enum dt_nkind {
 	N_UNARY, N_BINARY, N_LOGICAL, N_TERNARY, N_ASSIGN,
 	N_PREINC, N_POSTINC,	/* op: T_INC or T_DEC */
 	N_CAST, N_SIZEOF, N_CALL,
-	N_MEMBER,		/* a->name on a translated struct; ival: its
-				 * member index */
+	N_MEMBER,		/* a->name, a.name: on a translated struct,
+				 * ival is its member index; on memory
+				 * (in_mem), ival is the member's offset */
+	N_ADDR,			/* the address of a (an array's first
+				 * element, &x) */
 	/* statements */
 	S_EXPR, S_AGG, S_IF, S_BLOCK, S_NOP,
 };
@@ -307,6 +325,8 @@ struct dt_node {
 	int action;		/* statements: action number in the clause */
 	int act;		/* data actions: index in the clause's acts */
 	int lit_off;		/* N_STR: offset in the read-only data */
+	bool in_mem;		/* an object in memory, read through its
+				 * address (*p, p->m, (*p).m) */
 };
 
 /* One probe description: provider:module:function:name with globs. */

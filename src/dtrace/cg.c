@@ -243,7 +243,7 @@ static int lval_load(struct dt_cg *g, struct lval *lv)
 		dt_ld_map_value(g, r, DT_MAP_GLOBALS, v->off);
 		if (!is_str && v->base) {
 			/* a struct member or array element: its own size */
-			dt_emit(g, I_LDX(dt_bpf_size(v->type.size), r, r, 0));
+			dt_emit(g, I_LDX(dt_bpf_size((int)dt_type_size(&v->type)), r, r, 0));
 			dt_cg_normalize(g, r, &v->type);
 		} else if (!is_str) {
 			dt_emit(g, I_LDX(BPF_DW, r, r, 0));
@@ -254,7 +254,7 @@ static int lval_load(struct dt_cg *g, struct lval *lv)
 		if (is_str) {
 			dt_cg_scratch_ptr(g, r, g->p->this_off + v->off);
 		} else if (v->base) {
-			dt_emit(g, I_LDX(dt_bpf_size(v->type.size), r,
+			dt_emit(g, I_LDX(dt_bpf_size((int)dt_type_size(&v->type)), r,
 					 DT_SCRATCH_REG,
 					 g->p->this_off + v->off));
 			dt_cg_normalize(g, r, &v->type);
@@ -338,13 +338,13 @@ static void lval_store(struct dt_cg *g, struct lval *lv, int r, int src_size)
 		if (is_str)
 			dt_cg_strcpy(g, d, v->type.ssize, r, src_size);
 		else
-			dt_emit(g, I_STX(v->base ? dt_bpf_size(v->type.size) :
+			dt_emit(g, I_STX(v->base ? dt_bpf_size((int)dt_type_size(&v->type)) :
 					 BPF_DW, d, r, 0));
 		dt_reg_free(g, d);
 		return;
 	case DT_THIS:
 		if (!is_str) {
-			dt_emit(g, I_STX(v->base ? dt_bpf_size(v->type.size) :
+			dt_emit(g, I_STX(v->base ? dt_bpf_size((int)dt_type_size(&v->type)) :
 					 BPF_DW, DT_SCRATCH_REG, r,
 					 g->p->this_off + v->off));
 			return;
@@ -479,12 +479,36 @@ static int cg_builtin(struct dt_cg *g, struct dt_node *n)
 	}
 }
 
-/* *ptr: the pointee read from kernel memory; a bad address faults. */
-static int cg_deref_ptr(struct dt_cg *g, struct dt_node *n)
+/* The address of an object in memory: *p is at p, p->m and s.m at the
+ * struct's address plus m's offset. */
+static int cg_mem_addr(struct dt_cg *g, struct dt_node *n)
 {
-	int tmp = dt_cg_temp(g, 8), addr = dt_cg_expr(g, n->a), rc, r;
-	int size = n->type.size;
+	int r;
 
+	if (n->kind == N_UNARY && n->op == T_STAR)
+		return dt_cg_expr(g, n->a);
+	if (n->kind == N_MEMBER && n->in_mem) {
+		r = n->op == T_ARROW ? dt_cg_expr(g, n->a) :
+		    dt_cg_addr(g, n->a);
+		if (n->ival)
+			dt_emit(g, I_ALU64_IMM(BPF_ADD, r, (int32_t)n->ival));
+		return r;
+	}
+	dt_error(g->cc, &n->loc, "internal error: not an object in memory");
+}
+
+/* An object in memory (*p, p->m): its bytes read with
+ * bpf_probe_read_kernel (the globals map and kernel memory alike); a bad
+ * address faults. */
+static int cg_mem_load(struct dt_cg *g, struct dt_node *n)
+{
+	int tmp = dt_cg_temp(g, 8), addr = cg_mem_addr(g, n), rc, r;
+	int size = (int)dt_type_size(&n->type);
+
+	if (n->type.kind != DT_TINT && n->type.kind != DT_TPTR)
+		dt_error(g->cc, &n->loc, "internal error: reading a %s from "
+			 "memory", n->type.kind == DT_TSOU ? "struct" :
+			 "non-integer");
 	dt_emit(g, I_ST(BPF_DW, DT_SCRATCH_REG, tmp, 0));
 	dt_call_begin(g);
 	dt_call_arg(g, BPF_REG_3, addr);
@@ -501,6 +525,32 @@ static int cg_deref_ptr(struct dt_cg *g, struct dt_node *n)
 			 BPF_W : BPF_DW, r, DT_SCRATCH_REG, tmp));
 	dt_cg_normalize(g, r, &n->type);
 	return r;
+}
+
+int dt_cg_addr(struct dt_cg *g, struct dt_node *n)
+{
+	struct dt_var *v = n->var;
+	int r;
+
+	if (n->kind == N_ADDR)
+		return dt_cg_addr(g, n->a);
+	if (n->in_mem)
+		return cg_mem_addr(g, n);
+	if (n->kind == N_INDEX && v && v->type.kind == DT_TARRAY) {
+		struct lval lv = lval_of(g, n);
+
+		return elem_ptr(g, &lv);
+	}
+	if ((n->kind == N_VAR || n->kind == N_THIS) && v &&
+	    (v->scope == DT_GLOBAL || v->scope == DT_THIS)) {
+		r = dt_reg(g);
+		if (v->scope == DT_THIS)
+			dt_cg_scratch_ptr(g, r, g->p->this_off + v->off);
+		else
+			dt_ld_map_value(g, r, DT_MAP_GLOBALS, v->off);
+		return r;
+	}
+	dt_error(g->cc, &n->loc, "internal error: no address");
 }
 
 /* stringof(ptr): the string at ptr in kernel memory (a copyin() buffer
@@ -731,7 +781,7 @@ static int cg_binary(struct dt_cg *g, struct dt_node *n)
 	/* Pointer arithmetic scales by the size pointed to. */
 	if (n->type.kind == DT_TPTR && (n->op == T_PLUS || n->op == T_MINUS)) {
 		bool a_ptr = n->a->type.kind == DT_TPTR;
-		int idx = a_ptr ? b : a, scale = n->type.pointee;
+		int idx = a_ptr ? b : a, scale = (int)dt_ptr_step(&n->type);
 
 		if (scale > 1)
 			dt_emit(g, I_ALU64_IMM(BPF_MUL, idx, scale));
@@ -749,9 +799,9 @@ static int cg_binary(struct dt_cg *g, struct dt_node *n)
 	    n->b->type.kind == DT_TPTR) {
 		dt_emit(g, I_ALU64_REG(BPF_SUB, a, b));
 		dt_reg_free(g, b);
-		if (n->a->type.pointee > 1)
-			dt_emit(g, I_ALU64_IMM(BPF_DIV, a,
-					       n->a->type.pointee));
+		if (dt_ptr_step(&n->a->type) > 1)
+			dt_emit(g, I_ALU64_IMM(BPF_DIV, a, (int32_t)
+					       dt_ptr_step(&n->a->type)));
 		return a;
 	}
 	c = n->type;
@@ -885,8 +935,8 @@ static int cg_incdec(struct dt_cg *g, struct dt_node *n)
 	int cur = lval_load(g, &lv), r;
 	int step = n->op == T_INC ? 1 : -1;
 
-	if (n->a->type.kind == DT_TPTR && n->a->type.pointee > 1)
-		step *= n->a->type.pointee;
+	if (n->a->type.kind == DT_TPTR && dt_ptr_step(&n->a->type) > 1)
+		step *= (int)dt_ptr_step(&n->a->type);
 	if (n->kind == N_POSTINC) {
 		r = dt_reg(g);
 		dt_emit(g, I_MOV(r, cur));
@@ -943,7 +993,11 @@ int dt_cg_expr(struct dt_cg *g, struct dt_node *n)
 	}
 	case N_UNARY:
 		if (n->op == T_STAR) {
-			r = cg_deref_ptr(g, n);
+			r = cg_mem_load(g, n);
+			break;
+		}
+		if (n->op == T_AMP) {
+			r = dt_cg_addr(g, n->a);
 			break;
 		}
 		if (n->op == T_BANG) {
@@ -996,7 +1050,14 @@ int dt_cg_expr(struct dt_cg *g, struct dt_node *n)
 	case N_CALL:
 		r = n->fn->cg(g, n);
 		break;
+	case N_ADDR:
+		r = dt_cg_addr(g, n->a);
+		break;
 	case N_MEMBER:
+		if (n->in_mem) {
+			r = cg_mem_load(g, n);
+			break;
+		}
 		r = dt_cg_expr(g, n->a);
 		r = dt_xlate_cg(g, n->a->type.xlate, (int)n->ival, r);
 		break;

@@ -11,6 +11,9 @@
 
 /* ---- values ---- */
 int dt_cg_expr(struct dt_cg *g, struct dt_node *n);
+/* The address of an object in memory or of a global or clause-local
+ * variable's bytes (&x, an array's first element). */
+int dt_cg_addr(struct dt_cg *g, struct dt_node *n);
 /* The checked offset in alloca()'s memory of size bytes (a register) at
  * the address in register dest (funcs.c). */
 int dt_cg_alloca_off(struct dt_cg *g, int dest, int size);

@@ -7,8 +7,21 @@
 
 #include <string.h>
 
+/* A bit-field's storage: the bytes its bits need, to a power of two
+ * (libctf's size of the integer type DTrace makes for it). */
+static uint64_t bitfield_size(unsigned bits)
+{
+	uint64_t n = (bits + 7) / 8, p = 1;
+
+	while (p < n)
+		p *= 2;
+	return p;
+}
+
 uint64_t dt_type_size(const struct dt_type *t)
 {
+	if (t->bits)
+		return bitfield_size(t->bits);
 	if (t->kind == DT_TSOU || t->kind == DT_TARRAY)
 		return t->ct->size;
 	if (t->kind == DT_TSTR)
@@ -18,6 +31,8 @@ uint64_t dt_type_size(const struct dt_type *t)
 
 uint32_t dt_type_align(const struct dt_type *t)
 {
+	if (t->bits)
+		return (uint32_t)bitfield_size(t->bits);
 	if (t->kind == DT_TSOU || t->kind == DT_TARRAY)
 		return t->ct->align;
 	if (t->kind == DT_TSTR || !t->size)
@@ -93,7 +108,14 @@ bool dt_ctype_add(struct dt_cc *cc, struct dt_ctype *ct, const char *name,
 	m = &ct->members[ct->nmembers++];
 	m->name = name;
 	m->type = *t;
-	m->off = ct->is_union ? 0 : align_up(ct->size, align);
+	/* as libctf places a member: after the last one's bits, rounded up
+	 * to a byte, then to its alignment (so bit-fields never share a
+	 * byte with another member) */
+	m->off = ct->is_union ? 0 : align_up((ct->end_bits + 7) / 8, align);
+	if (!ct->is_union)
+		ct->end_bits = m->off * 8 + (t->bits ? t->bits : size * 8);
+	if (t->bits)
+		ct->has_bitfields = true;
 	if (align > ct->align)
 		ct->align = align;
 	if (m->off + size > ct->size)
@@ -103,7 +125,8 @@ bool dt_ctype_add(struct dt_cc *cc, struct dt_ctype *ct, const char *name,
 
 void dt_ctype_end(struct dt_ctype *ct)
 {
-	ct->size = align_up(ct->size, ct->align);
+	if (!ct->has_bitfields)
+		ct->size = align_up(ct->size, ct->align);
 	ct->complete = true;
 }
 
@@ -152,4 +175,40 @@ struct dt_type dt_array_type(struct dt_cc *cc, const struct dt_type *elem,
 	t.kind = DT_TARRAY;
 	t.ct = ct;
 	return t;
+}
+
+struct dt_type dt_ptr_type(struct dt_cc *cc, const struct dt_type *t)
+{
+	struct dt_type *ref = dt_alloc(&cc->arena, sizeof(*ref));
+	struct dt_type p = { 0 };
+	uint64_t size = dt_type_size(t);
+
+	*ref = *t;
+	p.kind = DT_TPTR;
+	p.size = 8;
+	p.ref = ref;
+	/* what the integer-only code paths see: char *, int *... */
+	p.pointee = t->kind == DT_TVOID ? 1 : size > 8 || !size ? 8 :
+		    (uint8_t)size;
+	p.pointee_unsigned = t->kind == DT_TINT && !t->sign;
+	return p;
+}
+
+struct dt_type dt_ptr_ref(const struct dt_type *p)
+{
+	struct dt_type t = { DT_TINT, p->pointee, !p->pointee_unsigned };
+
+	if (p->ref)
+		return *p->ref;
+	return t;
+}
+
+uint64_t dt_ptr_step(const struct dt_type *p)
+{
+	uint64_t size;
+
+	if (!p->ref)
+		return p->pointee;
+	size = dt_type_size(p->ref);
+	return size ? size : 1;
 }

@@ -415,6 +415,13 @@ void dt_cg_normalize(struct dt_cg *g, int r, const struct dt_type *t)
 {
 	int bits;
 
+	if (t->kind == DT_TINT && t->bits && t->bits < 64) {
+		/* a bit-field: its width, sign-extended or not */
+		bits = 64 - t->bits;
+		dt_emit(g, I_ALU64_IMM(BPF_LSH, r, bits));
+		dt_emit(g, I_ALU64_IMM(t->sign ? BPF_ARSH : BPF_RSH, r, bits));
+		return;
+	}
 	if (t->kind != DT_TINT || t->size >= 8)
 		return;
 	if (t->size == 4 && !t->sign) {

@@ -189,10 +189,24 @@ static struct dt_node *ternary(struct parser *p);
 static struct dt_type sou_spec(struct parser *p);
 static struct dt_type enum_spec(struct parser *p);
 
+/* float and double: lexed as reserved words */
+static int float_word(const struct dt_token *t)
+{
+	if (t->t != T_RESERVED)
+		return 0;
+	if (t->len == 5 && !strncmp(t->start, "float", 5))
+		return 4;
+	if (t->len == 6 && !strncmp(t->start, "double", 6))
+		return 8;
+	return 0;
+}
+
 static bool starts_type(struct parser *p)
 {
 	struct dt_token *t = peek(p);
 
+	if (float_word(t))
+		return true;
 	switch (t->t) {
 	case T_SIGNED: case T_UNSIGNED: case T_CHAR_KW: case T_SHORT:
 	case T_INT_KW: case T_LONG: case T_VOID: case T_STRING_KW:
@@ -239,9 +253,14 @@ static struct dt_type parse_type(struct parser *p)
 			   (k->t == T_SHORT && base == T_INT_KW)) {
 			base = T_SHORT;		/* short int */
 			next(p);
+		} else if (k->t == T_VOID && (base == T_SHORT || sign ||
+					      nlong)) {
+			dt_cerror(p->cc, &k->loc, D_DECL_VOIDATTR, "invalid type "
+				  "declaration: attributes may not be used with "
+				  "void type");
 		} else if ((k->t == T_CHAR_KW || k->t == T_SHORT ||
 			    k->t == T_INT_KW || k->t == T_VOID ||
-			    k->t == T_STRING_KW) &&
+			    k->t == T_STRING_KW || float_word(k)) &&
 			   (base || td >= 0 || have_named)) {
 			dt_cerror(p->cc, &k->loc, D_DECL_COMBO,
 				  "invalid type combination");
@@ -251,6 +270,9 @@ static struct dt_type parse_type(struct parser *p)
 			   !have_named) {
 			base = k->t;
 			next(p);
+		} else if (float_word(k) && !base && td < 0 && !have_named) {
+			base = -float_word(k);	/* -4 float, -8 double */
+			next(p);
 		} else if (k->t == T_IDENT && !base && td < 0 && !sign &&
 			   !nlong && !have_named &&
 			   typedef_index(k->sval) >= 0) {
@@ -258,6 +280,25 @@ static struct dt_type parse_type(struct parser *p)
 			next(p);
 		} else if (k->t == T_STRUCT || k->t == T_UNION ||
 			   k->t == T_ENUM) {
+			if ((sign || nlong) && !base && td < 0 &&
+			    !have_named) {
+				/* dtrace(1) sees it after the tag */
+				struct dt_loc at;
+
+				next(p);
+				if (peek(p)->t == T_IDENT)
+					next(p);
+				at = peek(p)->loc;
+				if (sign)
+					dt_cerror(p->cc, &at, D_DECL_SIGNINT,
+						  "invalid type declaration: "
+						  "signed and unsigned may only "
+						  "be used with integer type");
+				dt_cerror(p->cc, &at, D_DECL_LONGINT, "invalid "
+					  "type declaration: long and long long "
+					  "may only be used with integer or "
+					  "floating-point type");
+			}
 			if (base || td >= 0 || sign || nlong || have_named)
 				dt_cerror(p->cc, &k->loc, D_DECL_COMBO,
 					  "invalid type combination");
@@ -283,6 +324,17 @@ static struct dt_type parse_type(struct parser *p)
 		t.kind = DT_TINT;
 		t.size = typedefs[td].size;
 		t.sign = typedefs[td].sign;
+	} else if (base < 0) {
+		if (sign)
+			dt_cerror(p->cc, &loc, D_DECL_SIGNINT, "invalid type "
+				  "declaration: signed and unsigned may only be "
+				  "used with integer type");
+		if (nlong && base == -4)
+			dt_cerror(p->cc, &loc, D_DECL_COMBO,
+				  "invalid type combination");
+		t.kind = DT_TFLOAT;
+		t.size = nlong ? 16 : (uint8_t)-base;
+		t.sign = true;
 	} else if (base == T_VOID || base == T_STRING_KW) {
 		if (sign || nlong)
 			dt_error(p->cc, &loc, "invalid type specifiers");
@@ -301,8 +353,8 @@ static struct dt_type parse_type(struct parser *p)
 				  "declaration: short and long may not be used "
 				  "with char type");
 		if (base == T_SHORT && nlong)
-			dt_cerror(p->cc, &loc, D_DECL_COMBO, "invalid type "
-				  "combination");
+			dt_cerror(p->cc, &loc, D_UNKNOWN_CTF, "failed to "
+				  "resolve type short long : Unknown type name");
 		if (!base && !sign && !nlong)
 			syntax(p, "expected a type");
 	}
@@ -311,15 +363,7 @@ static struct dt_type parse_type(struct parser *p)
 		if (t.kind == DT_TSTR)
 			dt_error(p->cc, &loc, "pointers to string are not "
 				 "supported");
-		if (t.kind == DT_TSOU || t.kind == DT_TARRAY)
-			dt_error(p->cc, &loc, "not supported: pointers to "
-				 "structs, unions and arrays in this version");
-		t.pointee = t.kind == DT_TVOID ? 1 : t.kind == DT_TPTR ? 8 :
-			    t.size;
-		t.pointee_unsigned = t.kind == DT_TINT && !t.sign;
-		t.kind = DT_TPTR;
-		t.size = 8;
-		t.sign = false;
+		t = dt_ptr_type(p->cc, &t);
 	}
 	return t;
 }
@@ -455,6 +499,35 @@ static struct dt_type array_suffix(struct parser *p, struct dt_type t,
 	return t;
 }
 
+/* NAME : WIDTH (name NULL: unnamed), as DTrace declares a bit-field: an
+ * integer type of WIDTH bits; an unnamed one of width 0 is dropped. */
+static void bitfield(struct parser *p, struct dt_ctype *ct,
+		     const struct dt_type *base, const char *name)
+{
+	struct dt_token colon = next(p);
+	struct dt_node *w = ternary(p);
+	struct dt_type t = *base;
+	int64_t v = 0;
+
+	(void)colon;
+	if (!const_value(w, &v) || v < 0 || (v == 0 && name))
+		dt_cerror(p->cc, &w->loc, D_DECL_BFCONST, "positive integral "
+			  "constant expression expected as bit-field size");
+	if (!name && v == 0)
+		return;
+	if (base->kind != DT_TINT || base->bits)
+		dt_cerror(p->cc, &w->loc, D_DECL_BFTYPE, "invalid type for "
+			  "bit-field: %s", name ? name : "(anon)");
+	if (v > base->size * 8)
+		dt_cerror(p->cc, &w->loc, D_DECL_BFSIZE, "bit-field too big "
+			  "for type: %s", name ? name : "(anon)");
+	t.bits = (uint8_t)v;
+	if (!dt_ctype_add(p->cc, ct, name, &t))
+		dt_cerror(p->cc, &w->loc, D_UNKNOWN_CTF, "failed to define "
+			  "member '%s': Duplicate member or variable name",
+			  name);
+}
+
 /* struct/union [tag] [{ members }] */
 static struct dt_type sou_spec(struct parser *p)
 {
@@ -512,17 +585,24 @@ static struct dt_type sou_spec(struct parser *p)
 			continue;
 		}
 		do {
-			struct dt_token id = expect(p, T_IDENT);
+			struct dt_token id = { 0 };
 			struct dt_type vt;
 
+			if (peek(p)->t == T_COLON) {
+				/* an unnamed bit-field: padding */
+				bitfield(p, ct, &mt, NULL);
+				continue;
+			}
+			id = expect(p, T_IDENT);
 			if (peek(p)->t == T_LPAREN ||
 			    (mt.kind == DT_TVOID))
 				dt_cerror(p->cc, &id.loc, D_DECL_VOIDOBJ,
 					  "cannot have void member: %s",
 					  id.sval);
-			if (peek(p)->t == T_COLON)
-				dt_error(p->cc, &peek(p)->loc, "not supported: "
-					 "bit-fields in this version");
+			if (peek(p)->t == T_COLON) {
+				bitfield(p, ct, &mt, id.sval);
+				continue;
+			}
 			vt = array_suffix(p, mt, id.sval);
 			if (mt.kind == DT_TSOU && !mt.ct->complete)
 				dt_cerror(p->cc, &id.loc, D_DECL_INCOMPLETE,
@@ -968,9 +1048,18 @@ static struct dt_node *postfix(struct parser *p)
 			m->a = n;
 			n = m;
 		} else if (t->t == T_LBRACK) {
-			dt_error(p->cc, &t->loc, "not supported: indexing an "
-				 "expression (only named associative arrays "
-				 "take [keys])");
+			/* e[i] is *(e + i), as in C */
+			struct dt_node *d = node(p, N_UNARY, &t->loc);
+			struct dt_node *add = node(p, N_BINARY, &t->loc);
+
+			next(p);
+			add->op = T_PLUS;
+			add->a = n;
+			add->b = expr(p);
+			expect(p, T_RBRACK);
+			d->op = T_STAR;
+			d->a = add;
+			n = d;
 		} else if (t->t == T_LPAREN) {
 			dt_error(p->cc, &t->loc, "calling an expression: only "
 				 "named functions can be called");
@@ -1013,8 +1102,12 @@ static struct dt_node *unary_rule(struct parser *p)
 		n->a = unary(p);
 		return n;
 	case T_AMP:
-		dt_cerror(p->cc, &loc, D_ADDROF_VAR, "not supported: taking an "
-			  "address with '&'");
+		/* &x: the address of an object in memory (types.c) */
+		next(p);
+		n = node(p, N_UNARY, &loc);
+		n->op = T_AMP;
+		n->a = unary(p);
+		return n;
 	case T_OFFSETOF: {
 		struct dt_type st;
 		struct dt_token m;
@@ -1031,10 +1124,15 @@ static struct dt_node *unary_rule(struct parser *p)
 		if (st.kind != DT_TSOU || !st.ct->complete)
 			dt_cerror(p->cc, &loc, D_OFFSETOF_TYPE, "offsetof operand "
 				  "must be a struct or union type");
-		if (!dt_ctype_member(st.ct, m.sval, &off, NULL))
+		struct dt_type mt;
+
+		if (!dt_ctype_member(st.ct, m.sval, &off, &mt))
 			dt_cerror(p->cc, &m.loc, D_UNKNOWN_CTF, "failed to "
 				  "determine offset of %s: Member name not "
 				  "found", m.sval);
+		if (mt.bits)
+			dt_cerror(p->cc, &m.loc, D_OFFSETOF_BITFIELD, "cannot "
+				  "take offset of a bit-field: %s", m.sval);
 		return int_node(p, &loc, off, true, true);
 	}
 	case T_SIZEOF:

@@ -31,6 +31,8 @@ bool dt_type_is_int(const struct dt_type *t)
 
 const char *dt_type_name(const struct dt_type *t, char *buf, size_t len)
 {
+	char in[96];
+
 	switch (t->kind) {
 	case DT_TVOID:
 		snprintf(buf, len, "void");
@@ -44,17 +46,28 @@ const char *dt_type_name(const struct dt_type *t, char *buf, size_t len)
 	case DT_TSYM:
 		snprintf(buf, len, "symbol");
 		break;
+	case DT_TFLOAT:
+		snprintf(buf, len, "%s", t->size == 4 ? "float" : t->size == 8 ?
+			 "double" : "long double");
+		break;
 	case DT_TSOU:
 		snprintf(buf, len, "%s %s", t->ct->is_union ? "union" :
 			 "struct", t->ct->tag ? t->ct->tag : "(anon)");
 		break;
 	case DT_TARRAY:
-		snprintf(buf, len, "array[%llu]",
+		/* as DTrace names it: "int [3]" */
+		snprintf(buf, len, "%s [%llu]",
+			 dt_type_name(&t->ct->elem, in, sizeof(in)),
 			 (unsigned long long)t->ct->nelems);
 		break;
 	case DT_TPTR:
 		if (t->xlate) {
 			snprintf(buf, len, "%s *", dt_xlate_name(t->xlate));
+			break;
+		}
+		if (t->ref) {
+			snprintf(buf, len, "%s *",
+				 dt_type_name(t->ref, in, sizeof(in)));
 			break;
 		}
 		snprintf(buf, len, "%s%s *", t->pointee_unsigned ?
@@ -137,6 +150,7 @@ struct dt_ck {
 	struct dt_action *acts;
 	size_t acts_cap;
 	bool whole_ok;		/* sizeof: a struct or array as a whole */
+	struct dt_node *stray;	/* an action called as a value */
 };
 
 static struct dt_type check_expr(struct dt_ck *k, struct dt_node *n);
@@ -151,7 +165,7 @@ static struct dt_type str_type(struct dt_ck *k)
 
 static const char *tname(const struct dt_type *t, char *buf)
 {
-	return dt_type_name(t, buf, 32);
+	return dt_type_name(t, buf, 80);
 }
 
 /* ---- variables ---- */
@@ -212,7 +226,7 @@ static struct dt_type arith(struct dt_type a, struct dt_type b)
 static void need_int(struct dt_ck *k, struct dt_node *n, const struct dt_type *t,
 		     const char *what)
 {
-	char b[32];
+	char b[80];
 
 	if (!dt_type_is_int(t))
 		dt_error(k->cc, &n->loc, "%s needs an integer operand, not %s",
@@ -220,6 +234,29 @@ static void need_int(struct dt_ck *k, struct dt_node *n, const struct dt_type *t
 }
 
 static bool const_eval(struct dt_node *n, int64_t *out);
+
+/* name[i] becomes *(name + i): an element through a pointer, or of an
+ * array whose elements are not scalars. */
+static void to_deref(struct dt_ck *k, struct dt_node *n)
+{
+	struct dt_node *v = dt_alloc(&k->cc->arena, sizeof(*v));
+	struct dt_node *add = dt_alloc(&k->cc->arena, sizeof(*add));
+
+	v->kind = N_VAR;
+	v->loc = n->loc;
+	v->name = n->name;
+	add->kind = N_BINARY;
+	add->op = T_PLUS;
+	add->loc = n->loc;
+	add->a = v;
+	add->b = n->args[0];
+	n->kind = N_UNARY;
+	n->op = T_STAR;
+	n->a = add;
+	n->name = NULL;
+	n->args = NULL;
+	n->nargs = 0;
+}
 
 /* rec.m, a[2]: a member of a struct or union global, or an element of an
  * array global, becomes a variable of its own, kept in the global's bytes
@@ -253,6 +290,11 @@ static void resolve_part(struct dt_ck *k, struct dt_node *n)
 		int64_t i;
 
 		base = find_var(k->p, n->name, DT_GLOBAL);
+		if (base && base->type.kind == DT_TPTR && n->nargs == 1 &&
+		    !find_var(k->p, n->name, DT_ARRAY)) {
+			to_deref(k, n);		/* p[i]: *(p + i) */
+			return;
+		}
 		if (!base || base->type.kind != DT_TARRAY)
 			return;
 		if (n->nargs != 1)
@@ -264,10 +306,11 @@ static void resolve_part(struct dt_ck *k, struct dt_node *n)
 
 			need_int(k, n->args[0], &it, "an array index");
 			if (base->type.ct->elem.kind != DT_TINT &&
-			    base->type.ct->elem.kind != DT_TPTR)
-				dt_error(k->cc, &n->loc, "not supported: a "
-					 "variable index into an array of "
-					 "structs or arrays in this version");
+			    base->type.ct->elem.kind != DT_TPTR) {
+				/* a[i] of structs or arrays: *(a + i) */
+				to_deref(k, n);
+				return;
+			}
 			n->var = base;
 			return;
 		}
@@ -334,7 +377,7 @@ static void need_lvalue(struct dt_ck *k, struct dt_node *n, const char *what)
 	case N_UNARY:
 		if (n->op == T_STAR) {
 			struct dt_type t = check_expr(k, n->a);
-			char b[32];
+			char b[80];
 
 			/* *p = x: only into alloca()'s memory, where the
 			 * program checks that the bytes were handed out */
@@ -349,6 +392,17 @@ static void need_lvalue(struct dt_ck *k, struct dt_node *n, const char *what)
 		}
 		/* fall through */
 	default:
+		if (n->kind == N_MEMBER) {
+			/* DTrace's errors about the member first */
+			struct dt_type t = check_expr(k, n);
+			char b[80];
+
+			if (n->in_mem)
+				dt_error(k->cc, &n->loc, "%s through a pointer: "
+					 "only to alloca()'s memory, not %s "
+					 "(a member of memory elsewhere)", what,
+					 tname(&t, b));
+		}
 		dt_error(k->cc, &n->loc, "%s needs a variable on its left",
 			 what);
 	}
@@ -561,7 +615,7 @@ static struct dt_type check_args(struct dt_ck *k, struct dt_node *n)
 {
 	struct dt_clause *cl = k->cl;
 	struct dt_type t = dt_void, pt;
-	char b1[32], b2[32];
+	char b1[80], b2[80];
 	bool have = false;
 	int i;
 
@@ -593,10 +647,119 @@ static struct dt_type check_args(struct dt_ck *k, struct dt_node *n)
 	return t;
 }
 
+/* An array used as a value is the address of its first element (C's
+ * decay): n becomes N_ADDR of what it was. */
+static struct dt_type decay(struct dt_ck *k, struct dt_node *n,
+			    struct dt_type t)
+{
+	struct dt_node *c;
+
+	if (t.kind != DT_TARRAY || k->whole_ok)
+		return t;
+	c = dt_alloc(&k->cc->arena, sizeof(*c));
+	*c = *n;
+	c->type = t;
+	memset(n, 0, sizeof(*n));
+	n->kind = N_ADDR;
+	n->loc = c->loc;
+	n->a = c;
+	n->type = dt_ptr_type(k->cc, &t.ct->elem);
+	return n->type;
+}
+
+/* p->m, (*p).m: a member of a struct or union in memory, read at its
+ * offset from the struct's address. */
+static struct dt_type mem_member(struct dt_ck *k, struct dt_node *n,
+				 struct dt_type a)
+{
+	struct dt_type st = n->op == T_ARROW ? dt_ptr_ref(&a) : a, t;
+	char b[80];
+	uint64_t off;
+
+	if (st.kind != DT_TSOU && n->op == T_ARROW)
+		dt_cerror(k->cc, &n->loc, D_OP_SOU, "operator -> cannot be "
+			  "applied to pointer to type \"%s\"; must be applied "
+			  "to a struct or union pointer", tname(&st, b));
+	if (!st.ct->complete)
+		dt_cerror(k->cc, &n->loc, D_OP_INCOMPLETE, "operator %s cannot "
+			  "be applied to a forward declaration: no %s "
+			  "definition is available", dt_tok_name(n->op),
+			  tname(&st, b));
+	if (!dt_ctype_member(st.ct, n->name, &off, &t))
+		dt_cerror(k->cc, &n->loc, D_TYPE_MEMBER, "%s is not a member "
+			  "of %s", n->name, tname(&st, b));
+	n->in_mem = true;
+	n->ival = off;
+	n->type = t;
+	if (t.kind == DT_TSOU && !k->whole_ok)
+		no_whole(k, n, &t);
+	return decay(k, n, t);
+}
+
+/* *p: what p points to, in memory. */
+static struct dt_type check_deref(struct dt_ck *k, struct dt_node *n)
+{
+	bool w = k->whole_ok;
+	struct dt_type a, t;
+
+	k->whole_ok = false;
+	a = check_expr(k, n->a);
+	k->whole_ok = w;
+	if (a.kind != DT_TPTR)
+		dt_cerror(k->cc, &n->loc, D_DEREF_NONPTR, "cannot dereference "
+			  "non-pointer type");
+	if (a.xlate)
+		dt_error(k->cc, &n->loc, "not supported: a translated "
+			 "structure as a whole value in this version (use its "
+			 "members)");
+	t = dt_ptr_ref(&a);
+	if (t.kind == DT_TVOID)
+		dt_cerror(k->cc, &n->loc, D_DEREF_VOID, "cannot dereference "
+			  "pointer to void");
+	if (t.kind == DT_TSTR || t.kind == DT_TFLOAT)
+		dt_error(k->cc, &n->loc, "not supported: reading %s through a "
+			 "pointer in this version", t.kind == DT_TSTR ?
+			 "a string" : "a floating-point value");
+	n->in_mem = true;
+	n->type = t;
+	if (t.kind == DT_TSOU && !k->whole_ok)
+		no_whole(k, n, &t);
+	return decay(k, n, t);
+}
+
+/* &x: the address of an object in memory, a member or element of a
+ * global or clause-local struct or array; never of a dynamic variable. */
+static struct dt_type check_addrof(struct dt_ck *k, struct dt_node *n)
+{
+	struct dt_node *c = n->a;
+	bool w = k->whole_ok;
+	struct dt_type t;
+
+	if (c->kind == N_AGG)
+		dt_cerror(k->cc, &n->loc, D_ADDROF_VAR, "cannot take address "
+			  "of dynamic variable");
+	k->whole_ok = true;
+	t = check_expr(k, c);
+	k->whole_ok = w;
+	if (t.bits)
+		dt_cerror(k->cc, &n->loc, D_ADDROF_BITFIELD, "cannot take "
+			  "address of bit-field");
+	if (c->in_mem || is_elem(c) ||
+	    ((c->kind == N_VAR || c->kind == N_THIS) && c->var &&
+	     c->var->base))
+		return dt_ptr_type(k->cc, &t);
+	if (c->kind == N_VAR || c->kind == N_SELF || c->kind == N_THIS ||
+	    c->kind == N_INDEX)
+		dt_cerror(k->cc, &n->loc, D_ADDROF_VAR, "cannot take address "
+			  "of dynamic variable");
+	dt_cerror(k->cc, &n->loc, D_ADDROF_LVAL, "unacceptable operand for "
+		  "unary & operator");
+}
+
 static struct dt_type check_member(struct dt_ck *k, struct dt_node *n)
 {
 	struct dt_type a, t;
-	char b[32];
+	char b[80];
 	int idx;
 
 	resolve_part(k, n);
@@ -604,16 +767,23 @@ static struct dt_type check_member(struct dt_ck *k, struct dt_node *n)
 		return check_expr(k, n);
 	bool w = k->whole_ok;
 
-	k->whole_ok = n->op == T_DOT;
+	k->whole_ok = true;	/* a struct (.) or, for ->, an error below */
 	a = check_expr(k, n->a);
 	k->whole_ok = w;
+	if (n->op == T_ARROW && a.kind != DT_TPTR)
+		dt_cerror(k->cc, &n->loc, D_OP_PTR, "operator -> must be "
+			  "applied to a pointer");
+	if ((n->op == T_ARROW && !a.xlate) ||
+	    (n->op == T_DOT && a.kind == DT_TSOU && n->a->in_mem))
+		return mem_member(k, n, a);
 	if (n->op == T_DOT && a.kind == DT_TSOU)
 		dt_error(k->cc, &n->loc, "not supported: members of this "
 			 "struct (only of global struct and union variables) "
 			 "in this version");
-	if (n->op == T_DOT && a.kind != DT_TPTR)
+	if (n->op == T_DOT)
 		dt_cerror(k->cc, &n->loc, D_OP_SOU, "operator . cannot be "
-			  "applied to a non-struct/union type");
+			  "applied to type \"%s\"; must be applied to a struct "
+			  "or union", tname(&a, b));
 
 	if (a.kind != DT_TPTR || !a.xlate)
 		dt_error(k->cc, &n->loc, "not supported: member access on %s "
@@ -652,11 +822,42 @@ static struct dt_type check_index(struct dt_ck *k, struct dt_node *n)
 	return v->type;
 }
 
+static bool is_action_call(const struct dt_node *n)
+{
+	return n->kind == N_CALL && n->fn && n->fn->is_action;
+}
+
+/* Operands op refuses, in DTrace's words (dt_cook_op2): integers for the
+ * bitwise operators, shifts and %, arithmetic types for * and /,
+ * compatible types for the others. */
+static _Noreturn void op2_error(struct dt_ck *k, struct dt_node *n, int op,
+				const struct dt_type *a, const struct dt_type *b)
+{
+	char b1[80], b2[80];
+
+	switch (op) {
+	case T_AMP: case T_PIPE: case T_CARET: case T_SHL: case T_SHR:
+	case T_PERCENT: case T_AND_ASSIGN: case T_OR_ASSIGN:
+	case T_XOR_ASSIGN: case T_SHL_ASSIGN: case T_SHR_ASSIGN:
+	case T_MOD_ASSIGN:
+		dt_cerror(k->cc, &n->loc, D_OP_INT, "operator %s requires "
+			  "operands of integral type", dt_tok_name(op));
+	case T_STAR: case T_SLASH: case T_MUL_ASSIGN: case T_DIV_ASSIGN:
+		dt_cerror(k->cc, &n->loc, D_OP_ARITH, "operator %s requires "
+			  "operands of arithmetic type", dt_tok_name(op));
+	default:
+		dt_cerror(k->cc, &n->loc, D_OP_INCOMPAT, "operands have "
+			  "incompatible types: \"%s\" %s \"%s\"", tname(a, b1),
+			  dt_tok_name(op), tname(b, b2));
+	}
+}
+
 /* The type an assignment gives a new variable. */
 static struct dt_type stored_type(struct dt_ck *k, struct dt_type t)
 {
 	if (t.kind == DT_TSTR)
 		return str_type(k);
+	t.bits = 0;	/* a bit-field's value: its integer type */
 	return t;
 }
 
@@ -697,7 +898,7 @@ static bool sou_assign(struct dt_ck *k, struct dt_node *n)
 	struct dt_node *l = n->a, *r = n->b;
 	struct dt_type rt, lt;
 	bool w = k->whole_ok;
-	char b1[32], b2[32];
+	char b1[80], b2[80];
 
 	/* only names can be structs: other expressions are checked once,
 	 * by check_assign */
@@ -742,8 +943,16 @@ static struct dt_type check_assign(struct dt_ck *k, struct dt_node *n)
 {
 	struct dt_node *l = n->a;
 	struct dt_type rt, lt;
-	char b1[32], b2[32];
+	char b1[80], b2[80];
 
+	if (l->kind == N_VAR) {
+		struct dt_var *av = find_var(k->p, l->name, DT_GLOBAL);
+
+		if (av && av->type.kind == DT_TARRAY)
+			dt_cerror(k->cc, &n->loc, D_OP_ARRFUN, "operator %s may "
+				  "not be applied to operand of type \"%s\"",
+				  dt_tok_name(n->op), tname(&av->type, b1));
+	}
 	need_lvalue(k, l, "assignment");
 	if (n->op == T_ASSIGN && sou_assign(k, n))
 		return n->a->type;
@@ -758,6 +967,10 @@ static struct dt_type check_assign(struct dt_ck *k, struct dt_node *n)
 			 "aggregation key)");
 	if (n->op != T_ASSIGN)
 		implicit_int(k, l, false);
+	if (rt.kind == DT_TVOID && is_action_call(n->b))
+		dt_cerror(k->cc, &n->b->loc, D_CG_EXPR, "tracing function %s( ) "
+			  "may not be called from a D expression (D program "
+			  "context required)", n->b->name);
 	if (rt.kind == DT_TVOID)
 		dt_error(k->cc, &n->b->loc, "the right side of '=' has no "
 			 "value");
@@ -806,15 +1019,15 @@ static struct dt_type check_assign(struct dt_ck *k, struct dt_node *n)
 				 l->var ? scope_prefix(l->var->scope) : "",
 				 l->name, tname(&lt, b2));
 	} else {
-		need_int(k, n, &lt, "compound assignment");
-		need_int(k, n, &rt, "compound assignment");
+		if (!dt_type_is_int(&lt) || !dt_type_is_int(&rt))
+			op2_error(k, n, n->op, &lt, &rt);
 	}
 	return lt;
 }
 
 static struct dt_type check_binary(struct dt_ck *k, struct dt_node *n)
 {
-	char b1[32], b2[32];
+	char b1[80], b2[80];
 
 	/* an aggregation has no value (DTrace: incompatible operands) */
 	if (n->a->kind == N_AGG || n->b->kind == N_AGG) {
@@ -851,9 +1064,13 @@ static struct dt_type check_binary(struct dt_ck *k, struct dt_node *n)
 		break;
 	}
 	if (!dt_type_is_int(&a) || !dt_type_is_int(&b))
-		dt_error(k->cc, &n->loc, "operator %s needs integer operands, "
-			 "not %s and %s", dt_tok_name(n->op), tname(&a, b1),
-			 tname(&b, b2));
+		op2_error(k, n, n->op, &a, &b);
+	if ((n->op == T_PLUS || n->op == T_MINUS) &&
+	    ((a.kind == DT_TPTR && a.ref && a.ref->kind == DT_TVOID) ||
+	     (b.kind == DT_TPTR && b.ref && b.ref->kind == DT_TVOID)))
+		dt_cerror(k->cc, &n->loc, D_OP_INCOMPAT, "operands have "
+			  "incompatible types: \"%s\" %s \"%s\"", tname(&a, b1),
+			  dt_tok_name(n->op), tname(&b, b2));
 	if ((n->op == T_PLUS || n->op == T_MINUS) && a.kind == DT_TPTR &&
 	    b.kind != DT_TPTR)
 		return a;
@@ -880,10 +1097,7 @@ static struct dt_type check_call(struct dt_ck *k, struct dt_node *n)
 		dt_cerror(k->cc, &n->loc, D_CG_EXPR, "aggregating function "
 			  "%s( ) may not be called from a D expression (D "
 			  "program context required)", n->name);
-	if (f->is_action && n != k->action_node)
-		dt_cerror(k->cc, &n->loc, D_CG_EXPR, "tracing function %s( ) "
-			  "may not be called from a D expression (D program "
-			  "context required)", n->name);
+	bool stray = f->is_action && n != k->action_node;
 	if (!dt_proto_check(k, n) &&
 	    (n->nargs < f->min_args || n->nargs > f->max_args)) {
 		if (f->min_args == f->max_args)
@@ -899,14 +1113,36 @@ static struct dt_type check_call(struct dt_ck *k, struct dt_node *n)
 	}
 	n->fn = f;
 	n->type = dt_void;
+	if (stray) {
+		/* an action as a value: refused once the statement is
+		 * checked (DTrace's code generator refuses it), so that the
+		 * operators' errors come first as in DTrace */
+		if (!k->stray)
+			k->stray = n;
+		return dt_void;
+	}
 	f->check(k, n);
 	return n->type;
+}
+
+/* An expression at the top of a statement or predicate. */
+static struct dt_type check_top(struct dt_ck *k, struct dt_node *n)
+{
+	struct dt_type t;
+
+	k->stray = NULL;
+	t = check_expr(k, n);
+	if (k->stray)
+		dt_cerror(k->cc, &k->stray->loc, D_CG_EXPR, "tracing function "
+			  "%s( ) may not be called from a D expression (D "
+			  "program context required)", k->stray->name);
+	return t;
 }
 
 static struct dt_type check_expr(struct dt_ck *k, struct dt_node *n)
 {
 	struct dt_type t, a, b;
-	char b1[32], b2[32];
+	char b1[80], b2[80];
 
 	switch (n->kind) {
 	case N_INT:
@@ -917,6 +1153,8 @@ static struct dt_type check_expr(struct dt_ck *k, struct dt_node *n)
 		break;
 	case N_VAR:
 		t = check_var(k, n);
+		if (t.kind == DT_TARRAY && !k->whole_ok)
+			return decay(k, n, t);
 		if (!k->whole_ok)
 			no_whole(k, n, &t);
 		break;
@@ -927,28 +1165,43 @@ static struct dt_type check_expr(struct dt_ck *k, struct dt_node *n)
 		break;
 	case N_INDEX:
 		resolve_part(k, n);
-		if (n->kind == N_VAR)
+		if (n->kind != N_INDEX)
 			return check_expr(k, n);
 		t = is_elem(n) ? n->var->type.ct->elem : check_index(k, n);
 		break;
 	case N_MEMBER:
 		t = check_member(k, n);
+		if (n->kind == N_ADDR)
+			return t;
+		break;
+	case N_ADDR:
+		t = n->type;
 		break;
 	case N_AGG:
 		dt_error(k->cc, &n->loc, "aggregation %s has no value in an "
 			 "expression (print it with printa())", n->name);
 	case N_UNARY:
-		a = check_expr(k, n->a);
-		if (n->op == T_STAR) {
-			if (a.kind != DT_TPTR)
-				dt_error(k->cc, &n->loc, "cannot dereference %s "
-					 "(cast an address to a pointer type "
-					 "first)", tname(&a, b1));
-			t = (struct dt_type){ DT_TINT, a.pointee,
-					      !a.pointee_unsigned };
+		if (n->op == T_STAR)
+			return check_deref(k, n);
+		if (n->op == T_AMP) {
+			t = check_addrof(k, n);
 			break;
 		}
-		need_int(k, n, &a, dt_tok_name(n->op));
+		a = check_expr(k, n->a);
+		if (!dt_type_is_int(&a)) {
+			/* DTrace's words (dt_cook_op1) */
+			if (n->op == T_TILDE)
+				dt_cerror(k->cc, &n->loc, D_OP_INT, "operator "
+					  "%s requires an operand of integral "
+					  "type", dt_tok_name(n->op));
+			if (n->op == T_BANG)
+				dt_cerror(k->cc, &n->loc, D_OP_SCALAR,
+					  "operator %s requires an operand of "
+					  "scalar type", dt_tok_name(n->op));
+			dt_cerror(k->cc, &n->loc, D_OP_ARITH, "operator %s "
+				  "requires an operand of arithmetic type",
+				  dt_tok_name(n->op));
+		}
 		t = n->op == T_BANG ? dt_int : promote(a);
 		if (t.kind == DT_TPTR && n->op != T_BANG)
 			t = dt_ulong;
@@ -959,15 +1212,22 @@ static struct dt_type check_expr(struct dt_ck *k, struct dt_node *n)
 	case N_LOGICAL:
 		a = check_expr(k, n->a);
 		b = check_expr(k, n->b);
-		need_int(k, n->a, &a, dt_tok_name(n->op));
-		need_int(k, n->b, &b, dt_tok_name(n->op));
+		if (!dt_type_is_int(&a) || !dt_type_is_int(&b))
+			dt_cerror(k->cc, &n->loc, D_OP_SCALAR, "operator %s "
+				  "requires operands of scalar type",
+				  dt_tok_name(n->op));
 		t = dt_int;
 		break;
 	case N_TERNARY:
 		a = check_expr(k, n->a);
-		need_int(k, n->a, &a, "?:");
+		if (!dt_type_is_int(&a))
+			dt_cerror(k->cc, &n->loc, D_OP_SCALAR, "operator ?: "
+				  "expression must be of scalar type");
 		a = check_expr(k, n->b);
 		b = check_expr(k, n->c);
+		if (is_action_call(n->b) || is_action_call(n->c))
+			dt_cerror(k->cc, &n->loc, D_OP_ACT, "action cannot be "
+				  "used in a conditional context");
 		if (a.kind == DT_TSTR && b.kind == DT_TSTR) {
 			t = a;
 			t.probe_str = false;
@@ -987,7 +1247,10 @@ static struct dt_type check_expr(struct dt_ck *k, struct dt_node *n)
 		need_lvalue(k, n->a, dt_tok_name(n->op));
 		implicit_int(k, n->a, true);
 		a = check_expr(k, n->a);
-		need_int(k, n, &a, dt_tok_name(n->op));
+		if (!dt_type_is_int(&a))
+			dt_cerror(k->cc, &n->loc, D_OP_SCALAR, "operator %s "
+				  "requires operand of scalar type",
+				  dt_tok_name(n->op));
 		t = a;
 		break;
 	case N_CAST:
@@ -1020,6 +1283,9 @@ static struct dt_type check_expr(struct dt_ck *k, struct dt_node *n)
 			k->whole_ok = true;
 			a = check_expr(k, n->a);
 			k->whole_ok = w;
+			if (a.bits)
+				dt_cerror(k->cc, &n->loc, D_SIZEOF_BITFIELD,
+					  "cannot apply sizeof to a bit-field");
 			n->ival = a.kind == DT_TSTR ? k->p->opt.strsize :
 				  dt_type_size(&a);
 			/* as DTrace sizes constants: a string literal by its
@@ -1418,7 +1684,7 @@ static void check_stmt(struct dt_ck *k, struct dt_node *s)
 
 			if (f && f->is_action) {
 				k->action_node = s->a;
-				check_expr(k, s->a);
+				check_top(k, s->a);
 				k->action_node = NULL;
 				break;
 			}
@@ -1434,14 +1700,14 @@ static void check_stmt(struct dt_ck *k, struct dt_node *s)
 				  "resolve %s: Unknown variable name",
 				  s->a->name);
 		}
-		t = check_expr(k, s->a);
+		t = check_top(k, s->a);
 		(void)t;
 		break;
 	case S_AGG:
 		check_agg(k, s);
 		break;
 	case S_IF:
-		t = check_expr(k, s->a);
+		t = check_top(k, s->a);
 		if (!dt_type_is_int(&t))
 			dt_error(k->cc, &s->a->loc, "if needs an integer "
 				 "condition");
@@ -1566,7 +1832,7 @@ void dt_check(struct dt_cc *cc, struct dt_prog *p)
 	/* each inline's definition, where it is defined */
 	for (struct dt_inline *in = p->inlines; in; in = in->next) {
 		struct dt_type t;
-		char b1[32], b2[32];
+		char b1[80], b2[80];
 
 		k.cl = NULL;
 		cc->cur = in->loc.src;
@@ -1593,7 +1859,7 @@ void dt_check(struct dt_cc *cc, struct dt_prog *p)
 		check_stmts(&k, cl->body);
 		if (cl->pred) {
 			cc->region = "predicate";
-			struct dt_type t = check_expr(&k, cl->pred);
+			struct dt_type t = check_top(&k, cl->pred);
 
 			if (!dt_type_is_int(&t) && t.kind != DT_TSTR &&
 			    t.kind != DT_TSYM)

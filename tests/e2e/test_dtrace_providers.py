@@ -170,7 +170,7 @@ def test_proc_killed_and_dumped(sonde, root, tmp_path):
     ("syscall::read:entry { trace(args[0]); }",
      "args[0] is not defined for probe syscall:vmlinux:read:entry"),
     ("BEGIN { x = 1; trace(x->pr_pid); }",
-     "not supported: member access on int"),
+     "operator -> must be applied to a pointer"),
 ])
 def test_args_errors(sonde, prog, message):
     p = dtrace(sonde, "-e", "-n", prog)

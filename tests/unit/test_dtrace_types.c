@@ -199,11 +199,31 @@ static void test_errors(void **state)
 {
 	(void)state;
 	check_error("BEGIN { trace(y); }", "t.d:1:15: failed to resolve y: Unknown variable name");
-	check_error("BEGIN { x = *arg0; }", "cannot dereference int64_t");
+	check_error("BEGIN { x = *arg0; }", "cannot dereference non-pointer "
+		    "type");
 	check_error("BEGIN { x = 1; x = \"s\"; }", "t.d:1:18: cannot assign "
 		    "string to x (of type int)");
-	check_error("BEGIN { x = \"a\" + 1; }", "operator + needs integer "
-		    "operands, not string and int");
+	check_error("BEGIN { x = \"a\" + 1; }", "operands have incompatible "
+		    "types: \"string\" + \"int\"");
+	/* DTrace's words for operators (the types/err.D_OP_* tests) */
+	check_error("BEGIN { x = \"c\" << 2; }", "operator << requires "
+		    "operands of integral type");
+	check_error("BEGIN { x = \"c\" * 2; }", "operator * requires "
+		    "operands of arithmetic type");
+	check_error("BEGIN { a = 3; a += \"s\"; }", "operands have "
+		    "incompatible types: \"int\" += \"string\"");
+	check_error("BEGIN { a = \"b\"; c = a++; }", "operator ++ requires "
+		    "operand of scalar type");
+	check_error("BEGIN { c = \"b\" ? 1 : 2; }", "operator ?: expression "
+		    "must be of scalar type");
+	check_error("BEGIN { c = 1 ? trace(0) : trace(1); }", "action cannot "
+		    "be used in a conditional context");
+	check_error("BEGIN { p = 123 + -trace(0); }", "operator - requires an "
+		    "operand of arithmetic type");
+	check_error("BEGIN { c = 1 ? printf(\"x\") : trace(); }", "trace( ) "
+		    "prototype mismatch: 0 args passed, 1 expected");
+	check_error("BEGIN { x = 1 + trace(1); }", "operands have "
+		    "incompatible types: \"int\" + \"void\"");
 	check_error("BEGIN { x = \"a\" == 1; }", "cannot compare string with");
 	check_error("BEGIN { pid = 1; }", "built-in variable pid cannot be "
 		    "modified");
@@ -243,10 +263,11 @@ static void test_errors(void **state)
 		    "@k takes 520 bytes; BPF hash maps take at most 512");
 	check_error("BEGIN { x = args[0]; }", "args[0] needs probes that "
 		    "define it");
-	check_error("BEGIN { x = 1; y = x->pr_pid; }", "not supported: member "
-		    "access on int");
-	check_error("BEGIN { y = curpsinfo.pr_pid; }", "psinfo_t * is a "
-		    "pointer: use -> for its members");
+	check_error("BEGIN { x = 1; y = x->pr_pid; }", "operator -> must be "
+		    "applied to a pointer");
+	check_error("BEGIN { y = curpsinfo.pr_pid; }", "operator . cannot be "
+		    "applied to type \"psinfo_t *\"; must be applied to a "
+		    "struct or union");
 	check_error("BEGIN { y = curpsinfo->pr_nope; }", "psinfo_t has no "
 		    "member pr_nope");
 	check_error("BEGIN { y = args[1 + 1]; }", "args[] needs one integer "
@@ -360,6 +381,116 @@ static uint64_t const_of(const char *decls, const char *expr)
 /* Sizes and offsets as the C ABI (x86_64) lays out structs, which is how
  * DTrace computes them; the figures are dtrace-utils' test expectations
  * (test/unittest/sizeof, offsetof, enum). */
+/* The type of global v after checking text. */
+static char *var_type(const char *text)
+{
+	struct tfix f;
+	char b[80], *err = check(&f, text), *r = NULL;
+
+	if (err)
+		fail_msg("%s: %s", text, err);
+	for (struct dt_var *v = f.prog.vars; v; v = v->next)
+		if (!strcmp(v->name, "v") && v->scope == DT_GLOBAL)
+			r = strdup(dt_type_name(&v->type, b, sizeof(b)));
+	tfree(&f);
+	if (!r)
+		fail_msg("%s: no v", text);
+	return r;
+}
+
+#define VTYPE(text, want) do {						\
+		char *got_ = var_type(text);				\
+		if (strcmp(got_, want))					\
+			fail_msg("%s: %s, want %s", text, got_, want);	\
+		free(got_);						\
+	} while (0)
+
+static void test_pointer_types(void **state)
+{
+	static const char *const errs[][2] = {
+		/* dtrace-utils' words (the pointers/err.* tests) */
+		{ "int a[3]; BEGIN { v = &a; }",
+		  "cannot take address of dynamic variable" },
+		{ "BEGIN { @a = count(); trace(&@a); }",
+		  "cannot take address of dynamic variable" },
+		{ "BEGIN { v = &1; }", "unacceptable operand for unary & "
+		  "operator" },
+		{ "int x; BEGIN { v = *x; }", "cannot dereference non-pointer "
+		  "type" },
+		{ "void *p; BEGIN { v = *p; }", "cannot dereference pointer to "
+		  "void" },
+		{ "void *p; BEGIN { v = p + 1; }", "operands have incompatible "
+		  "types: \"void *\" + \"int\"" },
+		{ "int a[3], b[3]; BEGIN { a = b; }", "operator = may not be "
+		  "applied to operand of type \"int [3]\"" },
+		{ "struct s { int i; } f; BEGIN { v = f->i; }",
+		  "operator -> must be applied to a pointer" },
+		{ "int *p; BEGIN { v = p->a; }", "operator -> cannot be applied "
+		  "to pointer to type \"int\"; must be applied to a struct or "
+		  "union pointer" },
+		{ "struct s { int i; } *p; BEGIN { v = p.i; }", "operator . "
+		  "cannot be applied to type \"struct s *\"; must be applied "
+		  "to a struct or union" },
+		{ "struct s { int i; } *p; BEGIN { v = p->j; }", "j is not a "
+		  "member of struct s" },
+		{ "struct f *p; BEGIN { v = p->j; }", "operator -> cannot be "
+		  "applied to a forward declaration: no struct f definition "
+		  "is available" },
+	};
+
+	(void)state;
+	VTYPE("int a[4]; BEGIN { v = &a[1]; }", "int *");
+	VTYPE("int a[4]; BEGIN { v = a; }", "int *");
+	VTYPE("struct s { char c; long l; } g; BEGIN { v = &g.l; }", "int64_t *");
+	VTYPE("struct s { char c; long l; } *p; BEGIN { v = &p->l; }",
+	      "int64_t *");
+	VTYPE("struct s { char c; short h[3]; } *p; BEGIN { v = p->h; }",
+	      "short *");
+	VTYPE("struct s { char c; short h[3]; } *p; BEGIN { v = p->h[1]; }",
+	      "short");
+	VTYPE("struct s { char c; struct t { int i; } in; } *p;"
+	      "BEGIN { v = (*p).in.i; }", "int");
+	VTYPE("struct s { int i; } *p; BEGIN { v = &p[2]; }", "struct s *");
+	VTYPE("BEGIN { v = sizeof(double); }", "uint64_t");
+	assert_int_equal(const_of("", "sizeof(long double)"), 16);
+	assert_int_equal(const_of("", "sizeof(float)"), 4);
+	for (size_t i = 0; i < ARRAY_SIZE(errs); i++)
+		check_error(errs[i][0], errs[i][1]);
+}
+
+static void test_bitfields(void **state)
+{
+	static const char rec[] =
+		"struct b6 { int a : 20; int b : 3; int c : 12; } v6;\n"
+		"struct b7 { long c : 32; long long d : 9; int e : 1; } v7;\n"
+		"struct b8 { char a : 2; short b : 12; long c : 32; } v8;\n"
+		"struct m { int a; char : 0; int b : 4; long l; } vm;\n";
+
+	(void)state;
+	/* laid out as libctf lays out DTrace's: each bit-field in bytes of
+	 * its own, no tail padding (the bitfields/tst.SizeofBitField.d
+	 * figures) */
+	assert_int_equal(const_of(rec, "sizeof(v6)"), 6);
+	assert_int_equal(const_of(rec, "sizeof(v7)"), 7);
+	assert_int_equal(const_of(rec, "sizeof(v8)"), 8);
+	assert_int_equal(const_of(rec, "offsetof(struct m, l)"), 8);
+	VTYPE("struct s { int a : 3; } g; BEGIN { v = g.a; }", "int");
+	check_error("struct s { int a : 1; int b : -3; };", "positive integral "
+		    "constant expression expected as bit-field size");
+	check_error("struct s { int a : 0; };", "positive integral constant "
+		    "expression expected as bit-field size");
+	check_error("struct s { int a : 33; };", "bit-field too big for type: "
+		    "a");
+	check_error("struct s { string s : 3; };", "invalid type for "
+		    "bit-field: s");
+	check_error("struct s { int a : 3; } g; BEGIN { v = sizeof(g.a); }",
+		    "cannot apply sizeof to a bit-field");
+	check_error("struct s { int a : 3; } g; BEGIN { v = &g.a; }",
+		    "cannot take address of bit-field");
+	check_error("struct s { int a : 3; }; BEGIN { v = offsetof(struct s, "
+		    "a); }", "cannot take offset of a bit-field: a");
+}
+
 static void test_declared_types(void **state)
 {
 	static const char rec[] =
@@ -464,6 +595,8 @@ int main(void)
 		cmocka_unit_test(test_variables_and_layout),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_declared_types),
+		cmocka_unit_test(test_pointer_types),
+		cmocka_unit_test(test_bitfields),
 	};
 	return RUN(tests);
 }
