@@ -31,6 +31,11 @@
 # start-up <= 20 ms; end to end, dd -t c <= 1.4x the floor's ratio,
 # default <= 1.6x; mixed with the default points <= 1.25x untraced.
 #
+# RT=1 runs the start-up measurements under SCHED_FIFO (chrt -f 50), the
+# tracers and their commands alike: on a machine that other work keeps
+# busy, start-up is otherwise mostly time spent waiting for a CPU; this
+# stands in for a quiet machine (the workloads still run as usual).
+#
 # PEERS=0 leaves strace and perf trace out (they take minutes on dd).
 # BASE=path/to/another/sonde adds it (-t c and the default set) to the
 # same alternation: before/after figures from one run.
@@ -46,6 +51,9 @@ PEERS=${PEERS:-1}
 BASE=${BASE:-}
 COUNT=${COUNT:-1000000}
 STARTUP_RUNS=${STARTUP_RUNS:-10}
+RT=${RT:-0}
+rt=()
+[ "$RT" = 0 ] || rt=(chrt -f 50)
 tmp=$(mktemp -d)
 floor_pid=
 cleanup() {
@@ -128,7 +136,7 @@ echo
 # Start-up. The outer recorder's records time the tracer: its exec to
 # true's exec, and its exec to its exit: "ms_to_exec wall_ms" per run.
 startup_one() {
-	"$SONDE" ktrace -t p -f "$tmp/o.out" -- "$@" /bin/true >/dev/null 2>&1
+	"${rt[@]}" "$SONDE" ktrace -t p -f "$tmp/o.out" -- "$@" /bin/true >/dev/null 2>&1
 	"$SONDE" kdump -f "$tmp/o.out" --format json | /usr/bin/python3 -c '
 import json, sys
 recs = [json.loads(l) for l in sys.stdin][1:]
@@ -163,7 +171,8 @@ for st in $starters; do
 	up_exec[$st]=$(awk '{ print $1 }' "$tmp/up.$st" | median)
 	up_wall[$st]=$(awk '{ print $2 }' "$tmp/up.$st" | median)
 done
-printf "%-26s %14s %14s\n" "start-up (median of $STARTUP_RUNS)" "to exec, ms" "wall, ms"
+printf "%-26s %14s %14s%s\n" "start-up (median of $STARTUP_RUNS)" "to exec, ms" "wall, ms" \
+	"$([ "$RT" = 0 ] || echo "   (under SCHED_FIFO: RT=1)")"
 for st in $starters; do
 	case $st in
 	sonde) name="sonde ktrace (cnispt)" ;;
