@@ -946,6 +946,21 @@ static int attach_all(struct tracer *t)
 	return 0;
 }
 
+struct maps_job {
+	struct record *skel;
+	int err;
+};
+
+static void *maps_main(void *arg)
+{
+	struct maps_job *j = arg;
+
+	j->err = create_maps(j->skel);
+	if (!j->err)
+		fill_sysinfo(j->skel);
+	return NULL;
+}
+
 static void detach_all(struct tracer *t)
 {
 	record__detach(t->skel);
@@ -966,6 +981,9 @@ static int load(struct tracer *t, const struct opts *o)
 	char eb[256];
 	int err, perr, ncpu = libbpf_num_possible_cpus();
 	const char *pprog = NULL, *plog = NULL;
+	struct maps_job mj = { 0 };
+	pthread_t mt;
+	bool mthread;
 	long nr;
 
 	t->par = ktr_par_new(par_secs, ARRAY_SIZE(par_secs));
@@ -1015,13 +1033,16 @@ static int load(struct tracer *t, const struct opts *o)
 		bpf_program__set_autoload(s->progs.on_sys_exit, false);
 	if (!(o->points & (KTR_PT_NAMEI | KTR_PT_PROC)))
 		bpf_program__set_autoload(s->progs.on_exec, false);
-	/* The kernel's BTF is read in a thread (ktr_par_resolve) while the
-	 * maps are made and filled here. */
-	ktr_par_resolve(t->par, s->obj);
-	err = create_maps(s);
-	if (!err)
-		fill_sysinfo(s);
-	perr = ktr_par_resolved(t->par);
+	/* The maps are made and filled in a thread while the kernel's BTF
+	 * is read here (ktr_par_resolve). */
+	mj.skel = s;
+	mthread = !pthread_create(&mt, NULL, maps_main, &mj);
+	if (!mthread)
+		maps_main(&mj);
+	perr = ktr_par_resolve(t->par, s->obj);
+	if (mthread)
+		pthread_join(mt, NULL);
+	err = mj.err;
 	if (err) {
 		sd_err("cannot create the BPF maps: %s",
 		       sbpf_strerror(err, eb, sizeof(eb)));
@@ -1361,6 +1382,7 @@ int cmd_ktrace(int argc, char **argv)
 	}
 	if (o.cmd && trace_commit(&t.w))
 		goto out;
+	ktr_par_trim();
 	/* The command's end wakes the loop below at once (a short command's
 	 * whole run is otherwise stretched by the polling interval). */
 	if (o.cmd)

@@ -18,13 +18,10 @@ struct ktr_par *ktr_par_new(const char *const *secs, size_t n);
 
 /* After the object is opened and set up, before it is loaded: find the
  * programs of obj that load in threads and look up their attach targets
- * in the kernel's BTF, which libbpf reads for it (~10 ms of CPU), in a
- * thread of its own: the caller goes on (creating the maps) and waits
- * with ktr_par_resolved, which says how it went (0 or -errno). Nothing
- * else may use obj in between but the getters and bpf_map__reuse_fd of
- * its maps. */
-void ktr_par_resolve(struct ktr_par *p, struct bpf_object *obj);
-int ktr_par_resolved(struct ktr_par *p);
+ * in the kernel's BTF, which libbpf reads for it then (~10 ms of CPU):
+ * 0 or -errno. Another thread may meanwhile use obj's maps (getters,
+ * bpf_map__reuse_fd), nothing else of it. */
+int ktr_par_resolve(struct ktr_par *p, struct bpf_object *obj);
 
 /* After the object is loaded (or failed to): wait for the threads. 0, or
  * the first load's -errno, its name in *prog and the verifier's log in
@@ -35,6 +32,11 @@ int ktr_par_wait(struct ktr_par *p, const char **prog, const char **log);
  * them out); ktr_par_detach undoes it. */
 int ktr_par_attach(struct ktr_par *p);
 void ktr_par_detach(struct ktr_par *p);
+
+/* Once the programs are loaded, off the start-up's path: the memory the
+ * kernel's BTF was read into, made ready beforehand (ktr_par_resolve),
+ * back to the system. */
+void ktr_par_trim(void);
 
 /* After the object is destroyed. */
 void ktr_par_free(struct ktr_par *p);

@@ -249,10 +249,15 @@ def wait_recording(out, tracer, timeout=20):
 
 
 def wait_attached(tracer, timeout=20):
+    """Until the newest recorder's programs are attached: its on_sys_enter,
+    loaded in a thread of its own and attached last, has a link."""
     end = time.time() + timeout
     while time.time() < end:
-        if re.search(r"name on_exit ", run(["bpftool", "prog", "show"]).stdout):
-            time.sleep(0.1)
+        progs = json.loads(run(["bpftool", "-j", "prog", "show"]).stdout)
+        ids = [p["id"] for p in progs if p.get("name") == "on_sys_enter" and
+               p.get("btf_id")]
+        links = json.loads(run(["bpftool", "-j", "link", "show"]).stdout)
+        if ids and max(ids) in {link.get("prog_id") for link in links}:
             return
         time.sleep(0.05)
     tracer.kill()
