@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* json — streaming JSON writer. See json.h. */
+/* json — streaming JSON writer. See json.h. A document is written by one
+ * thread: stdio's per-call locking is left out (the *_unlocked calls). */
 #include "json.h"
 
 #include <math.h>
@@ -17,16 +18,16 @@ static void indent(struct json *j)
 {
 	if (!j->pretty)
 		return;
-	fputc('\n', j->f);
+	putc_unlocked('\n', j->f);
 	for (int i = 0; i < j->depth; i++)
-		fputs("  ", j->f);
+		fputs_unlocked("  ", j->f);
 }
 
 /* Called before every value and key: a comma unless first in container. */
 static void sep(struct json *j)
 {
 	if (!j->first[j->depth])
-		fputc(',', j->f);
+		putc_unlocked(',', j->f);
 	j->first[j->depth] = false;
 	if (j->depth > 0)
 		indent(j);
@@ -44,7 +45,7 @@ static void value(struct json *j)
 static void open(struct json *j, char c)
 {
 	value(j);
-	fputc(c, j->f);
+	putc_unlocked(c, j->f);
 	if (j->depth + 1 < JSON_MAX_DEPTH)
 		j->depth++;
 	j->first[j->depth] = true;
@@ -58,7 +59,7 @@ static void close(struct json *j, char c)
 		j->depth--;
 	if (!empty)
 		indent(j);
-	fputc(c, j->f);
+	putc_unlocked(c, j->f);
 }
 
 void json_obj_begin(struct json *j) { open(j, '{'); }
@@ -70,7 +71,7 @@ void json_key(struct json *j, const char *key)
 {
 	sep(j);
 	json_write_string(j->f, key, strlen(key));
-	fputs(j->pretty ? ": " : ":", j->f);
+	fputs_unlocked(j->pretty ? ": " : ":", j->f);
 	j->after_key = true;
 }
 
@@ -123,7 +124,7 @@ void json_write_string(FILE *f, const char *str, size_t n)
 	const unsigned char *s = (const unsigned char *)str;
 	size_t run = 0;		/* where the bytes not yet written start */
 
-	fputc('"', f);
+	putc_unlocked('"', f);
 	for (size_t i = 0; i < n;) {
 		unsigned char c = s[i];
 		const char *esc = NULL;
@@ -149,18 +150,18 @@ void json_write_string(FILE *f, const char *str, size_t n)
 			continue;
 		}
 		if (i > run)
-			fwrite(s + run, 1, i - run, f);
+			fwrite_unlocked(s + run, 1, i - run, f);
 		if (esc)
-			fputs(esc, f);
+			fputs_unlocked(esc, f);
 		else if (c < 0x20 || c == 0x7f)
 			fprintf(f, "\\u%04x", c);
 		else
-			fputs("\\ufffd", f);
+			fputs_unlocked("\\ufffd", f);
 		run = ++i;
 	}
 	if (n > run)
-		fwrite(s + run, 1, n - run, f);
-	fputc('"', f);
+		fwrite_unlocked(s + run, 1, n - run, f);
+	putc_unlocked('"', f);
 }
 
 void json_str(struct json *j, const char *s)
@@ -178,23 +179,36 @@ void json_strn(struct json *j, const char *s, size_t n)
 	json_write_string(j->f, s, n);
 }
 
+/* v's decimal digits, after a '-' when neg. */
+static void put_dec(FILE *f, uint64_t v, bool neg)
+{
+	char b[24], *p = b + sizeof(b);
+
+	do
+		*--p = (char)('0' + v % 10);
+	while ((v /= 10));
+	if (neg)
+		*--p = '-';
+	fwrite_unlocked(p, 1, (size_t)(b + sizeof(b) - p), f);
+}
+
 void json_u64(struct json *j, uint64_t v)
 {
 	value(j);
-	fprintf(j->f, "%llu", (unsigned long long)v);
+	put_dec(j->f, v, false);
 }
 
 void json_i64(struct json *j, int64_t v)
 {
 	value(j);
-	fprintf(j->f, "%lld", (long long)v);
+	put_dec(j->f, v < 0 ? -(uint64_t)v : (uint64_t)v, v < 0);
 }
 
 void json_double(struct json *j, double v, int decimals)
 {
 	value(j);
 	if (!isfinite(v))
-		fputs("null", j->f);
+		fputs_unlocked("null", j->f);
 	else
 		fprintf(j->f, "%.*f", decimals, v);
 }
@@ -202,16 +216,16 @@ void json_double(struct json *j, double v, int decimals)
 void json_bool(struct json *j, bool v)
 {
 	value(j);
-	fputs(v ? "true" : "false", j->f);
+	fputs_unlocked(v ? "true" : "false", j->f);
 }
 
 void json_null(struct json *j)
 {
 	value(j);
-	fputs("null", j->f);
+	fputs_unlocked("null", j->f);
 }
 
 void json_end(struct json *j)
 {
-	fputc('\n', j->f);
+	putc_unlocked('\n', j->f);
 }

@@ -15,6 +15,8 @@ static void doc(FILE *f, void *arg)
 	json_key(&j, "b");
 	json_arr_begin(&j);
 	json_i64(&j, -5);
+	json_i64(&j, INT64_MIN);
+	json_u64(&j, 0);
 	json_double(&j, 1.5, 2);
 	json_bool(&j, true);
 	json_null(&j);
@@ -37,7 +39,7 @@ static void compact_document(void **state)
 
 	(void)state;
 	assert_string_equal(out,
-		"{\"a\":18446744073709551615,\"b\":[-5,1.50,true,null,{},[]],"
+		"{\"a\":18446744073709551615,\"b\":[-5,-9223372036854775808,0,1.50,true,null,{},[]],"
 		"\"s\":\"q\\\"b\\\\n\\n\\t\\u0001\\u007f é \\ufffd\\ufffd "
 		"\\ufffd\\ufffd\\ufffd 😀\",\"nul\":\"a\\u0000b\"}\n");
 	free(out);
