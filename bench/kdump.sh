@@ -10,12 +10,14 @@
 # peer: `perf record -e raw_syscalls:sys_enter -e raw_syscalls:sys_exit`
 # on the same storm, sized to the same MiB, read by `perf script`.
 #
-# Each reader writes to /dev/null; timed with /usr/bin/time (wall seconds
-# and peak RSS), the median of RUNS runs (1 by default: a 1 GiB read takes
-# a while). Records are file records: a CALLRET (a call, its data and its
+# Each reader writes to /dev/null; timed with /usr/bin/time (wall seconds,
+# CPU seconds: user + system, and peak RSS), the median of RUNS runs (1 by
+# default: a 1 GiB read takes a while). On a loaded machine wall time
+# mostly measures waiting for a CPU: records per CPU second ("cpu rec/s")
+# compare better. Records are file records: a CALLRET (a call, its data and its
 # return in one record) counts once, as a perf sample does; perf's count
-# is the samples perf report --stats counts. Ratios are kdump's records/s
-# to perf script's.
+# is the samples perf report --stats counts. Ratios are kdump's records
+# per CPU second to perf script's.
 #
 # Goals (issue 17): text >= 2 million records/s, -c >= 10 million/s, peak
 # RSS under 50 MB whatever the file size (the reorder window is bounded).
@@ -76,34 +78,38 @@ psize=$(stat -c %s "$tmp/perf.data")
 precs=$(perf report -i "$tmp/perf.data" --stats 2>/dev/null |
 	awk '/SAMPLE events:/ { print $3; exit }')
 
-# The median of RUNS runs of a command: "seconds peak_kib".
+# The median of RUNS runs of a command: "seconds cpu_seconds peak_kib".
 timed() {
 	local i
 	for ((i = 0; i < RUNS; i++)); do
-		/usr/bin/time -f "%e %M" -o "$tmp/t" "$@" >/dev/null 2>"$tmp/err" ||
+		/usr/bin/time -f "%e %U %S %M" -o "$tmp/t" "$@" >/dev/null 2>"$tmp/err" ||
 			{ cat "$tmp/err" >&2; exit 1; }
-		cat "$tmp/t"
+		awk '{ print $1, $2 + $3, $4 }' "$tmp/t"
 	done | sort -n | awk '{ l[NR] = $0 } END { print l[int((NR + 1) / 2)] }'
 }
 
 printf '\nsonde kdump: %d records in %.0f MiB (dd bs=1 count=%d, %s lost); perf.data: %d samples in %.0f MiB (count=%d)\n' \
 	"$krecs" "$(echo "$ksize / 1048576" | bc -l)" "$n" "${klost:-?}" \
 	"$precs" "$(echo "$psize / 1048576" | bc -l)" "$pn"
-read -r ps pk < <(timed perf script -i "$tmp/perf.data")
-prate=$(echo "$precs / $ps" | bc -l)
-printf '\n%-26s %12s %9s %14s %10s %9s\n' reader records seconds "records/s" "peak RSS" "vs perf"
+read -r ps pc pk < <(timed perf script -i "$tmp/perf.data")
+pcrate=$(echo "$precs / $pc" | bc -l)
+printf '\n%-20s %10s %8s %11s %8s %11s %10s %8s\n' reader records seconds \
+	"records/s" "cpu s" "cpu rec/s" "peak RSS" "vs perf"
+# The ratio: records per CPU second to perf script's.
 row() {
-	local name=$1 recs=$2 s=$3 k=$4 rate
-	rate=$(echo "$recs / $s" | bc -l)
-	printf '%-26s %12d %9.2f %14.0f %7.1f MB %8.2fx\n' "$name" "$recs" "$s" \
-		"$rate" "$(echo "$k / 1024" | bc -l)" "$(echo "$rate / $prate" | bc -l)"
+	local name=$1 recs=$2 s=$3 c=$4 k=$5 crate
+	crate=$(echo "$recs / $c" | bc -l)
+	printf '%-20s %10d %8.2f %11.0f %8.2f %11.0f %7.1f MB %7.2fx\n' \
+		"$name" "$recs" "$s" "$(echo "$recs / $s" | bc -l)" "$c" \
+		"$crate" "$(echo "$k / 1024" | bc -l)" \
+		"$(echo "$crate / $pcrate" | bc -l)"
 }
-row "perf script" "$precs" "$ps" "$pk"
+row "perf script" "$precs" "$ps" "$pc" "$pk"
 for mode in "text:" "-c:-c" "json:--format json" "chrome:--format chrome"; do
 	name=${mode%%:*}
 	# shellcheck disable=SC2086
-	read -r s k < <(timed "$SONDE" kdump -f "$tmp/k.out" ${mode#*:})
-	row "sonde kdump $name" "$krecs" "$s" "$k"
+	read -r s c k < <(timed "$SONDE" kdump -f "$tmp/k.out" ${mode#*:})
+	row "kdump $name" "$krecs" "$s" "$c" "$k"
 done
 
 # strace's text for the same kind of calls, per call (strace takes
