@@ -5,6 +5,7 @@
  * offline, so ET_REL kernel modules get their sections laid out and
  * relocated by libdwfl. */
 #include "dwarf.h"
+#include "dwarf_line.h"
 #include "util.h"
 
 #include <dwarf.h>
@@ -40,7 +41,18 @@ struct dsym_cuidx {
 	bool usable;
 	struct dsym_cuent *v;
 	size_t n;
+	/* The CU's line program read directly for its first DLINE_SCANS
+	 * lookups (dwarf_line.c); NULL when it cannot be, and afterwards,
+	 * libdw's table. */
+	struct dline *lines;
+	bool lines_tried;
+	unsigned scans;
 };
+
+/* A few addresses of a CU are cheaper to find by reading its line
+ * program (one pass, no table) than through libdw's table (built and
+ * sorted once, then searched); past this many, the table is cheaper. */
+#define DLINE_SCANS 4
 
 struct dsym {
 	Dwfl *dwfl;
@@ -52,6 +64,8 @@ struct dsym {
 	bool fsyms_built;
 	struct dsym_cuidx **cus;	/* sorted by CU offset, built lazily */
 	size_t ncus, cus_cap;
+	unsigned direct_scans;	/* lookups per CU read from its line program
+				 * directly before libdw's table is built */
 };
 
 static char *debuginfo_path;
@@ -101,6 +115,7 @@ static struct dsym *open_offline(const char *path, char *data, size_t size,
 		errno = ENOEXEC;
 		return NULL;
 	}
+	d->direct_scans = DLINE_SCANS;
 	n = dwfl_module_build_id(d->mod, &id, &vaddr);
 	for (int i = 0; i < n && i < 64; i++)
 		sprintf(d->build_id + 2 * i, "%02x", id[i]);
@@ -125,11 +140,17 @@ void dsym_close(struct dsym *d)
 	free(d->fsyms);
 	for (size_t i = 0; i < d->ncus; i++) {
 		free(d->cus[i]->v);
+		dline_free(d->cus[i]->lines);
 		free(d->cus[i]);
 	}
 	free(d->cus);
 	dwfl_end(d->dwfl);
 	free(d);
+}
+
+void dsym_set_direct_lines(struct dsym *d, unsigned scans)
+{
+	d->direct_scans = scans;
 }
 
 const char *dsym_build_id(const struct dsym *d)
@@ -271,8 +292,8 @@ static const char *die_linkage(Dwarf_Die *die)
 }
 
 /* The call site of an inlined_subroutine DIE: file and line. */
-static void call_site(Dwarf_Die *cu, Dwarf_Die *inl, const char **file,
-		      int *line, int *col)
+static void call_site(Dwarf_Die *cu, const struct dline *lines,
+		      Dwarf_Die *inl, const char **file, int *line, int *col)
 {
 	Dwarf_Attribute a;
 	Dwarf_Word v;
@@ -285,8 +306,11 @@ static void call_site(Dwarf_Die *cu, Dwarf_Die *inl, const char **file,
 		*line = (int)v;
 	if (dwarf_attr(inl, DW_AT_call_column, &a) && !dwarf_formudata(&a, &v))
 		*col = (int)v;
-	if (dwarf_attr(inl, DW_AT_call_file, &a) && !dwarf_formudata(&a, &v) &&
-	    dwarf_getsrcfiles(cu, &files, &nfiles) == 0 && v < nfiles)
+	if (!dwarf_attr(inl, DW_AT_call_file, &a) || dwarf_formudata(&a, &v))
+		return;
+	if (lines)	/* the header's file table, no line table built */
+		*file = dline_file(lines, v);
+	else if (dwarf_getsrcfiles(cu, &files, &nfiles) == 0 && v < nfiles)
 		*file = dwarf_filesrc(files, v, NULL, NULL);
 }
 
@@ -539,6 +563,24 @@ static const Dwarf_Die *cu_top(const struct dsym_cuidx *x, Dwarf_Addr pc)
 	return best ? &best->die : NULL;
 }
 
+/* The CU's line program for a direct read, while the CU has had few
+ * lookups; NULL: use libdw's table (built once, then searched). */
+static const struct dline *cu_lines(struct dsym *d, struct dsym_cuidx *x,
+				    Dwarf_Die *cu)
+{
+	if (!x->lines_tried) {
+		Dwarf_Addr bias;
+		Dwarf *dw = dwfl_module_getdwarf(d->mod, &bias);
+
+		x->lines_tried = true;
+		x->lines = dw ? dline_open(dwarf_getelf(dw), cu) : NULL;
+	}
+	if (!x->lines || x->scans >= d->direct_scans)
+		return NULL;
+	x->scans++;
+	return x->lines;
+}
+
 int dsym_lookup(struct dsym *d, uint64_t addr, struct dsym_loc *locs, int max)
 {
 	GElf_Off off = 0;
@@ -547,6 +589,8 @@ int dsym_lookup(struct dsym *d, uint64_t addr, struct dsym_loc *locs, int max)
 	Dwarf_Addr bias = 0;
 	Dwarf_Die *cu, *scopes = NULL;
 	Dwfl_Line *line;
+	struct dsym_cuidx *x;
+	const struct dline *lines;
 	bool outermost = false;
 	int n = 0, nscopes;
 
@@ -566,20 +610,25 @@ int dsym_lookup(struct dsym *d, uint64_t addr, struct dsym_loc *locs, int max)
 		}
 	}
 
+	cu = dwfl_module_addrdie(d->mod, addr, &bias);
+	x = cu ? cu_index(d, cu) : NULL;
+	lines = x ? cu_lines(d, x, cu) : NULL;
+
 	/* The line of the address itself belongs to the innermost level. */
-	line = dwfl_module_getsrc(d->mod, addr);
-	if (line)
-		locs[0].file = dwfl_lineinfo(line, NULL, &locs[0].line,
-					     &locs[0].col, NULL, NULL);
+	if (!lines || dline_find(lines, addr - bias, &locs[0].file,
+				 &locs[0].line, &locs[0].col) < 0) {
+		lines = NULL;
+		line = dwfl_module_getsrc(d->mod, addr);
+		if (line)
+			locs[0].file = dwfl_lineinfo(line, NULL, &locs[0].line,
+						     &locs[0].col, NULL, NULL);
+	}
 
 	/* The innermost scope at the address, then all the DIEs it is
 	 * nested in (dwarf_getscopes alone skips from an inlined instance to
 	 * the CU): inlined instances, then the subprogram they sit in. Each
 	 * inlined level's call site is the line of the level outside it. */
-	cu = dwfl_module_addrdie(d->mod, addr, &bias);
 	if (cu) {
-		struct dsym_cuidx *x = cu_index(d, cu);
-
 		if (x->usable) {
 			const Dwarf_Die *top = cu_top(x, addr - bias);
 
@@ -613,7 +662,7 @@ int dsym_lookup(struct dsym *d, uint64_t addr, struct dsym_loc *locs, int max)
 		}
 		locs[n].inlined = true;
 		if (n + 1 < max)
-			call_site(cu, &scopes[i], &locs[n + 1].file,
+			call_site(cu, lines, &scopes[i], &locs[n + 1].file,
 				  &locs[n + 1].line, &locs[n + 1].col);
 		n++;
 	}

@@ -78,5 +78,10 @@ struct dsym_loc {
  * entries (at most max; 0 when nothing is known). Strings live until
  * dsym_close. */
 int dsym_lookup(struct dsym *d, uint64_t addr, struct dsym_loc *locs, int max);
+/* How many lookups of each CU read its line program directly (one pass,
+ * no table: lib/dwarf_line.c) before libdw's line table is built: 4 by
+ * default; 0 for libdw alone, UINT_MAX for direct reads alone (tests
+ * compare the two). The answers are the same either way. */
+void dsym_set_direct_lines(struct dsym *d, unsigned scans);
 
 #endif

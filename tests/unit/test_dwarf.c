@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <libgen.h>
+#include <limits.h>
 
 struct level {
 	char func[128];
@@ -251,10 +252,95 @@ static void function_in_namespace(void **state)
 #endif
 }
 
+/* Every address of every function, looked up through lib/dwarf's own
+ * line-program reader and through libdw's line table: the same levels,
+ * names, files, lines and columns (libdw is the oracle; eu-addr2line
+ * above checks libdw's answers). gcc's DWARF 5 and 4, the relocatable
+ * object (sections laid out by libdwfl) and rustc's. */
+struct span {
+	uint64_t lo, hi;
+};
+
+static void text_span(const char *name, uint64_t addr, uint64_t size,
+		      void *arg)
+{
+	struct span *s = arg;
+
+	(void)name;
+	if (!size)
+		return;
+	if (!s->lo || addr < s->lo)
+		s->lo = addr;
+	if (addr + size > s->hi)
+		s->hi = addr + size;
+}
+
+static void same_lines(const char *path, uint64_t most)
+{
+	struct dsym *direct = dsym_open(path, NULL);
+	struct dsym *table = dsym_open(path, NULL);
+	struct span sp = { 0, 0 };
+	unsigned checked = 0, with_lines = 0;
+	uint64_t step;
+
+	assert_non_null(direct);
+	assert_non_null(table);
+	dsym_set_direct_lines(direct, UINT_MAX);
+	dsym_set_direct_lines(table, 0);
+	assert_true(dsym_symbols(direct, text_span, &sp) > 0);
+	assert_true(sp.hi > sp.lo);
+	/* Every byte of a small program; at most `most` addresses spread
+	 * over a large one (each direct lookup reads its CU's program). */
+	step = (sp.hi - sp.lo) / most + 1;
+	for (uint64_t a = sp.lo; a < sp.hi; a += step) {
+		struct dsym_loc x[8], y[8];
+		int n = dsym_lookup(direct, a, x, 8);
+
+		assert_int_equal(n, dsym_lookup(table, a, y, 8));
+		for (int i = 0; i < n; i++) {
+			if (x[i].line != y[i].line || x[i].col != y[i].col ||
+			    !x[i].file != !y[i].file)
+				print_message("%s %#llx level %d: %s:%d:%d, "
+					      "libdw %s:%d:%d\n", path,
+					      (unsigned long long)a, i,
+					      x[i].file, x[i].line, x[i].col,
+					      y[i].file, y[i].line, y[i].col);
+			if (!x[i].file || !y[i].file) {
+				assert_ptr_equal(x[i].file, y[i].file);
+			} else {
+				assert_string_equal(x[i].file, y[i].file);
+				with_lines++;
+			}
+			assert_int_equal(x[i].line, y[i].line);
+			assert_int_equal(x[i].col, y[i].col);
+		}
+		checked++;
+	}
+	assert_true(checked > 100 && with_lines > 50);
+	dsym_close(direct);
+	dsym_close(table);
+}
+
+static void direct_lines_match_libdw(void **state)
+{
+	char *paths = strdup(INLINE_VARIANTS), *p, *save = NULL;
+
+	(void)state;
+	same_lines(INLINE_EXE, 20000);
+	same_lines(INLINE_OBJ, 20000);
+	for (p = strtok_r(paths, ":", &save); p; p = strtok_r(NULL, ":", &save))
+		same_lines(p, 20000);
+#ifdef SPIN_EXE
+	same_lines(SPIN_EXE, 1500);	/* std inlined: CUs of 100,000 rows */
+#endif
+	free(paths);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(executable_matches_addr2line),
+		cmocka_unit_test(direct_lines_match_libdw),
 		cmocka_unit_test(relocatable_object_by_section),
 		cmocka_unit_test(bad_files),
 		cmocka_unit_test(address_outside),
