@@ -11,7 +11,11 @@
  * before libbpf's own load — copies both, starts a thread loading that
  * copy, and leaves libbpf a two-instruction stub to load in its place.
  * The thread's program is the one attached (ktr_par_attach); the stub is
- * never attached and goes with the object. */
+ * never attached and goes with the object.
+ *
+ * Before the loads, libbpf reads the kernel's BTF; ktr_par_resolve makes
+ * that read cheaper (prefault_btf) while the caller's maps are made in
+ * another thread. */
 #include "record_load.h"
 #include "../lib/util.h"
 
