@@ -213,6 +213,10 @@ static void put_value(struct sbuf *sb, enum sc_abi abi, enum xlat_set set,
 {
 	const char *s = o->raw ? NULL : xlat_value(abi, set, v);
 
+	/* An int argument sign-extended in its register (futex's val3 -1,
+	 * FUTEX_BITSET_MATCH_ANY): the call reads the low half. */
+	if (!s && !o->raw && v >> 32 == 0xffffffffu)
+		s = xlat_value(abi, set, (uint32_t)v);
 	if (s)
 		sbuf_puts(sb, s);
 	else

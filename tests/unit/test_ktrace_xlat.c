@@ -20,6 +20,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -323,6 +324,44 @@ static void call_lines_constants(void **state)
 			    "unlinkat(AT_FDCWD,0x10,0x200<AT_REMOVEDIR>)");
 }
 
+/* strace's spelling (--strace): flags in strace's table order, the
+ * arguments strace picks per operation, sign-extended ints named by their
+ * low half, prctl's named return. */
+static void strace_spelling(void **state)
+{
+	struct xlat_opts st = { .strace = true };
+	uint64_t a[6] = { 0x10, FUTEX_WAIT_BITSET_PRIVATE | FUTEX_CLOCK_REALTIME,
+			  1, 0, 0, (uint64_t)(int64_t)(int)FUTEX_BITSET_MATCH_ANY };
+	uint64_t pr[3] = { 3 /* PR_GET_DUMPABLE */, 0, 0 };
+	struct sbuf sb;
+
+	(void)state;
+	sbuf_init(&sb);
+	xlat_call(&sb, SC_X86_64, sc_number(SC_X86_64, "futex"), a, &st);
+	assert_string_equal(sb.buf, "futex(0x10, FUTEX_WAIT_BITSET_PRIVATE|"
+			    "FUTEX_CLOCK_REALTIME, 1, NULL, "
+			    "FUTEX_BITSET_MATCH_ANY)");
+	sbuf_reset(&sb);
+	a[1] = FUTEX_WAKE_PRIVATE;
+	xlat_call(&sb, SC_X86_64, sc_number(SC_X86_64, "futex"), a, &st);
+	assert_string_equal(sb.buf, "futex(0x10, FUTEX_WAKE_PRIVATE, 1)");
+	sbuf_free(&sb);
+	assert_string_equal(call(SC_X86_64, "eventfd2", 0,
+				 EFD_CLOEXEC | EFD_NONBLOCK, 0, 0, &st),
+			    "eventfd2(0, EFD_CLOEXEC|EFD_NONBLOCK)");
+	assert_string_equal(call(SC_X86_64, "statx", (uint64_t)AT_FDCWD, 0,
+				 AT_SYMLINK_NOFOLLOW, 0xfff, &st),
+			    "statx(AT_FDCWD, NULL, AT_STATX_SYNC_AS_STAT|"
+			    "AT_SYMLINK_NOFOLLOW, STATX_ALL, NULL)");
+	assert_string_equal(call(SC_X86_64, "fcntl", 3, F_GETFL, 0, 0, &st),
+			    "fcntl(3, F_GETFL)");
+	sbuf_init(&sb);
+	xlat_ret_args(&sb, SC_X86_64, sc_number(SC_X86_64, "prctl"), 1, pr,
+		      &(struct xlat_opts){ 0 });
+	assert_string_equal(sb.buf, "prctl 1<SUID_DUMP_USER>");
+	sbuf_free(&sb);
+}
+
 /* kdump's decoders (issue 17): arguments whose meaning depends on another
  * (socket's protocol on its domain, an option on its level, fcntl's
  * argument and result on its command), ioctl numbers whose sizes differ
@@ -620,6 +659,7 @@ int main(void)
 		cmocka_unit_test(generated_sets_match_headers),
 		cmocka_unit_test(call_lines_constants),
 		cmocka_unit_test(kdump_decoders),
+		cmocka_unit_test(strace_spelling),
 		cmocka_unit_test(hints_from_the_table),
 		cmocka_unit_test(i386_lines),
 		cmocka_unit_test(captures),
