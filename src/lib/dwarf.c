@@ -17,6 +17,12 @@
 #include <string.h>
 #include <unistd.h>
 
+/* An address range of a CU (its DIE's DW_AT_ranges or low/high pc). */
+struct dsym_curange {
+	Dwarf_Addr lo, hi;	/* [lo, hi), DWARF addresses */
+	Dwarf_Die cu;
+};
+
 /* A sized symbol, for address lookups without libdwfl's linear scan. */
 struct dsym_fsym {
 	uint64_t addr, size;	/* libdwfl addresses */
@@ -66,6 +72,10 @@ struct dsym {
 	size_t ncus, cus_cap;
 	unsigned direct_scans;	/* lookups per CU read from its line program
 				 * directly before libdw's table is built */
+	struct dsym_curange *curanges;	/* CUs by address, for files without
+					 * .debug_aranges; built lazily */
+	size_t ncuranges;
+	bool curanges_built;
 };
 
 static char *debuginfo_path;
@@ -138,6 +148,7 @@ void dsym_close(struct dsym *d)
 	if (!d)
 		return;
 	free(d->fsyms);
+	free(d->curanges);
 	for (size_t i = 0; i < d->ncus; i++) {
 		free(d->cus[i]->v);
 		dline_free(d->cus[i]->lines);
@@ -563,6 +574,67 @@ static const Dwarf_Die *cu_top(const struct dsym_cuidx *x, Dwarf_Addr pc)
 	return best ? &best->die : NULL;
 }
 
+static int curange_cmp(const void *a, const void *b)
+{
+	const struct dsym_curange *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* The CU holding a DWARF address, from the CUs' own ranges: libdw 0.188
+ * finds CUs through .debug_aranges only, which clang does not write by
+ * default (no lines, no inlined frames for clang-built programs). */
+static Dwarf_Die *cu_by_range(struct dsym *d, Dwarf_Addr pc)
+{
+	size_t lo = 0, hi;
+
+	if (!d->curanges_built) {
+		Dwarf_Addr bias;
+		Dwarf *dw = dwfl_module_getdwarf(d->mod, &bias);
+		Dwarf_CU *cu = NULL, *next;
+		Dwarf_Die cudie, sub;
+		size_t cap = 0;
+		uint8_t type;
+		Dwarf_Half ver;
+
+		d->curanges_built = true;
+		while (dw && dwarf_get_units(dw, cu, &next, &ver, &type, &cudie,
+					     &sub) == 0) {
+			Dwarf_Addr base, a, b;
+			ptrdiff_t o = 0;
+
+			cu = next;
+			if (type != DW_UT_compile && type != DW_UT_partial)
+				continue;
+			while ((o = dwarf_ranges(&cudie, o, &base, &a, &b)) > 0) {
+				if (a >= b)
+					continue;
+				sd_grow(&d->curanges, &cap, d->ncuranges + 1,
+					sizeof(*d->curanges));
+				d->curanges[d->ncuranges++] =
+					(struct dsym_curange){ a, b, cudie };
+			}
+		}
+		if (d->ncuranges)
+			qsort(d->curanges, d->ncuranges, sizeof(*d->curanges),
+			      curange_cmp);
+	}
+	hi = d->ncuranges;
+	while (lo < hi) {	/* ranges with lo <= pc: [0, lo) */
+		size_t mid = (lo + hi) / 2;
+
+		if (d->curanges[mid].lo <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* CUs do not overlap; a few ranges back in case one does. */
+	for (size_t i = lo, k = 0; i-- > 0 && k < 8; k++)
+		if (pc < d->curanges[i].hi)
+			return &d->curanges[i].cu;
+	return NULL;
+}
+
 /* The CU's line program for a direct read, while the CU has had few
  * lookups; NULL: use libdw's table (built once, then searched). */
 static const struct dline *cu_lines(struct dsym *d, struct dsym_cuidx *x,
@@ -611,17 +683,25 @@ int dsym_lookup(struct dsym *d, uint64_t addr, struct dsym_loc *locs, int max)
 	}
 
 	cu = dwfl_module_addrdie(d->mod, addr, &bias);
+	if (!cu && dwfl_module_getdwarf(d->mod, &bias))
+		cu = cu_by_range(d, addr - bias);
 	x = cu ? cu_index(d, cu) : NULL;
 	lines = x ? cu_lines(d, x, cu) : NULL;
 
 	/* The line of the address itself belongs to the innermost level. */
 	if (!lines || dline_find(lines, addr - bias, &locs[0].file,
 				 &locs[0].line, &locs[0].col) < 0) {
+		Dwarf_Line *dl = cu ? dwarf_getsrc_die(cu, addr - bias) : NULL;
+
 		lines = NULL;
-		line = dwfl_module_getsrc(d->mod, addr);
-		if (line)
+		if (dl) {
+			locs[0].file = dwarf_linesrc(dl, NULL, NULL);
+			dwarf_lineno(dl, &locs[0].line);
+			dwarf_linecol(dl, &locs[0].col);
+		} else if (!cu && (line = dwfl_module_getsrc(d->mod, addr))) {
 			locs[0].file = dwfl_lineinfo(line, NULL, &locs[0].line,
 						     &locs[0].col, NULL, NULL);
+		}
 	}
 
 	/* The innermost scope at the address, then all the DIEs it is

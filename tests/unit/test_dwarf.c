@@ -336,11 +336,128 @@ static void direct_lines_match_libdw(void **state)
 	free(paths);
 }
 
+/* clang writes no .debug_aranges, where libdw 0.188 looks CUs up: the
+ * CU is found by its own ranges then. Every address of outer() in
+ * clang's DWARF 4 and 5 builds against llvm-symbolizer (the oracle):
+ * the same levels, names, files, lines and columns. */
+static int llvm_oracle(const char *file, uint64_t start, int n,
+		       struct level (*out)[8], int *nlev, int (*cols)[8])
+{
+	char cmd[2048], line[1024];
+	FILE *p;
+	int cur = 0, half = 0;
+
+	snprintf(cmd, sizeof(cmd), "for a in $(seq %llu %llu); do printf "
+		 "'0x%%x\\n' $a; done | llvm-symbolizer --obj='%s' 2>/dev/null"
+		 " || for a in $(seq %llu %llu); do printf '0x%%x\\n' $a; "
+		 "done | llvm-symbolizer-14 --obj='%s'",
+		 (unsigned long long)start, (unsigned long long)start + n - 1,
+		 file, (unsigned long long)start,
+		 (unsigned long long)start + n - 1, file);
+	if (!(p = popen(cmd, "r")))
+		return -1;
+	memset(nlev, 0, n * sizeof(*nlev));
+	while (fgets(line, sizeof(line), p) && cur < n) {
+		struct level *l;
+		char *c;
+
+		line[strcspn(line, "\n")] = '\0';
+		if (!line[0]) {		/* the next address */
+			cur++;
+			half = 0;
+			continue;
+		}
+		if (nlev[cur] >= 8)
+			continue;
+		l = &out[cur][nlev[cur]];
+		if (!half) {
+			snprintf(l->func, sizeof(l->func), "%.127s", line);
+			half = 1;
+			continue;
+		}
+		/* file:line:col */
+		c = strrchr(line, ':');
+		if (c) {
+			*c = '\0';
+			cols[cur][nlev[cur]] = atoi(c + 1);
+			c = strrchr(line, ':');
+		}
+		if (c) {
+			*c = '\0';
+			l->line = atoi(c + 1);
+		}
+		snprintf(l->file, sizeof(l->file), "%s", line);
+		nlev[cur]++;
+		half = 0;
+	}
+	pclose(p);
+	return cur;
+}
+
+static void clang_matches_llvm_symbolizer(void **state)
+{
+	char *paths = strdup(INLINE_VARIANTS), *p, *save = NULL;
+	int tested = 0;
+
+	(void)state;
+	for (p = strtok_r(paths, ":", &save); p; p = strtok_r(NULL, ":", &save)) {
+		struct dsym *d;
+		uint64_t outer, plain;
+		struct level (*want)[8];
+		int (*cols)[8], *nlev, n, inlined_seen = 0;
+
+		if (!strstr(p, "clang"))
+			continue;
+		d = dsym_open(p, NULL);
+		assert_non_null(d);
+		assert_int_equal(dsym_symbol_addr(d, "outer", &outer), 0);
+		assert_int_equal(dsym_symbol_addr(d, "plain", &plain), 0);
+		n = (int)(plain - outer);
+		want = calloc(n, sizeof(*want));
+		cols = calloc(n, sizeof(*cols));
+		nlev = calloc(n, sizeof(*nlev));
+		assert_int_equal(llvm_oracle(p, outer, n, want, nlev, cols), n);
+		for (int i = 0; i < n; i++) {
+			struct dsym_loc got[8];
+			int k = dsym_lookup(d, outer + i, got, 8);
+
+			if (!strcmp(want[i][0].func, "??")) {
+				assert_true(k <= 1);
+				continue;
+			}
+			assert_int_equal(k, nlev[i]);
+			for (int j = 0; j < k; j++) {
+				char a[1024], b[1024];
+
+				assert_string_equal(got[j].func,
+						    want[i][j].func);
+				assert_non_null(got[j].file);
+				snprintf(a, sizeof(a), "%s", got[j].file);
+				snprintf(b, sizeof(b), "%s", want[i][j].file);
+				assert_string_equal(basename(a), basename(b));
+				assert_int_equal(got[j].line, want[i][j].line);
+				assert_int_equal(got[j].col, cols[i][j]);
+			}
+			inlined_seen += k == 3;
+		}
+		assert_true(inlined_seen > 0);
+		free(want);
+		free(cols);
+		free(nlev);
+		dsym_close(d);
+		tested++;
+	}
+	free(paths);
+	if (!tested)
+		skip();		/* no clang: no clang-built fixture */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(executable_matches_addr2line),
 		cmocka_unit_test(direct_lines_match_libdw),
+		cmocka_unit_test(clang_matches_llvm_symbolizer),
 		cmocka_unit_test(relocatable_object_by_section),
 		cmocka_unit_test(bad_files),
 		cmocka_unit_test(address_outside),
