@@ -86,6 +86,42 @@ const char *xlat_signal_name(enum sc_abi abi, int sig, char *buf, unsigned len)
 	return NULL;
 }
 
+/* printf's %#llx and %lld without printf (a line has several: the
+ * decoder's hottest formatting). */
+static void put_hex(struct sbuf *sb, uint64_t v)
+{
+	static const char hx[] = "0123456789abcdef";
+	char b[20], *p = b + sizeof(b);
+
+	if (!v) {
+		sbuf_putc(sb, '0');
+		return;
+	}
+	do
+		*--p = hx[v & 15];
+	while ((v >>= 4));
+	*--p = 'x';
+	*--p = '0';
+	sbuf_put(sb, p, (size_t)(b + sizeof(b) - p));
+}
+
+static void put_udec(struct sbuf *sb, uint64_t v, bool neg)
+{
+	char b[24], *p = b + sizeof(b);
+
+	do
+		*--p = (char)('0' + v % 10);
+	while ((v /= 10));
+	if (neg)
+		*--p = '-';
+	sbuf_put(sb, p, (size_t)(b + sizeof(b) - p));
+}
+
+static void put_dec(struct sbuf *sb, int64_t v)
+{
+	put_udec(sb, v < 0 ? -(uint64_t)v : (uint64_t)v, v < 0);
+}
+
 /* ---- flag sets ---- */
 
 void xlat_flags(struct sbuf *sb, enum sc_abi abi, enum xlat_set set, uint64_t v)
@@ -95,7 +131,7 @@ void xlat_flags(struct sbuf *sb, enum sc_abi abi, enum xlat_set set, uint64_t v)
 	bool first = true;
 
 	if (!d) {
-		sbuf_printf(sb, "%#llx", (unsigned long long)v);
+		put_hex(sb, v);
 		return;
 	}
 	if (v == 0 && !d->mask) {
@@ -131,7 +167,9 @@ void xlat_flags(struct sbuf *sb, enum sc_abi abi, enum xlat_set set, uint64_t v)
 		if (!t->val || (d->mask && !(t->val & ~d->mask)) ||
 		    (v & t->val) != t->val)
 			continue;
-		sbuf_printf(sb, "%s%s", first ? "" : "|", t->name);
+		if (!first)
+			sbuf_putc(sb, '|');
+		sbuf_puts(sb, t->name);
 		first = false;
 		v &= ~t->val;
 	}
@@ -152,9 +190,9 @@ const char *xlat_sysname(enum sc_abi abi, uint32_t nr, char *buf, unsigned len)
 static void put_num(struct sbuf *sb, uint64_t v, const struct xlat_opts *o)
 {
 	if (o->decimal || o->strace)
-		sbuf_printf(sb, "%lld", (long long)v);
+		put_dec(sb, (int64_t)v);
 	else
-		sbuf_printf(sb, "%#llx", (unsigned long long)v);
+		put_hex(sb, v);
 }
 
 static void put_flags(struct sbuf *sb, enum sc_abi abi, enum xlat_set set,
@@ -200,7 +238,7 @@ static void put_fd(struct sbuf *sb, int32_t fd, const struct xlat_opts *o)
 	const char *name;
 
 	if (fd < 0)
-		sbuf_printf(sb, "%d", fd);
+		put_dec(sb, fd);
 	else
 		put_num(sb, (uint64_t)fd, o);
 	if (o->fd_name && (name = o->fd_name(o->fd_ctx, o->pid, fd)))
@@ -321,7 +359,7 @@ static void put_fcntl_arg(struct sbuf *sb, enum sc_abi abi, uint64_t cmd,
 	} else if (!strncmp(c, "F_SETLK", 7) || !strcmp(c, "F_GETLK") ||
 		   !strncmp(c, "F_OFD_", 6) || !strcmp(c, "F_GETOWN_EX") ||
 		   !strcmp(c, "F_SETOWN_EX")) {
-		sbuf_printf(sb, "%#llx", (unsigned long long)v);
+		put_hex(sb, v);
 	} else {
 		put_num(sb, v, o);
 	}
@@ -432,13 +470,13 @@ void xlat_call(struct sbuf *sb, enum sc_abi abi, uint32_t nr,
 			if (o->strace && !v)
 				sbuf_puts(sb, "NULL");
 			else
-				sbuf_printf(sb, "%#llx", (unsigned long long)v);
+				put_hex(sb, v);
 			break;
 		case KA_INT:
-			sbuf_printf(sb, "%d", (int)v);
+			put_dec(sb, (int)v);
 			break;
 		case KA_UINT:
-			sbuf_printf(sb, "%llu", (unsigned long long)v);
+			put_udec(sb, v, false);
 			break;
 		case KA_DIRFD:
 			/* An int: the upper half of the register is not its. */
@@ -453,7 +491,7 @@ void xlat_call(struct sbuf *sb, enum sc_abi abi, uint32_t nr,
 			break;
 		case KA_PID:
 			if ((int32_t)v < 0)
-				sbuf_printf(sb, "%d", (int32_t)v);
+				put_dec(sb, (int32_t)v);
 			else
 				put_num(sb, (uint32_t)v, o);
 			break;
@@ -555,7 +593,8 @@ void xlat_ret_args(struct sbuf *sb, enum sc_abi abi, uint32_t nr, int64_t ret,
 	const struct ktrace_syscall *sc = ktrace_syscall_nr(abi, nr);
 	char nb[32];
 
-	sbuf_printf(sb, "%s ", xlat_sysname(abi, nr, nb, sizeof(nb)));
+	sbuf_puts(sb, xlat_sysname(abi, nr, nb, sizeof(nb)));
+	sbuf_putc(sb, ' ');
 	/* The kernel's restart codes never reach the program: a signal
 	 * came, and the call is restarted or fails with EINTR (the
 	 * rt_sigreturn that ends the handler returns which). */
@@ -579,7 +618,7 @@ void xlat_ret_args(struct sbuf *sb, enum sc_abi abi, uint32_t nr, int64_t ret,
 	if (args && sc && sc->args[0] == KA_SET(XLAT_PRCTL) &&
 	    ret_prctl(sb, abi, ret, args, o))
 		return;
-	sbuf_printf(sb, "%lld", (long long)ret);
+	put_dec(sb, ret);
 	if (!o->decimal && (ret >= 0x10000 || ret < 0))
 		sbuf_printf(sb, "/%#llx", (unsigned long long)ret);
 }

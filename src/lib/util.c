@@ -396,9 +396,11 @@ void sbuf_reset(struct sbuf *sb)
 		sb->buf[0] = '\0';
 }
 
-static void sbuf_reserve(struct sbuf *sb, size_t n)
+static inline void sbuf_reserve(struct sbuf *sb, size_t n)
 {
-	sd_grow(&sb->buf, &sb->cap, sb->len + n + 1, 1);
+	/* The common case, room enough, without a call. */
+	if (sb->len + n + 1 > sb->cap)
+		sd_grow(&sb->buf, &sb->cap, sb->len + n + 1, 1);
 }
 
 void sbuf_putc(struct sbuf *sb, char c)
@@ -423,16 +425,24 @@ void sbuf_puts(struct sbuf *sb, const char *s)
 
 void sbuf_vprintf(struct sbuf *sb, const char *fmt, va_list ap)
 {
+	size_t room = sb->buf ? sb->cap - sb->len : 0;
 	va_list aq;
 	int n;
 
+	/* Into the room there is (most calls fit: one formatting, not a
+	 * measuring one first); again after growing when it did not. */
 	va_copy(aq, ap);
-	n = vsnprintf(NULL, 0, fmt, aq);
+	n = vsnprintf(room ? sb->buf + sb->len : NULL, room, fmt, aq);
 	va_end(aq);
-	if (n < 0)
+	if (n < 0) {
+		if (room)
+			sb->buf[sb->len] = '\0';
 		return;
-	sbuf_reserve(sb, n);
-	vsnprintf(sb->buf + sb->len, n + 1, fmt, ap);
+	}
+	if ((size_t)n >= room) {
+		sbuf_reserve(sb, n);
+		vsnprintf(sb->buf + sb->len, n + 1, fmt, ap);
+	}
 	sb->len += n;
 }
 

@@ -242,6 +242,14 @@ static void sbuf_ops(void **state)
 		sbuf_printf(&sb, "%d,", i);
 	assert_int_equal(sb.len, strlen(sb.buf));
 	assert_memory_equal(sb.buf, "0,1,2,", 6);
+	assert_memory_equal(sb.buf + sb.len - 8, "998,999,", 8);
+	/* A format longer than the room left: formatted again, whole. */
+	sbuf_reset(&sb);
+	sbuf_puts(&sb, "x");
+	sbuf_printf(&sb, "%s|%0*d", "y", (int)sb.cap + 100, 7);
+	assert_int_equal(sb.len, strlen(sb.buf));
+	assert_memory_equal(sb.buf, "xy|000", 6);
+	assert_int_equal(sb.buf[sb.len - 1], '7');
 	sbuf_reset(&sb);
 	sbuf_puts(&sb, "a");
 	sbuf_putc(&sb, 'b');
