@@ -31,7 +31,8 @@ struct ktr_file_header {
 	uint8_t byte_order;	/* KTR_LITTLE or KTR_BIG */
 	uint8_t abi;		/* the machine's syscall ABI: enum sc_abi
 				 * (0 x86_64, 1 aarch64) */
-	uint16_t reserved0;
+	uint16_t sum_algo;	/* KTR_SUM_*: the checksum of its SUM records
+				 * (0: none) */
 	uint32_t reserved1;
 	/* Wall-clock time = record ts (CLOCK_MONOTONIC ns) + clock_base_ns. */
 	int64_t clock_base_ns;
@@ -332,7 +333,8 @@ struct ktr_end {
 };
 
 /*
- * SUM: a CRC-32 of the bytes that precede it in the file, written by the
+ * SUM: a checksum (the header's sum_algo: CRC-32C where the CPU computes it,
+ * else CRC-32) of the bytes that precede it in the file, written by the
  * recorder each time it writes a buffer out. bytes counts them, back to
  * the previous SUM record (or to the start of the file: the first SUM
  * covers the header too); a recording appended with -a begins with a SUM
@@ -341,11 +343,13 @@ struct ktr_end {
  * records are framing: the reader checks and consumes them, the records
  * and bytes of END do not count them.
  */
+#define KTR_SUM_NONE 0
 #define KTR_SUM_CRC32 1		/* zlib's crc32 (ISO-HDLC, as gzip's) */
+#define KTR_SUM_CRC32C 2	/* CRC-32C (Castagnoli, as iSCSI's) */
 
 struct ktr_sum {
 	struct ktr_rec h;
-	uint32_t algo;		/* KTR_SUM_CRC32 */
+	uint32_t algo;		/* KTR_SUM_*, the header's sum_algo */
 	uint32_t crc;
 	uint64_t bytes;		/* how many bytes before this record it covers */
 	uint64_t reserved;

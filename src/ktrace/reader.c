@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* reader — checked reading of trace files. */
 #include "reader.h"
+#include "../lib/crc32c.h"
 #include "../lib/syscalls.h"
 #include "../lib/util.h"
 
@@ -211,7 +212,12 @@ void ktr_reader_free(struct ktr_reader *r)
 /* The n bytes at buf[start] are read past: into the running checksum. */
 static void sum_add(struct ktr_reader *r, size_t n)
 {
-	r->sum_crc = crc32(r->sum_crc, (const Bytef *)r->buf + r->start, n);
+	const void *p = r->buf + r->start;
+
+	if (r->hdr.sum_algo == KTR_SUM_CRC32)
+		r->sum_crc = crc32(r->sum_crc, p, n);
+	else if (r->hdr.sum_algo == KTR_SUM_CRC32C)
+		r->sum_crc = crc32c(r->sum_crc, p, n);
 	r->sum_bytes += n;
 }
 
@@ -261,6 +267,8 @@ int ktr_reader_header(struct ktr_reader *r)
 		return err;
 	if (r->end - r->start < r->hdr.hdr_len)
 		return -ENODATA;
+	r->sum_crc = 0;
+	r->sum_bytes = 0;
 	sum_add(r, r->hdr.hdr_len);
 	r->start += r->hdr.hdr_len;
 	r->offset += r->hdr.hdr_len;
@@ -274,7 +282,8 @@ static void sum_check(struct ktr_reader *r, uint32_t len)
 	uint64_t from = r->offset - r->sum_bytes;
 
 	memcpy(&s, r->buf + r->start, sizeof(s));
-	if (s.algo != KTR_SUM_CRC32) {
+	if (s.algo != r->hdr.sum_algo ||
+	    (s.algo != KTR_SUM_CRC32 && s.algo != KTR_SUM_CRC32C)) {
 		r->sum_unknown++;
 	} else if (s.bytes == 0) {
 		/* A recording appended to the file begins: what came

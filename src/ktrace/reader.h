@@ -46,7 +46,7 @@ struct ktr_reader {
 				 * fields make it is corrupt (ktr_record_exact) */
 	struct ktr_file_header hdr;
 	/* SUM records (format.h) are checked and consumed here, never
-	 * returned: the running CRC-32 of the bytes read since the last one
+	 * returned: the running checksum of the bytes read since the last one
 	 * (skipped corrupt bytes included), and what the checks found. */
 	uint32_t sum_crc;
 	uint64_t sum_bytes;

@@ -15,6 +15,7 @@
 #include "../lib/ringbuf.h"
 #include "../lib/syscalls.h"
 #include "../lib/cli.h"
+#include "../lib/crc32c.h"
 #include "../lib/util.h"
 
 #include <bpf/bpf.h>
@@ -319,10 +320,20 @@ struct writer {
 	uint64_t drop_count;	/* the counts of the DROP records written */
 	char *tmp;		/* the temporary name, until trace_commit */
 	const char *path;
-	uint32_t crc;		/* the CRC-32 of the bytes written since the
-				 * last SUM record, and how many */
+	uint16_t algo;		/* the file's KTR_SUM_* (0: no SUM records) */
+	uint32_t crc;		/* the checksum of the bytes written since
+				 * the last SUM record, and how many */
 	uint64_t crc_bytes;
 };
+
+static void sum_add(struct writer *w, const void *p, size_t n)
+{
+	if (w->algo == KTR_SUM_CRC32C)
+		w->crc = crc32c(w->crc, p, n);
+	else if (w->algo == KTR_SUM_CRC32)
+		w->crc = crc32(w->crc, p, n);
+	w->crc_bytes += n;
+}
 
 /* Whole records in buf[0..n): how many. */
 static size_t whole_records(const char *buf, size_t n)
@@ -352,7 +363,7 @@ static void sum_record(struct writer *w, struct ktr_sum *s)
 	s->h.type = KTR_SUM;
 	s->h.ts = (uint64_t)now.tv_sec * 1000000000 + now.tv_nsec;
 	memcpy(s->h.comm, "sonde", 5);
-	s->algo = KTR_SUM_CRC32;
+	s->algo = w->algo;
 	s->crc = w->crc;
 	s->bytes = w->crc_bytes;
 	w->crc = 0;
@@ -361,15 +372,14 @@ static void sum_record(struct writer *w, struct ktr_sum *s)
 
 /* The buffer goes out, closed by a SUM record of what it holds (and of
  * the header, the first time): a reader can tell damaged bytes from
- * good ones. About 0.2 s of CPU per GB, in this thread, off the traced
- * programs' path (zlib's crc32). */
+ * good ones. CRC-32C in hardware: under 0.1 s of CPU per GB, in this
+ * thread, off the traced programs' path. */
 static void wr_flush(struct writer *w)
 {
-	if (w->len && !w->err) {
+	if (w->len && !w->err && w->algo) {
 		struct ktr_sum sum;
 
-		w->crc = crc32(w->crc, (const Bytef *)w->buf, w->len);
-		w->crc_bytes += w->len;
+		sum_add(w, w->buf, w->len);
 		sum_record(w, &sum);
 		memcpy(w->buf + w->len, &sum, sizeof(sum));
 		w->len += sizeof(sum);
@@ -452,7 +462,7 @@ static int write_all(int fd, const void *buf, size_t n)
  * the last whole one, and a fragment after it (a recorder killed, a disk
  * that filled) is cut off, or the appended records would be lost to
  * every reader behind it. */
-static int append_check(const char *file, int fd)
+static int append_check(const char *file, int fd, uint16_t *algo)
 {
 	struct ktr_reader r;
 	const struct ktr_rec *rec;
@@ -474,6 +484,7 @@ static int append_check(const char *file, int fd)
 		err = -EPROTONOSUPPORT;
 		goto out;
 	}
+	*algo = r.hdr.sum_algo;
 	while ((err = ktr_reader_next(&r, &rec)) == 1)
 		;
 	if (err == -ENODATA) {
@@ -533,8 +544,8 @@ static int open_trace(const struct opts *o, struct writer *w)
 	if (o->append && fstat(w->fd, &st) == 0 && st.st_size > 0) {
 		struct ktr_sum sum;
 
-		err = append_check(o->file, w->fd);
-		if (err)
+		err = append_check(o->file, w->fd, &w->algo);
+		if (err || !w->algo)	/* a file without checksums */
 			return err;
 		/* A recording begins: a SUM of no bytes, so that a reader
 		 * starts its count here (the end of an earlier recording
@@ -552,6 +563,7 @@ static int open_trace(const struct opts *o, struct writer *w)
 	h.byte_order = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? KTR_LITTLE
 								 : KTR_BIG;
 	h.abi = sc_native();
+	w->algo = h.sum_algo = crc32c_fast() ? KTR_SUM_CRC32C : KTR_SUM_CRC32;
 	/* The offset between CLOCK_REALTIME and CLOCK_MONOTONIC (the BPF
 	 * clock), taken between two monotonic reads. */
 	clock_gettime(CLOCK_MONOTONIC, &mono);
@@ -567,8 +579,7 @@ static int open_trace(const struct opts *o, struct writer *w)
 	err = write_all(w->fd, &h, sizeof(h));
 	if (err)
 		sd_err("cannot write %s: %s", o->file, strerror(-err));
-	w->crc = crc32(0, (const Bytef *)&h, sizeof(h));
-	w->crc_bytes = sizeof(h);
+	sum_add(w, &h, sizeof(h));
 	return err;
 }
 

@@ -657,14 +657,30 @@ def test_mutated_traces_do_not_crash(root, sonde, tmp_path, fixture,
             assert len(p.stderr.splitlines()) <= 1, p.stderr
 
 
+def crc32c(data):
+    """CRC-32C as RFC 3720 defines it (reflected 0x82f63b78)."""
+    table = []
+    for i in range(256):
+        c = i
+        for _ in range(8):
+            c = (c >> 1) ^ 0x82F63B78 if c & 1 else c >> 1
+        table.append(c)
+    c = 0xFFFFFFFF
+    for b in data:
+        c = table[(c ^ b) & 0xFF] ^ (c >> 8)
+    return c ^ 0xFFFFFFFF
+
+
 def sum_records(data):
     """The SUM records of a trace: (offset, crc, bytes covered)."""
+    algo = int.from_bytes(data[18:20], "little")
+    assert algo in (1, 2)       # CRC-32 (zlib), CRC-32C
     sums, off = [], 168
     while off < len(data):
         n = int.from_bytes(data[off:off + 4], "little")
         if int.from_bytes(data[off + 4:off + 6], "little") == 16:
-            algo, crc, covered = struct.unpack_from("<IIQ", data, off + 48)
-            assert algo == 1
+            salgo, crc, covered = struct.unpack_from("<IIQ", data, off + 48)
+            assert salgo == algo
             sums.append((off, crc, covered))
         off += n
     return sums
@@ -672,20 +688,22 @@ def sum_records(data):
 
 def test_checksums_catch_every_flip(root, sonde, tmp_path, fixture,
                                     data_file):
-    """Every byte the recorder writes is under a CRC-32 (SUM records, the
-    header included) that Python's zlib computes alike; one bit flipped
+    """Every byte the recorder writes is under a checksum (SUM records, the
+    header included): CRC-32C on this CPU (RFC 3720's, computed here), or
+    CRC-32 (Python's zlib) on one without the instruction; one bit flipped
     anywhere in the file, kdump says so (the bytes of the stretch and
-    exit 1), where before a checksum 1 flip in 30 was noticed."""
+    exit 1), where before the checksums 1 flip in 30 was noticed."""
     import random
     import zlib
     out = traced_fixture(tmp_path, fixture, data_file, "cnispt")
     data = out.read_bytes()
     sums = sum_records(data)
     assert sums and sums[-1][0] + 72 == len(data)
+    fn = crc32c if int.from_bytes(data[18:20], "little") == 2 else zlib.crc32
     start = 0
     for off, crc, covered in sums:
         assert covered == off - start, (off, covered)
-        assert zlib.crc32(data[start:off]) == crc, off
+        assert fn(data[start:off]) == crc, off
         start = off + 72
     clean = run([SONDE, "kdump", "-f", str(out)])
     assert clean.returncode == 0 and clean.stderr == "", clean.stderr

@@ -4,6 +4,7 @@
  * lies; and a file read record by record, whole and truncated. */
 #include "test.h"
 #include "ktrace/reader.h"
+#include "lib/crc32c.h"
 #include "lib/syscalls.h"
 
 #include <errno.h>
@@ -456,8 +457,8 @@ static size_t sum_of(char *at, const char *p, size_t n)
 	s.h.len = sizeof(s);
 	s.h.type = KTR_SUM;
 	s.h.ts = 99;
-	s.algo = KTR_SUM_CRC32;
-	s.crc = n ? crc32(0, (const Bytef *)p, n) : 0;
+	s.algo = KTR_SUM_CRC32C;
+	s.crc = n ? crc32c(0, p, n) : 0;
 	s.bytes = n;
 	memcpy(at, &s, sizeof(s));
 	return sizeof(s);
@@ -477,6 +478,7 @@ static void checksums(void **state)
 	int fd;
 
 	(void)state;
+	h.sum_algo = KTR_SUM_CRC32C;
 	memcpy(buf, &h, n);
 	n += calls(buf + n, 3);
 	a = n;					/* the first SUM: header too */
@@ -515,6 +517,32 @@ static void checksums(void **state)
 	}
 }
 
+/* CRC-32C's check value and RFC 3720's test vectors (B.4), through the
+ * instruction and through the table. */
+static void crc32c_vectors(void **state)
+{
+	unsigned char z[32] = { 0 }, f[32], inc[32], big[4099];
+
+	(void)state;
+	memset(f, 0xff, sizeof(f));
+	for (int i = 0; i < 32; i++)
+		inc[i] = i;
+	for (size_t i = 0; i < sizeof(big); i++)
+		big[i] = (unsigned char)(i * 7 + 3);
+	for (int t = 0; t < 2; t++) {
+		uint32_t (*fn)(uint32_t, const void *, size_t) =
+			t ? crc32c_table : crc32c;
+
+		assert_int_equal(fn(0, "123456789", 9), 0xe3069283);
+		assert_int_equal(fn(0, z, 32), 0x8a9136aa);
+		assert_int_equal(fn(0, f, 32), 0x62a8ab43);
+		assert_int_equal(fn(0, inc, 32), 0x46dd794e);
+		/* In pieces of any size: the same. */
+		assert_int_equal(fn(fn(0, big, 1001), big + 1001, 3098),
+				 crc32c_table(0, big, sizeof(big)));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -526,6 +554,7 @@ int main(void)
 		cmocka_unit_test(every_truncation),
 		cmocka_unit_test(resync_after_corruption),
 		cmocka_unit_test(checksums),
+		cmocka_unit_test(crc32c_vectors),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
