@@ -71,6 +71,7 @@ struct dt_cc {
 				 * own (a provider this kernel lacks) */
 	struct dt_provs *provs;	/* the session's providers (probe names
 				 * in #pragma and -i ids) */
+	struct dt_btfmap *btf;	/* kernel types converted so far (btf.c) */
 };
 
 /* Record an error at loc (loc may be NULL) and unwind to dt_cc's jmp.
@@ -235,6 +236,8 @@ struct dt_ctype {
 	uint64_t nelems;
 	uint64_t end_bits;	/* structs: where the last member ends */
 	bool has_bitfields;	/* laid out as libctf does: no tail padding */
+	int btf_id;		/* the kernel's (BTF): its members are read
+				 * when first named (dt_btf_complete) */
 };
 /* Names a program declares: typedefs and enumerators share one name
  * space, struct/union/enum tags another. */
@@ -297,6 +300,7 @@ enum dt_nkind {
 				 * (in_mem), ival is the member's offset */
 	N_ADDR,			/* the address of a (an array's first
 				 * element, &x) */
+	N_XLATE,		/* xlate <cast> (a) */
 	/* statements */
 	S_EXPR, S_AGG, S_IF, S_BLOCK, S_NOP,
 };
@@ -372,6 +376,8 @@ enum dt_kkind { KEY_INT, KEY_STR, KEY_PROBESTR,
 				 * frames to print (0: all) */
 	KEY_SYM,		/* 16 bytes: an address, and the pid for the
 				 * user ones; which: enum dt_symkind */
+	KEY_BYTES,		/* a struct or union: its ssize bytes
+				 * (associative arrays only) */
 };
 struct dt_key {
 	uint8_t kind;
@@ -380,6 +386,7 @@ struct dt_key {
 	uint16_t ssize;		/* KEY_STR: bytes */
 	uint8_t which;		/* KEY_PROBESTR: 0 prov 1 mod 2 func 3 name */
 	int off;		/* offset in the packed key */
+	struct dt_type type;	/* the first key's (DTrace's prototype) */
 };
 
 struct dt_var {
@@ -404,6 +411,8 @@ struct dt_var {
 	int map;		/* index in the program's maps */
 	/* a member or element of a struct, union or array global: read and
 	 * written at its own size, at off_in bytes into base */
+	bool tls;		/* DT_ARRAY: self->a[k], keyed by thread too
+				 * (the key's first 8 bytes: the tid) */
 	struct dt_var *base;
 	uint64_t off_in;
 	struct dt_var *next;
@@ -514,12 +523,33 @@ struct dt_inline {
 	struct dt_inline *next;
 };
 
+/* translator OUT < IN name > { member = expr; ... }; */
+struct dt_xlmember {
+	const char *name;
+	struct dt_node *expr;	/* as parsed: cloned where it is used */
+	struct dt_loc loc;
+};
+struct dt_xlator {
+	struct dt_type out, in;
+	const char *in_name;
+	struct dt_xlmember *members;
+	int nmembers;
+	struct dt_loc loc;	/* its end (the ';') */
+	struct dt_xlator *next;
+};
+/* A deep copy of expression e (decl.c). */
+struct dt_node *dt_node_clone(struct dt_cc *cc, const struct dt_node *e);
+/* A copy of e with every N_VAR named name replaced by a copy of repl. */
+struct dt_node *dt_node_subst(struct dt_cc *cc, const struct dt_node *e,
+			      const char *name, const struct dt_node *repl);
+
 struct dt_prog {
 	struct dt_clause **clauses;
 	int nclauses;
 	struct dt_var *vars;	/* every variable, in order of appearance */
 	struct dt_cname *cnames;	/* typedefs, enumerators, tags */
 	struct dt_inline *inlines;
+	struct dt_xlator *xlators;
 	int naggs;
 	struct dt_options opt;
 	struct dt_macros *macros;
@@ -566,6 +596,7 @@ enum dt_builtin {
 	BI_ARG0, BI_ARG9 = BI_ARG0 + 9, BI_ERRNO, BI_EPID, BI_ID,
 	BI_ARGS,		/* args[N] (an N_INDEX; ival: N) */
 	BI_CURPSINFO, BI_CURLWPSINFO,
+	BI_CURTHREAD,		/* struct task_struct * (the kernel's BTF) */
 	BI_NBUILTINS
 };
 

@@ -74,6 +74,14 @@ static int cg_key(struct dt_cg *g, struct dt_var *v, struct dt_node **args,
 {
 	int off = dt_cg_temp(g, v->key_size);
 
+	if (v->tls) {
+		/* self->a[k]: the thread's id, then the keys */
+		int t = dt_reg(g);
+
+		dt_emit(g, I_LDX(BPF_DW, t, BPF_REG_10, DT_FP_TID));
+		dt_emit(g, I_STX(BPF_DW, DT_SCRATCH_REG, t, off));
+		dt_reg_free(g, t);
+	}
 	if (!nargs) {
 		dt_emit(g, I_ST(BPF_DW, DT_SCRATCH_REG, off, 0));
 		return off;
@@ -115,6 +123,27 @@ void dt_cg_store_val(struct dt_cg *g, struct dt_node *e, int ptr, int off,
 				 offsetof(struct dt_symkey, pid)));
 		dt_reg_free(g, r);
 		return;
+	case KEY_BYTES: {
+		/* a struct's bytes, from wherever it is, padding zeroed */
+		int rc;
+
+		d = dt_reg(g);
+		dt_emit(g, I_MOV(d, ptr));
+		dt_emit(g, I_ALU64_IMM(BPF_ADD, d, off));
+		dt_cg_zero(g, d, (k->ssize + 7) & ~7);
+		r = dt_cg_addr(g, e);
+		dt_call_begin(g);
+		dt_call_arg(g, BPF_REG_3, r);
+		dt_call_arg(g, BPF_REG_1, d);
+		dt_emit(g, I_MOV_IMM(BPF_REG_2, k->ssize));
+		dt_call(g, BPF_FUNC_probe_read_kernel);
+		rc = dt_call_end(g);
+		dt_cg_fault_if_neg(g, rc, r);
+		dt_reg_free(g, rc);
+		dt_reg_free(g, r);
+		dt_reg_free(g, d);
+		return;
+	}
 	case KEY_STR:
 		r = dt_cg_expr(g, e);
 		d = dt_reg(g);
@@ -464,7 +493,7 @@ static int cg_builtin(struct dt_cg *g, struct dt_node *n)
 		r = dt_reg(g);
 		dt_emit(g, I_LDX(BPF_DW, r, BPF_REG_10, DT_FP_PROBE));
 		return r;
-	case BI_CURPSINFO: case BI_CURLWPSINFO:
+	case BI_CURPSINFO: case BI_CURLWPSINFO: case BI_CURTHREAD:
 		return cg_helper0(g, BPF_FUNC_get_current_task);
 	default:
 		if (n->bi >= BI_ARG0 && n->bi <= BI_ARG9) {
@@ -1176,7 +1205,8 @@ static void cg_stmts(struct dt_cg *g, struct dt_node *s)
 static bool uses_self(struct dt_node *n)
 {
 	for (; n; n = n->next) {
-		if (n->kind == N_SELF)
+		if (n->kind == N_SELF ||
+		    (n->kind == N_INDEX && n->op == T_SELF))
 			return true;
 		if (uses_self(n->a) || uses_self(n->b) || uses_self(n->c))
 			return true;

@@ -212,3 +212,31 @@ uint64_t dt_ptr_step(const struct dt_type *p)
 	size = dt_type_size(p->ref);
 	return size ? size : 1;
 }
+
+struct dt_node *dt_node_clone(struct dt_cc *cc, const struct dt_node *e)
+{
+	return dt_node_subst(cc, e, NULL, NULL);
+}
+
+struct dt_node *dt_node_subst(struct dt_cc *cc, const struct dt_node *e,
+			      const char *name, const struct dt_node *repl)
+{
+	struct dt_node *n;
+
+	if (!e)
+		return NULL;
+	if (name && e->kind == N_VAR && e->name && !strcmp(e->name, name))
+		return dt_node_subst(cc, repl, NULL, NULL);
+	n = dt_alloc(&cc->arena, sizeof(*n));
+	*n = *e;
+	n->a = dt_node_subst(cc, e->a, name, repl);
+	n->b = dt_node_subst(cc, e->b, name, repl);
+	n->c = dt_node_subst(cc, e->c, name, repl);
+	if (e->nargs > 0) {
+		n->args = dt_alloc(&cc->arena, sizeof(*n->args) *
+				   (size_t)e->nargs);
+		for (int i = 0; i < e->nargs; i++)
+			n->args[i] = dt_node_subst(cc, e->args[i], name, repl);
+	}
+	return n;
+}

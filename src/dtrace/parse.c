@@ -6,6 +6,7 @@
  * result is a tree of struct dt_node; names are resolved later by
  * types.c. */
 #include "ast.h"
+#include "btf.h"
 #include "providers/provider.h"
 #include "../lib/util.h"
 
@@ -188,6 +189,12 @@ static struct dt_type parse_type(struct parser *p);
 static struct dt_node *ternary(struct parser *p);
 static struct dt_type sou_spec(struct parser *p);
 static struct dt_type enum_spec(struct parser *p);
+
+static bool is_word(const struct dt_token *t, const char *w)
+{
+	return t->t == T_RESERVED && t->len == strlen(w) &&
+	       !strncmp(t->start, w, t->len);
+}
 
 /* float and double: lexed as reserved words */
 static int float_word(const struct dt_token *t)
@@ -552,6 +559,11 @@ static struct dt_type sou_spec(struct parser *p)
 	if (peek(p)->t != T_LBRACE) {
 		if (!tag)
 			syntax(p, "expected a tag or '{'");
+		if (!c && dt_btf_sou(p->cc, is_union, tag, &t)) {
+			/* the kernel's (BTF), when the program has none */
+			dt_btf_complete(p->cc, (struct dt_ctype *)t.ct);
+			return t;
+		}
 		if (!c) {
 			/* a forward reference: incomplete until defined */
 			c = dt_cname_add(p->cc, p->prog, kind, tag, &kw.loc);
@@ -1003,10 +1015,23 @@ static struct dt_node *primary(struct parser *p)
 		m = expect(p, T_IDENT);
 		n = node(p, t.t == T_SELF ? N_SELF : N_THIS, &t.loc);
 		n->name = m.sval;
+		if (peek(p)->t == T_LBRACK && t.t == T_SELF) {
+			/* self->a[k]: a thread-local associative array, an
+			 * array named "self->a" keyed by thread too */
+			char *nm = dt_alloc(&p->cc->arena, strlen(m.sval) + 7);
+
+			sprintf(nm, "self->%s", m.sval);
+			next(p);
+			n->kind = N_INDEX;
+			n->name = nm;
+			n->op = T_SELF;
+			arg_list(p, n, T_RBRACK);
+			return n;
+		}
 		if (peek(p)->t == T_LBRACK)
-			dt_error(p->cc, &peek(p)->loc, "not supported: "
-				 "thread-local or clause-local associative "
-				 "arrays");
+			dt_cerror(p->cc, &peek(p)->loc, D_ARR_LOCAL, "local "
+				  "variables may not be used as associative "
+				  "arrays: %s", m.sval);
 		return n;
 	}
 	case T_LPAREN:
@@ -1014,6 +1039,17 @@ static struct dt_node *primary(struct parser *p)
 		expect(p, T_RPAREN);
 		return n;
 	case T_RESERVED:
+		if (is_word(&t, "xlate")) {
+			/* xlate <type> (expr): translated by a translator */
+			n = node(p, N_XLATE, &t.loc);
+			expect(p, T_LT);
+			n->cast = parse_type(p);
+			expect(p, T_GT);
+			expect(p, T_LPAREN);
+			n->a = expr(p);
+			expect(p, T_RPAREN);
+			return n;
+		}
 		p->tok = t;
 		p->have = true;
 		syntax(p, "a D keyword sonde does not support here");
@@ -1356,7 +1392,7 @@ static struct dt_node *statement_rule(struct parser *p)
 		}
 		return n;
 	}
-	if (t->t == T_RESERVED)
+	if (t->t == T_RESERVED && !is_word(t, "xlate") && !float_word(t))
 		syntax(p, "a D keyword sonde does not support here");
 	if (starts_type(p) || t->t == T_SELF || t->t == T_THIS) {
 		if (t->t == T_SELF || t->t == T_THIS) {
@@ -1771,6 +1807,75 @@ static void inline_def(struct parser *p)
 	*tail = in;
 }
 
+/* translator OUT < IN name > { member = expression; ... }; checked as
+ * dtrace(1) checks it once the definition ends (its ';'); the members'
+ * expressions are typed by types.c. */
+static void xlator_decl(struct parser *p)
+{
+	struct dt_cc *cc = p->cc;
+	struct dt_xlator *x = dt_alloc(&cc->arena, sizeof(*x)), **tail;
+	struct dt_token kw = next(p), id;
+	char b1[80], b2[80];
+	int cap = 0;
+
+	x->loc = kw.loc;
+	x->out = parse_type(p);
+	expect(p, T_LT);
+	x->in = parse_type(p);
+	id = expect(p, T_IDENT);
+	x->in_name = id.sval;
+	expect(p, T_GT);
+	expect(p, T_LBRACE);
+	while (!accept(p, T_RBRACE)) {
+		struct dt_token m = expect(p, T_IDENT);
+		struct dt_xlmember *xm;
+
+		expect(p, T_ASSIGN);
+		if (x->nmembers == cap) {
+			struct dt_xlmember *nm;
+
+			cap = cap ? 2 * cap : 8;
+			nm = dt_alloc(&cc->arena, sizeof(*nm) * (size_t)cap);
+			if (x->nmembers)
+				memcpy(nm, x->members, sizeof(*nm) *
+				       (size_t)x->nmembers);
+			x->members = nm;
+		}
+		xm = &x->members[x->nmembers++];
+		xm->name = m.sval;
+		xm->loc = m.loc;
+		xm->expr = assign_expr(p);
+		expect(p, T_SEMI);
+	}
+	struct dt_loc end = peek(p)->loc;
+
+	expect(p, T_SEMI);
+	x->loc = end;	/* where dtrace(1) reports what is wrong with it */
+	if (x->out.kind != DT_TSOU)
+		dt_cerror(cc, &end, D_XLATE_SOU, "translator output type must "
+			  "be a struct or union");
+	if (!x->out.ct->complete)
+		dt_cerror(cc, &end, D_XLATE_SOU, "incomplete struct/union/enum "
+			  "%s", dt_type_name(&x->out, b1, sizeof(b1)));
+	for (struct dt_xlator *o = p->prog->xlators; o; o = o->next)
+		if (o->out.ct == x->out.ct && o->in.kind == x->in.kind &&
+		    !strcmp(dt_type_name(&o->in, b1, sizeof(b1)),
+			    dt_type_name(&x->in, b2, sizeof(b2))))
+			dt_cerror(cc, &end, D_XLATE_REDECL, "translator from %s "
+				  "to %s has already been declared", b2,
+				  dt_type_name(&x->out, b1, sizeof(b1)));
+	for (int i = 0; i < x->nmembers; i++)
+		if (!dt_ctype_member(x->out.ct, x->members[i].name, NULL,
+				     NULL))
+			dt_cerror(cc, &end, D_XLATE_MEMB, "translator member "
+				  "%s is not a member of %s",
+				  x->members[i].name,
+				  dt_type_name(&x->out, b1, sizeof(b1)));
+	for (tail = &p->prog->xlators; *tail; tail = &(*tail)->next)
+		;
+	*tail = x;
+}
+
 /* C's storage classes: extern declares what the kernel defines; the
  * others mean nothing in D. */
 static const char *storage_class(const struct dt_token *t)
@@ -2015,6 +2120,14 @@ void dt_parse(struct dt_cc *cc, struct dt_prog *prog, const struct dt_src *src)
 		    !isalnum((unsigned char)p.lx.src->text[p.lx.pos + 6]) &&
 		    p.lx.src->text[p.lx.pos + 6] != '_') {
 			inline_def(&p);
+			p.have = false;
+			continue;
+		}
+		if (c == 't' &&
+		    !strncmp(p.lx.src->text + p.lx.pos, "translator", 10) &&
+		    !isalnum((unsigned char)p.lx.src->text[p.lx.pos + 10]) &&
+		    p.lx.src->text[p.lx.pos + 10] != '_') {
+			xlator_decl(&p);
 			p.have = false;
 			continue;
 		}

@@ -7,6 +7,7 @@
  * hook (funcs.c), and lays out what the code generator and the consumer
  * share: clause records, tuple keys, map values, globals and literals. */
 #include "agg.h"
+#include "btf.h"
 #include "dlib.h"
 #include "ast.h"
 #include "fmt.h"
@@ -135,7 +136,7 @@ static const struct {
 
 /* Names D defines that this version does not provide. */
 static const char *const later_vars[] = {
-	"args", "curthread", "cwd", "root",
+	"args", "cwd", "root",
 	"stackdepth", "ustackdepth", "caller", "ucaller", "ipl", "uregs",
 	"zonename", "curcpu", "arg10",
 };
@@ -154,6 +155,8 @@ struct dt_ck {
 };
 
 static struct dt_type check_expr(struct dt_ck *k, struct dt_node *n);
+static struct dt_type xlate_member(struct dt_ck *k, struct dt_node *n);
+static struct dt_type check_top(struct dt_ck *k, struct dt_node *n);
 
 static struct dt_type str_type(struct dt_ck *k)
 {
@@ -186,6 +189,7 @@ static struct dt_var *new_var(struct dt_ck *k, const char *name,
 
 	v->name = dt_strdup(&k->cc->arena, name);
 	v->scope = scope;
+	v->tls = scope == DT_ARRAY && !strncmp(name, "self->", 6);
 	v->loc = *loc;
 	v->nkeys = -1;
 	v->map = -1;
@@ -435,18 +439,22 @@ static struct dt_key key_of(struct dt_node *e)
 	} else if (e->type.kind == DT_TSTR) {
 		key.kind = KEY_STR;
 		key.ssize = e->type.ssize;
+	} else if (e->type.kind == DT_TSOU) {
+		key.kind = KEY_BYTES;
+		key.ssize = (uint16_t)dt_type_size(&e->type);
 	} else {
 		key.kind = KEY_INT;
 		key.size = e->type.size;
 		key.sign = e->type.sign;
 	}
+	key.type = e->type;
 	return key;
 }
 
 static void check_keys(struct dt_ck *k, struct dt_var *v, struct dt_node **args,
 		       int nargs, const struct dt_loc *loc)
 {
-	char what[80];
+	char what[80], b1[80], b2[80];
 
 	snprintf(what, sizeof(what), "%s%s", v->scope == DT_AGGVAR ? "" : "",
 		 v->name);
@@ -461,8 +469,19 @@ static void check_keys(struct dt_ck *k, struct dt_var *v, struct dt_node **args,
 				  "#%d", args[i]->kind == N_AGG ? "aggregation" :
 				  "void", v->scope == DT_AGGVAR ? "aggregation" :
 				  "associative array", i + 1);
+		bool w = k->whole_ok;
+
+		/* a struct or union key is its bytes */
+		k->whole_ok = v->scope != DT_AGGVAR;
 		struct dt_type t = check_expr(k, args[i]);
 
+		k->whole_ok = w;
+		if (t.kind == DT_TARRAY)
+			dt_error(k->cc, &args[i]->loc, "not supported: an array "
+				 "as a key in this version");
+		if (t.kind == DT_TSOU && t.ct->size > 256)
+			dt_error(k->cc, &args[i]->loc, "not supported: a key of "
+				 "more than 256 bytes (%s)", tname(&t, b1));
 		if (t.kind == DT_TPTR && t.xlate)
 			dt_cerror(k->cc, &args[i]->loc, D_KEY_TYPE, "dynamic "
 				  "expression may not be used as %s index: key "
@@ -488,12 +507,29 @@ static void check_keys(struct dt_ck *k, struct dt_var *v, struct dt_node **args,
 			v->keys[i] = key_of(args[i]);
 		return;
 	}
+	if (v->nkeys != nargs && v->scope != DT_AGGVAR)
+		dt_cerror(k->cc, loc, D_PROTO_LEN, "%s[ ] prototype mismatch: "
+			  "%d key%spassed, %d expected", v->name, nargs,
+			  nargs == 1 ? " " : "s ", v->nkeys);
 	if (v->nkeys != nargs)
 		dt_error(k->cc, loc, "%s is used with %d key%s here but %d "
 			 "before", what, nargs, nargs == 1 ? "" : "s",
 			 v->nkeys);
 	for (int i = 0; i < nargs; i++) {
 		struct dt_key a = v->keys[i], b = key_of(args[i]);
+
+		/* DTrace's signature check (dt_idcook_sign): integers
+		 * match integers, strings strings, a struct itself */
+		if (v->scope != DT_AGGVAR &&
+		    ((a.kind == KEY_INT) != (b.kind == KEY_INT) ||
+		     (a.kind == KEY_BYTES) != (b.kind == KEY_BYTES) ||
+		     (a.kind == KEY_BYTES && a.type.ct != b.type.ct)))
+			dt_cerror(k->cc, loc, D_PROTO_ARG, "%s[ ] key #%d is "
+				  "incompatible with prototype:\n\tprototype: "
+				  "%s\n\t      key: %s", v->name, i + 1,
+				  tname(&a.type, b1), tname(&b.type, b2));
+		if (a.kind == KEY_BYTES)
+			continue;
 
 		if ((a.kind == KEY_INT) != (b.kind == KEY_INT))
 			dt_error(k->cc, &args[i]->loc, "key %d of %s is %s "
@@ -553,6 +589,16 @@ static struct dt_type check_var(struct dt_ck *k, struct dt_node *n)
 		n->ival = 0;
 		n->type = (struct dt_type){ DT_TPTR, 8, false, 0, 1 };
 		return n->type;
+	}
+	if (!strcmp(n->name, "curthread")) {
+		/* the current task, typed by the kernel's BTF */
+		struct dt_type st;
+
+		if (!dt_btf_sou(k->cc, false, "task_struct", &st))
+			dt_error(k->cc, &n->loc, "curthread needs the kernel's "
+				 "BTF (/sys/kernel/btf/vmlinux)");
+		n->bi = BI_CURTHREAD;
+		return dt_ptr_type(k->cc, &st);
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(builtins); i++) {
 		if (strcmp(builtins[i].name, n->name))
@@ -664,6 +710,19 @@ static struct dt_type decay(struct dt_ck *k, struct dt_node *n,
 	n->loc = c->loc;
 	n->a = c;
 	n->type = dt_ptr_type(k->cc, &t.ct->elem);
+	if (c->in_mem && t.ct->elem.kind == DT_TINT && t.ct->elem.size == 1 &&
+	    t.ct->nelems && t.ct->nelems < 65535) {
+		/* a char array in memory is a string, as in DTrace
+		 * (curthread->comm) */
+		struct dt_node *a = dt_alloc(&k->cc->arena, sizeof(*a));
+
+		*a = *n;
+		n->kind = N_CAST;
+		n->a = a;
+		n->type = str_type(k);
+		n->type.ssize = (uint16_t)(t.ct->nelems + 1);
+		n->cast = n->type;
+	}
 	return n->type;
 }
 
@@ -675,6 +734,9 @@ static struct dt_type mem_member(struct dt_ck *k, struct dt_node *n,
 	struct dt_type st = n->op == T_ARROW ? dt_ptr_ref(&a) : a, t;
 	char b[80];
 	uint64_t off;
+
+	if (st.kind == DT_TSOU && !st.ct->complete && st.ct->btf_id)
+		dt_btf_complete(k->cc, (struct dt_ctype *)st.ct);
 
 	if (st.kind != DT_TSOU && n->op == T_ARROW)
 		dt_cerror(k->cc, &n->loc, D_OP_SOU, "operator -> cannot be "
@@ -762,6 +824,8 @@ static struct dt_type check_member(struct dt_ck *k, struct dt_node *n)
 	char b[80];
 	int idx;
 
+	if (n->a->kind == N_XLATE)
+		return xlate_member(k, n);
 	resolve_part(k, n);
 	if (n->kind == N_VAR || n->kind == N_THIS)
 		return check_expr(k, n);
@@ -770,6 +834,13 @@ static struct dt_type check_member(struct dt_ck *k, struct dt_node *n)
 	k->whole_ok = true;	/* a struct (.) or, for ->, an error below */
 	a = check_expr(k, n->a);
 	k->whole_ok = w;
+	if (n->op == T_DOT && a.kind == DT_TSOU &&
+	    (n->a->kind == N_VAR || n->a->kind == N_THIS)) {
+		/* (struct s)v.m: v.m, now that the cast is gone */
+		resolve_part(k, n);
+		if (n->kind == N_VAR || n->kind == N_THIS)
+			return check_expr(k, n);
+	}
 	if (n->op == T_ARROW && a.kind != DT_TPTR)
 		dt_cerror(k->cc, &n->loc, D_OP_PTR, "operator -> must be "
 			  "applied to a pointer");
@@ -1014,10 +1085,9 @@ static struct dt_type check_assign(struct dt_ck *k, struct dt_node *n)
 	lt = check_expr(k, l);
 	if (n->op == T_ASSIGN) {
 		if (!is_deref(l) && (lt.kind == DT_TSTR) != (rt.kind == DT_TSTR))
-			dt_error(k->cc, &n->loc, "cannot assign %s to %s%s "
-				 "(of type %s)", tname(&rt, b1),
-				 l->var ? scope_prefix(l->var->scope) : "",
-				 l->name, tname(&lt, b2));
+			dt_cerror(k->cc, &n->loc, D_OP_INCOMPAT, "operands have "
+				  "incompatible types: \"%s\" = \"%s\"",
+				  tname(&lt, b1), tname(&rt, b2));
 	} else {
 		if (!dt_type_is_int(&lt) || !dt_type_is_int(&rt))
 			op2_error(k, n, n->op, &lt, &rt);
@@ -1177,6 +1247,10 @@ static struct dt_type check_expr(struct dt_ck *k, struct dt_node *n)
 	case N_ADDR:
 		t = n->type;
 		break;
+	case N_XLATE:
+		dt_error(k->cc, &n->loc, "not supported: a translated struct as "
+			 "a whole value in this version (use its members: "
+			 "xlate <T>(x).member)");
 	case N_AGG:
 		dt_error(k->cc, &n->loc, "aggregation %s has no value in an "
 			 "expression (print it with printa())", n->name);
@@ -1254,6 +1328,24 @@ static struct dt_type check_expr(struct dt_ck *k, struct dt_node *n)
 		t = a;
 		break;
 	case N_CAST:
+		if (n->cast.kind == DT_TSOU) {
+			/* (struct s)x of a struct s: x itself */
+			bool w = k->whole_ok;
+
+			k->whole_ok = true;
+			a = check_expr(k, n->a);
+			k->whole_ok = w;
+			if (a.kind != DT_TSOU || a.ct != n->cast.ct)
+				dt_cerror(k->cc, &n->loc, D_CAST_INVAL, "invalid "
+					  "cast expression: \"%s\" to \"%s\"",
+					  tname(&a, b1), tname(&n->cast, b2));
+			*n = *n->a;
+			return check_expr(k, n);
+		}
+		if (n->a->kind == N_XLATE)
+			dt_cerror(k->cc, &n->loc, D_CAST_INVAL, "invalid cast "
+				  "expression: \"pointer to translated data\" to "
+				  "\"%s\"", tname(&n->cast, b1));
 		a = check_expr(k, n->a);
 		t = n->cast;
 		if (t.kind == DT_TSTR) {
@@ -1737,13 +1829,14 @@ static void layout_keys(struct dt_cc *cc, struct dt_prog *p)
 	for (struct dt_var *v = p->vars; v; v = v->next) {
 		if (v->scope != DT_ARRAY && v->scope != DT_AGGVAR)
 			continue;
-		int off = 0;
+		int off = v->tls ? 8 : 0;	/* self->a[k]: the tid first */
 
 		for (int i = 0; i < v->nkeys; i++) {
 			struct dt_key *key = &v->keys[i];
 
 			key->off = off;
-			off += key->kind == KEY_STR ? (key->ssize + 7) & ~7 :
+			off += key->kind == KEY_STR || key->kind == KEY_BYTES ?
+			       (key->ssize + 7) & ~7 :
 			       key->kind == KEY_SYM ? 16 : 8;
 		}
 		v->key_size = off ? off : 8;
@@ -1817,6 +1910,138 @@ static void literals(struct dt_prog *p, struct dt_node *n)
 	}
 }
 
+/* ---- translators ---- */
+
+/* What a translator's input stands for while its members are typed: an
+ * object of its type (*(IN *)0 for a struct, so that its members can be
+ * named). */
+static struct dt_node *xl_placeholder(struct dt_ck *k, struct dt_xlator *x)
+{
+	struct dt_node *z = dt_alloc(&k->cc->arena, sizeof(*z));
+	struct dt_node *c = dt_alloc(&k->cc->arena, sizeof(*c));
+
+	z->kind = N_INT;
+	z->loc = x->loc;
+	z->type = dt_int;
+	c->kind = N_CAST;
+	c->loc = x->loc;
+	c->a = z;
+	c->cast = x->in;
+	if (x->in.kind == DT_TSOU) {
+		struct dt_node *d = dt_alloc(&k->cc->arena, sizeof(*d));
+
+		c->cast = dt_ptr_type(k->cc, &x->in);
+		d->kind = N_UNARY;
+		d->op = T_STAR;
+		d->loc = x->loc;
+		d->a = c;
+		return d;
+	}
+	return c;
+}
+
+static bool xl_compat(const struct dt_type *m, const struct dt_type *t)
+{
+	if (m->kind == DT_TINT || m->kind == DT_TFLOAT)
+		return t->kind == DT_TINT;
+	if (m->kind == DT_TPTR)
+		return t->kind == DT_TPTR;
+	if (m->kind == DT_TSTR)
+		return t->kind == DT_TSTR ||
+		       (t->kind == DT_TPTR && t->pointee == 1);
+	if (m->kind == DT_TSOU)
+		return t->kind == DT_TSOU && t->ct == m->ct;
+	return false;
+}
+
+/* Each member's definition typed where the translator is defined. */
+static void check_xlator(struct dt_ck *k, struct dt_xlator *x)
+{
+	char b1[80], b2[80];
+
+	k->cl = NULL;
+	k->cc->cur = x->loc.src;
+	for (int i = 0; i < x->nmembers; i++) {
+		struct dt_xlmember *m = &x->members[i];
+		struct dt_node *e = dt_node_subst(k->cc, m->expr, x->in_name,
+						  xl_placeholder(k, x));
+		struct dt_type mt, t;
+
+		dt_ctype_member(x->out.ct, m->name, NULL, &mt);
+		t = check_top(k, e);
+		if (!xl_compat(&mt, &t))
+			dt_cerror(k->cc, &x->loc, D_XLATE_INCOMPAT, "translator "
+				  "member %s definition uses incompatible types: "
+				  "\"%s\" = \"%s\"", m->name, tname(&mt, b1),
+				  tname(&t, b2));
+	}
+}
+
+static bool xl_input_ok(const struct dt_type *in, const struct dt_type *t)
+{
+	if (in->kind == DT_TSOU)
+		return t->kind == DT_TSOU && t->ct == in->ct;
+	if (in->kind == DT_TPTR && in->ref && in->ref->kind == DT_TSOU)
+		return t->kind == DT_TPTR && t->ref &&
+		       t->ref->kind == DT_TSOU && t->ref->ct == in->ref->ct;
+	if (in->kind == DT_TPTR)
+		return t->kind == DT_TPTR;
+	if (in->kind == DT_TINT)
+		return t->kind == DT_TINT;
+	return false;
+}
+
+/* xlate <T>(e).m, xlate <T *>(e)->m: member m's definition in the
+ * translator from e's type to T, with e for its input, as T's member
+ * type. n becomes that expression. */
+static struct dt_type xlate_member(struct dt_ck *k, struct dt_node *n)
+{
+	struct dt_node *x = n->a, *in = dt_node_clone(k->cc, x->a), *e;
+	struct dt_type out = x->cast, st = out, it, mt;
+	struct dt_xlator *xl = NULL;
+	bool w = k->whole_ok;
+	char b1[80], b2[80];
+
+	if (out.kind == DT_TPTR)
+		st = dt_ptr_ref(&out);
+	if (st.kind != DT_TSOU)
+		dt_error(k->cc, &x->loc, "not supported: xlate to %s (only "
+			 "to the structs and unions of the program's "
+			 "translators)", tname(&out, b1));
+	k->whole_ok = true;
+	it = check_expr(k, x->a);
+	k->whole_ok = w;
+	for (struct dt_xlator *o = k->p->xlators; o && !xl; o = o->next)
+		if (o->out.ct == st.ct && xl_input_ok(&o->in, &it))
+			xl = o;
+	if (!xl)
+		dt_cerror(k->cc, &x->loc, D_XLATE_NONE, "cannot translate from "
+			  "\"%s\" to \"%s\"", tname(&it, b1), tname(&st, b2));
+	if (n->op == T_ARROW && out.kind != DT_TPTR)
+		dt_cerror(k->cc, &n->loc, D_OP_PTR, "operator -> must be "
+			  "applied to a pointer");
+	if (n->op == T_DOT && out.kind == DT_TPTR)
+		dt_cerror(k->cc, &n->loc, D_OP_SOU, "operator . cannot be "
+			  "applied to type \"%s\"; must be applied to a struct "
+			  "or union", tname(&out, b1));
+	if (!dt_ctype_member(st.ct, n->name, NULL, &mt))
+		dt_cerror(k->cc, &n->loc, D_TYPE_MEMBER, "%s is not a member "
+			  "of %s", n->name, tname(&st, b1));
+	for (int i = 0; i < xl->nmembers; i++) {
+		if (strcmp(xl->members[i].name, n->name))
+			continue;
+		e = dt_node_subst(k->cc, xl->members[i].expr, xl->in_name, in);
+		memset(n, 0, sizeof(*n));
+		n->kind = N_CAST;
+		n->loc = x->loc;
+		n->cast = mt;
+		n->a = e;
+		return check_expr(k, n);
+	}
+	dt_cerror(k->cc, &n->loc, D_XLATE_NOCONV, "translator does not define "
+		  "conversion for member: %s", n->name);
+}
+
 void dt_check(struct dt_cc *cc, struct dt_prog *p)
 {
 	struct dt_ck k = { .cc = cc, .p = p };
@@ -1844,6 +2069,8 @@ void dt_check(struct dt_cc *cc, struct dt_prog *p)
 				  "\"%s\"", in->name, tname(&in->type, b1),
 				  tname(&t, b2));
 	}
+	for (struct dt_xlator *x = p->xlators; x; x = x->next)
+		check_xlator(&k, x);
 	for (int i = 0; i < p->nclauses; i++) {
 		struct dt_clause *cl = p->clauses[i];
 

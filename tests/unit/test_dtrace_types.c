@@ -7,6 +7,8 @@
 #include "dtrace/ast.h"
 #include "lib/util.h"
 
+#include <unistd.h>
+
 struct tfix {
 	struct dt_cc cc;
 	struct dt_prog prog;
@@ -201,10 +203,20 @@ static void test_errors(void **state)
 	check_error("BEGIN { trace(y); }", "t.d:1:15: failed to resolve y: Unknown variable name");
 	check_error("BEGIN { x = *arg0; }", "cannot dereference non-pointer "
 		    "type");
-	check_error("BEGIN { x = 1; x = \"s\"; }", "t.d:1:18: cannot assign "
-		    "string to x (of type int)");
+	check_error("BEGIN { x = 1; x = \"s\"; }", "t.d:1:18: operands have "
+		    "incompatible types: \"int\" = \"string\"");
 	check_error("BEGIN { x = \"a\" + 1; }", "operands have incompatible "
 		    "types: \"string\" + \"int\"");
+	/* associative array signatures (dt_idcook_sign's words) */
+	check_error("BEGIN { x[1, 2] = 1; x[1] = 2; }", "x[ ] prototype "
+		    "mismatch: 1 key passed, 2 expected");
+	check_error("BEGIN { x[1, \"a\"] = 1; x[1, 2] = 2; }", "x[ ] key #2 "
+		    "is incompatible with prototype:\n\tprototype: string\n\t"
+		    "      key: int");
+	check_error("struct r { int a; } r; struct p { int a; } p;\n"
+		    "BEGIN { x[r] = 1; x[p] = 2; }", "x[ ] key #1 is "
+		    "incompatible with prototype:\n\tprototype: struct r\n\t"
+		    "      key: struct p");
 	/* DTrace's words for operators (the types/err.D_OP_* tests) */
 	check_error("BEGIN { x = \"c\" << 2; }", "operator << requires "
 		    "operands of integral type");
@@ -491,6 +503,69 @@ static void test_bitfields(void **state)
 		    "a); }", "cannot take offset of a bit-field: a");
 }
 
+static void test_translators(void **state)
+{
+	static const char decl[] =
+		"struct in { int i; char c; };\n"
+		"struct out { long l; char c; };\n";
+	char text[1024];
+
+	(void)state;
+	snprintf(text, sizeof(text), "%stranslator struct out < struct in *p >"
+		 " { l = p->i; c = p->c; };\nstruct in *q;\n"
+		 "BEGIN { v = xlate <struct out *>(q)->l; }", decl);
+	VTYPE(text, "int64_t");
+	snprintf(text, sizeof(text), "%stranslator struct out < struct in s >"
+		 " { l = ((struct in)s).i; };\nstruct in g;\n"
+		 "BEGIN { v = xlate <struct out>(g).l; }", decl);
+	VTYPE(text, "int64_t");
+	/* dtrace-utils' words (translators/err.*) */
+	check_error("translator int < int i > { };", "translator output type "
+		    "must be a struct or union");
+	check_error("struct o;\ntranslator struct o < int i > { };",
+		    "incomplete struct/union/enum struct o");
+	snprintf(text, sizeof(text), "%stranslator struct out < int i > "
+		 "{ x = i; };", decl);
+	check_error(text, "translator member x is not a member of struct out");
+	snprintf(text, sizeof(text), "%stranslator struct out < int i > "
+		 "{ l = i; };\ntranslator struct out < int j > { c = j; };",
+		 decl);
+	check_error(text, "translator from int to struct out has already been "
+		    "declared");
+	snprintf(text, sizeof(text), "%stranslator struct out < int i > "
+		 "{ l = \"s\"; };", decl);
+	check_error(text, "translator member l definition uses incompatible "
+		    "types: \"int64_t\" = \"string\"");
+	snprintf(text, sizeof(text), "%stranslator struct out < int i > "
+		 "{ l = i; };\nstruct in g;\nBEGIN { v = xlate <struct out>(g)."
+		 "l; }", decl);
+	check_error(text, "cannot translate from \"struct in\" to \"struct "
+		    "out\"");
+	/* self->a[k]: thread-local associative arrays; this->a[k] is not D */
+	VTYPE("BEGIN { self->a[\"k\", 1] = 5; v = self->a[\"k\", 1]; }",
+	      "int");
+	check_error("BEGIN { this->a[1] = 1; }", "local variables may not be "
+		    "used as associative arrays: a");
+}
+
+static void test_kernel_types(void **state)
+{
+	(void)state;
+	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+		skip();
+		return;
+	}
+	/* curthread and kernel struct tags from BTF; char arrays in memory
+	 * are strings */
+	VTYPE("BEGIN { v = curthread; }", "struct task_struct *");
+	VTYPE("BEGIN { v = curthread->real_parent; }", "struct task_struct *");
+	VTYPE("BEGIN { v = curthread->pid; }", "int");
+	VTYPE("BEGIN { v = curthread->comm; }", "string");
+	VTYPE("struct file *f; BEGIN { v = f->f_flags; }", "unsigned int");
+	check_error("BEGIN { v = curthread->nosuch; }", "nosuch is not a member "
+		    "of struct task_struct");
+}
+
 static void test_declared_types(void **state)
 {
 	static const char rec[] =
@@ -597,6 +672,8 @@ int main(void)
 		cmocka_unit_test(test_declared_types),
 		cmocka_unit_test(test_pointer_types),
 		cmocka_unit_test(test_bitfields),
+		cmocka_unit_test(test_translators),
+		cmocka_unit_test(test_kernel_types),
 	};
 	return RUN(tests);
 }
