@@ -1042,7 +1042,6 @@ static void check_bcopy(struct dt_ck *k, struct dt_node *n)
 	int di = into ? 2 : 1, si = into ? 1 : 2;
 	struct dt_type t = dt_ck_expr(k, n->args[0]);
 	struct dt_node *size = n->args[si];
-	char b[32];
 
 	if (!dt_type_is_int(&t) && (into || t.kind != DT_TSTR))
 		dt_error(cc, &n->args[0]->loc, "%s() argument #1 must be an "
@@ -1050,10 +1049,10 @@ static void check_bcopy(struct dt_ck *k, struct dt_node *n)
 	need_intarg(k, n, si);
 	t = dt_ck_expr(k, n->args[di]);
 	if (t.kind != DT_TPTR || !t.alloca)
-		dt_error(cc, &n->args[di]->loc, "%s() argument #%d must be a "
-			 "pointer to alloca()'s memory, not %s%s", n->name,
-			 di + 1, t.kind == DT_TPTR ? "a pointer to other "
-			 "memory: " : "", dt_type_name(&t, b, sizeof(b)));
+		dt_cerror(cc, &n->args[di]->loc, D_PROTO_ARG, "%s( ) argument "
+			  "#%d is incompatible with prototype:\n\tprototype: "
+			  "alloca pointer\n\t argument: non-alloca pointer",
+			  n->name, di + 1);
 	if (size->kind == N_INT && size->ival > p->opt.scratchsize)
 		dt_error(cc, &size->loc, "%s() of %llu bytes: more than "
 			 "scratchsize (%llu bytes)", n->name,

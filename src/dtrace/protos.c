@@ -119,6 +119,9 @@ static enum pkind kind_of(const char *t, char *name, size_t len)
 		t++;
 	if (!strncmp(t, "const ", 6))
 		t += 6;
+	/* dtrace(1) names kernel types without their module */
+	if (!strncmp(t, "vmlinux`", 8))
+		t += 8;
 	n = strcspn(t, ",)");
 	while (n && t[n - 1] == ' ')
 		n--;
@@ -134,7 +137,8 @@ static enum pkind kind_of(const char *t, char *name, size_t len)
 	return P_INT;
 }
 
-static bool compatible(enum pkind k, const struct dt_node *a)
+static bool compatible(enum pkind k, const char *pname,
+		       const struct dt_node *a)
 {
 	const struct dt_type *t = &a->type;
 
@@ -148,8 +152,11 @@ static bool compatible(enum pkind k, const struct dt_node *a)
 		return t->kind == DT_TSTR ||
 		       (t->kind == DT_TPTR && t->pointee == 1 && !t->xlate);
 	case P_PTR:
-		return t->kind == DT_TPTR || t->kind == DT_TSTR ||
-		       t->kind == DT_TINT;
+		/* a string is a char *: only void * and char * take it */
+		if (t->kind == DT_TSTR)
+			return !strcmp(pname, "void *") ||
+			       !strcmp(pname, "char *");
+		return t->kind == DT_TPTR || t->kind == DT_TINT;
 	}
 	return true;
 }
@@ -242,7 +249,7 @@ bool dt_proto_check(struct dt_ck *k, struct dt_node *n)
 				  pname);
 		else
 			dt_ck_expr(k, a);
-		if (!compatible(pk, a))
+		if (!compatible(pk, pname, a))
 			dt_cerror(cc, &n->loc, D_PROTO_ARG, "%s( ) "
 				  "argument #%d is incompatible with prototype:"
 				  "\n\tprototype: %s\n\t argument: %s", n->name,

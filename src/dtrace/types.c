@@ -1160,9 +1160,12 @@ static struct dt_type check_call(struct dt_ck *k, struct dt_node *n)
 	if (!f && !dt_proto(n->name))
 		dt_cerror(k->cc, &n->loc, D_FUNC_UNDEF, "undefined function "
 			  "name: %s", n->name);
-	if (!f || !f->check)
+	if (!f || !f->check) {
+		/* the call is checked as DTrace checks it before refusing */
+		dt_proto_check(k, n);
 		dt_error(k->cc, &n->loc, "not supported: %s() in this version",
 			 n->name);
+	}
 	if (f->is_agg)
 		dt_cerror(k->cc, &n->loc, D_CG_EXPR, "aggregating function "
 			  "%s( ) may not be called from a D expression (D "
