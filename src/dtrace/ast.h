@@ -355,6 +355,7 @@ struct dt_clause {
 	int rec_size;		/* bytes of its record, header included */
 	struct dt_action *acts;	/* record layout for the consumer */
 	int nacts;
+	int clsflags;		/* actions seen so far (funcs.c's CLS_*) */
 	/* matched probes (dtrace.c) */
 	struct dt_probe **probes;
 	int nprobes;
@@ -635,6 +636,10 @@ struct dt_func {
 	int (*cg)(struct dt_cg *g, struct dt_node *n);
 };
 const struct dt_func *dt_func_lookup(const char *name);
+/* The order rules of speculate(), commit() and the other actions in a
+ * clause (DTrace's D_SPEC_* ... errors) for call n (name: NULL for an
+ * aggregation). */
+void dt_ck_clsflags(struct dt_ck *k, struct dt_node *n, const char *name);
 /* protos.c: D's prototype of a function ("string(const char *, [int])"),
  * or NULL; and the check of call n against it with DTrace's D_PROTO_LEN
  * and D_PROTO_ARG errors (false when there is no prototype). */

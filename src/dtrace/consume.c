@@ -931,7 +931,7 @@ void dt_print_drops(struct dt_session *s)
 	size_t vsz = ((size_t)s->scratch_size + 7) & ~(size_t)7;
 	uint8_t *vals = sd_calloc((size_t)ncpu, vsz);
 	uint32_t zero = 0;
-	uint64_t dyn = 0;
+	uint64_t dyn = 0, unavail = 0;
 
 	if (bpf_map_lookup_elem(s->map_fds[DT_MAP_SCRATCH], &zero, vals)) {
 		free(vals);
@@ -950,6 +950,7 @@ void dt_print_drops(struct dt_session *s)
 				"CPU %d\n", (unsigned long long)ct.aggdrops,
 				ct.aggdrops == 1 ? "" : "s", c);
 		dyn += ct.dyndrops;
+		unavail += ct.specunavail;
 	}
 	if (dyn)
 		fprintf(stderr, "dtrace: %llu dynamic variable drop%s\n",
@@ -958,6 +959,10 @@ void dt_print_drops(struct dt_session *s)
 		fprintf(stderr, "dtrace: %llu speculative drop%s\n",
 			(unsigned long long)s->specdrops,
 			s->specdrops == 1 ? "" : "s");
+	if (unavail)
+		fprintf(stderr, "dtrace: %llu failed speculation%s (no "
+			"speculative buffer available)\n",
+			(unsigned long long)unavail, unavail == 1 ? "" : "s");
 	free(vals);
 }
 

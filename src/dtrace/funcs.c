@@ -774,6 +774,85 @@ static int cg_strtok(struct dt_cg *g, struct dt_node *n)
 
 /* ---- speculations ---- */
 
+/* What a clause has done so far, for the order rules of speculations
+ * (dtrace-utils' dt_cg_clsflags): speculate() comes before any data,
+ * commit() before any data, nothing records after commit(), and neither
+ * aggregations, exit() nor destructive actions follow speculate(). */
+enum { CLS_DATAREC = 1, CLS_AGG = 2, CLS_SPEC = 4, CLS_COMMIT = 8 };
+
+static bool in_list(const char *name, const char *const *list)
+{
+	for (; *list; list++)
+		if (!strcmp(name, *list))
+			return true;
+	return false;
+}
+
+void dt_ck_clsflags(struct dt_ck *k, struct dt_node *n, const char *name)
+{
+	static const char *const destructive[] = { "stop", "raise", "system",
+		"freopen", "breakpoint", "panic", "chill", "copyout",
+		"copyoutstr", NULL };
+	/* actions sonde does not have yet (not in funcs[] as actions) */
+	static const char *const other_acts[] = { "setopt", "ftruncate",
+		"print", "printm", "pcap", NULL };
+	int *cf = &dt_ck_clause(k)->clsflags;
+	struct dt_cc *cc = dt_ck_cc(k);
+	const struct dt_func *f = name ? dt_func_lookup(name) : NULL;
+	bool destruct = name && in_list(name, destructive);
+
+	if (!name) {
+		if (*cf & CLS_COMMIT)
+			dt_cerror(cc, &n->loc, D_AGG_COMM, "aggregating actions "
+				  "may not follow commit( )");
+		if (*cf & CLS_SPEC)
+			dt_cerror(cc, &n->loc, D_AGG_SPEC, "aggregating actions "
+				  "may not follow speculate( )");
+		*cf |= CLS_AGG;
+		return;
+	}
+	if (!destruct && !(f && f->is_action) && !in_list(name, other_acts))
+		return;
+	if (!strcmp(name, "commit")) {
+		if (*cf & (CLS_DATAREC | CLS_AGG))
+			dt_cerror(cc, &n->loc, D_COMM_DREC, "commit( ) may not "
+				  "follow data-recording action(s)");
+		*cf |= CLS_COMMIT;
+		return;
+	}
+	if (!strcmp(name, "discard"))
+		return;
+	if (!strcmp(name, "speculate")) {
+		if (*cf & CLS_SPEC)
+			dt_cerror(cc, &n->loc, D_SPEC_SPEC, "speculate( ) may "
+				  "not follow speculate( )");
+		if (*cf & CLS_COMMIT)
+			dt_cerror(cc, &n->loc, D_SPEC_COMM, "speculate( ) may "
+				  "not follow commit( )");
+		if (*cf & (CLS_DATAREC | CLS_AGG))
+			dt_cerror(cc, &n->loc, D_SPEC_DREC, "speculate( ) may "
+				  "not follow data-recording action(s)");
+		*cf |= CLS_SPEC;
+		return;
+	}
+	if (*cf & CLS_SPEC) {
+		if (destruct)
+			dt_cerror(cc, &n->loc, D_ACT_SPEC, "destructive actions "
+				  "may not follow speculate( )");
+		if (!strcmp(name, "exit"))
+			dt_cerror(cc, &n->loc, D_EXIT_SPEC, "exit( ) may not "
+				  "follow speculate( )");
+	}
+	/* chill(), raise() ... record no data (a speculation may follow
+	 * them, as in DTrace, whose rule was the record's size) */
+	if (destruct && strcmp(name, "system") && strcmp(name, "freopen"))
+		return;
+	if (*cf & CLS_COMMIT)
+		dt_cerror(cc, &n->loc, D_DREC_COMM, "data-recording actions "
+			  "may not follow commit( )");
+	*cf |= CLS_DATAREC;
+}
+
 /* speculation(): a free buffer's id from 1 to nspec, taken with an
  * atomic compare-and-exchange on its "in use" word in the globals; 0
  * when every one is in use. */
@@ -785,7 +864,8 @@ static void check_speculation(struct dt_ck *k, struct dt_node *n)
 
 static int cg_speculation(struct dt_cg *g, struct dt_node *n)
 {
-	int done = dt_label(g), nspec = (int)g->p->opt.nspec;
+	int done = dt_label(g), nspec = (int)g->p->opt.nspec, ok = dt_label(g);
+	int r;
 
 	(void)n;
 	/* r0-r2 are used directly: set the busy ones aside as for a call */
@@ -809,7 +889,11 @@ static int cg_speculation(struct dt_cg *g, struct dt_node *n)
 	}
 	dt_emit(g, I_MOV_IMM(BPF_REG_0, 0));
 	dt_place(g, done);
-	return dt_call_end(g);
+	r = dt_call_end(g);
+	dt_jmp_imm(g, BPF_JNE, r, 0, ok);
+	dt_cg_count(g, DT_SCR(counters.specunavail));
+	dt_place(g, ok);
+	return r;
 }
 
 static void check_speculate(struct dt_ck *k, struct dt_node *n)
@@ -827,20 +911,38 @@ static void check_speculate(struct dt_ck *k, struct dt_node *n)
 		dt_ck_recval(k, a, n->args[0]);
 		return;
 	}
-	/* speculate() marks the record the clause writes; it must come
-	 * before the data it speculates on, as in DTrace */
-	if (dt_ck_clause(k)->nacts)
-		dt_error(dt_ck_cc(k), &n->loc, "speculate() must come before "
-			 "the clause's data-recording actions");
+	/* a clause that only speculates records the probe (DTrace's
+	 * default action), into the speculation */
+	dt_ck_clause(k)->emits = true;
 }
 
 static int cg_speculate(struct dt_cg *g, struct dt_node *n)
 {
 	int id;
 
-	if (!g->cl->emits)
-		return -1;
 	id = dt_cg_expr(g, n->args[0]);
+	/* an id speculation() did not hand out (or one committed or
+	 * discarded since) ends the clause there, as in DTrace */
+	dt_emit(g, I_ALU64_IMM(BPF_LSH, id, 32));
+	dt_emit(g, I_ALU64_IMM(BPF_RSH, id, 32));
+	dt_jmp_imm(g, BPF_JEQ, id, 0, g->skip);
+	dt_jmp_imm(g, BPF_JGT, id, (int32_t)g->p->opt.nspec, g->skip);
+	{
+		int p = dt_reg(g), w = dt_reg(g);
+
+		for (int i = 0; i < (int)g->p->opt.nspec; i++) {
+			int next = dt_label(g);
+
+			dt_jmp_imm(g, BPF_JNE, id, i + 1, next);
+			dt_ld_map_value(g, p, DT_MAP_GLOBALS,
+					g->p->spec_off + 8 * i);
+			dt_emit(g, I_LDX(BPF_DW, w, p, 0));
+			dt_jmp_imm(g, BPF_JEQ, w, 0, g->skip);
+			dt_place(g, next);
+		}
+		dt_reg_free(g, w);
+		dt_reg_free(g, p);
+	}
 	dt_emit(g, I_ALU64_IMM(BPF_AND, id, DT_REC_SPEC_MAX));
 	dt_emit(g, I_ALU64_IMM(BPF_LSH, id, DT_REC_SPEC_SHIFT));
 	dt_emit(g, I_ALU64_IMM(BPF_OR, id, (int32_t)(DT_REC_DATA |
@@ -862,6 +964,16 @@ static int cg_commit(struct dt_cg *g, struct dt_node *n)
 	store_vals(g, a, n->args, 1);
 	dt_emit(g, I_LDX(BPF_DW, id, DT_SCRATCH_REG, g->rec_base +
 			 a->vals[0].off));
+	/* ids are 32 bits; one past nspec is an illegal operation */
+	dt_emit(g, I_ALU64_IMM(BPF_LSH, id, 32));
+	dt_emit(g, I_ALU64_IMM(BPF_RSH, id, 32));
+	{
+		int ok = dt_label(g);
+
+		dt_jmp_imm(g, BPF_JLE, id, (int32_t)g->p->opt.nspec, ok);
+		dt_cg_fault(g, DTRACEFLT_ILLOP, -1);
+		dt_place(g, ok);
+	}
 	for (int i = 0; i < (int)g->p->opt.nspec; i++) {
 		int next = dt_label(g);
 

@@ -56,7 +56,7 @@ struct dt_errrec {
 	uint32_t pad;
 	uint64_t addr;		/* DTRACEFLT_BADADDR: the address */
 };
-enum { DTRACEFLT_BADADDR = 1, DTRACEFLT_DIVZERO = 4,
+enum { DTRACEFLT_BADADDR = 1, DTRACEFLT_ILLOP = 3, DTRACEFLT_DIVZERO = 4,
 	DTRACEFLT_NOSCRATCH = 5, DTRACEFLT_BADINDEX = 11 };
 
 /* An error record as the program writes it to the ring buffer. */
@@ -73,6 +73,7 @@ struct dt_counters {
 	uint64_t aggdrops;	/* aggregation map full */
 	uint64_t dyndrops;	/* thread-local / array map full */
 	uint64_t errors;	/* faults */
+	uint64_t specunavail;	/* speculation(): every buffer in use */
 };
 
 /* The scratch area's fixed part. After it: this-> variables, strtok()'s
@@ -143,7 +144,7 @@ _Static_assert(sizeof(struct dt_rechdr) == 16, "record header");
 _Static_assert(sizeof(struct dt_errrec) == 24, "error record");
 _Static_assert(offsetof(struct dt_errmsg, err) == sizeof(struct dt_rechdr),
 	       "an error record follows its header");
-_Static_assert(sizeof(struct dt_counters) == 32, "counters");
+_Static_assert(sizeof(struct dt_counters) == 40, "counters");
 _Static_assert(sizeof(struct dt_scratch) % 8 == 0,
 	       "this-> variables are 8-aligned");
 _Static_assert(sizeof(((struct dt_scratch *)0)->zero) >=

@@ -1163,6 +1163,7 @@ static struct dt_type check_call(struct dt_ck *k, struct dt_node *n)
 	if (!f || !f->check) {
 		/* the call is checked as DTrace checks it before refusing */
 		dt_proto_check(k, n);
+		dt_ck_clsflags(k, n, n->name);
 		dt_error(k->cc, &n->loc, "not supported: %s() in this version",
 			 n->name);
 	}
@@ -1184,6 +1185,7 @@ static struct dt_type check_call(struct dt_ck *k, struct dt_node *n)
 			  n->nargs < f->min_args ? "at least " : "at most ",
 			  n->nargs < f->min_args ? f->min_args : f->max_args);
 	}
+	dt_ck_clsflags(k, n, n->name);
 	n->fn = f;
 	n->type = dt_void;
 	if (stray) {
@@ -1748,6 +1750,7 @@ static void check_agg(struct dt_ck *k, struct dt_node *s)
 	check_keys(k, v, lhs->args, lhs->nargs < 0 ? 0 : lhs->nargs,
 		   &lhs->loc);
 	lhs->var = v;
+	dt_ck_clsflags(k, s, NULL);
 }
 
 static void check_stmts(struct dt_ck *k, struct dt_node *s);
