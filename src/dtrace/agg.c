@@ -73,62 +73,92 @@ int dt_lquantize_bucket(int64_t lo, int64_t step, int64_t levels, int64_t val)
 	return (int)((val - lo) / step) + 1;
 }
 
+int dt_llquantize_zero(int64_t factor, int64_t low, int64_t high,
+		       int64_t nsteps)
+{
+	return 1 + (int)((high - low + 1) * (nsteps - nsteps / factor));
+}
+
+static uint64_t ipow(int64_t factor, int64_t n)
+{
+	uint64_t p = 1;
+
+	while (n-- > 0)
+		p *= (uint64_t)factor;
+	return p;
+}
+
+/* dtrace-utils' dt_cg_agg_llquantize_bin, as the BPF code computes it
+ * (cg_agg.c): the absolute value's magnitude and step, mirrored below
+ * the middle bucket for negative values; a division by zero is 0 there
+ * too. */
 int dt_llquantize_bucket(int64_t factor, int64_t low, int64_t high,
 			 int64_t nsteps, int64_t val)
 {
-	int64_t this = 1, last, next;
-	int base = 1, order;
+	int64_t sf = nsteps / factor, mag, ind = 0, b;
+	uint64_t t = val < 0 ? -(uint64_t)val : (uint64_t)val;
+	uint64_t max = ipow(factor, low);
+	int zero = dt_llquantize_zero(factor, low, high, nsteps);
 
-	for (order = 0; order < low; order++)
-		this *= factor;
-	if (val < this)
-		return 0;
-	last = this;
-	for (this *= factor; order <= high; order++) {
-		int64_t nb = this > nsteps ? nsteps : this;
+	if (t < max)
+		return zero;
+	for (mag = low;; ) {
+		max *= (uint64_t)factor;
+		if (t < max) {
+			uint64_t q = (uint64_t)nsteps;
 
-		if (__builtin_mul_overflow(this, factor, &next)) {
-			next = INT64_MAX;
-			if (val >= this)
-				val = this - 1;
+			if (mag) {
+				q = max / (uint64_t)nsteps;
+				ind = q ? (int64_t)(t / q) : 0;
+			} else {
+				ind = (int64_t)(t * q / max);
+			}
+			ind -= sf;
+			break;
 		}
-		if (val < this)
-			return base + (int)((val - last) / (this / nb));
-		base += (int)(nb - nb / factor);
-		last = this;
-		this = next;
+		if (++mag > high)
+			break;
 	}
-	return base;
+	b = (mag - low) * (nsteps - sf) + ind + 1;
+	return zero + (int)(val < 0 ? -b : b);
 }
 
 int dt_llquantize_nbuckets(int64_t factor, int64_t low, int64_t high,
 			   int64_t nsteps)
 {
-	return dt_llquantize_bucket(factor, low, high, nsteps, INT64_MAX) + 1;
+	return 2 * dt_llquantize_zero(factor, low, high, nsteps) + 1;
 }
 
 const char *dt_llquantize_check(int64_t factor, int64_t low, int64_t high,
 				int64_t nsteps)
 {
-	int64_t v, p = 1;
+	int64_t p = 1;
 
+	/* dtrace-utils' rules (dt_cg_agg_llquantize) */
 	if (factor < 2 || factor > 65535)
 		return "factor (argument #1) must be between 2 and 65535";
 	if (low < 0 || low > 65535 || high < 0 || high > 65535)
 		return "magnitudes (arguments #2 and #3) must be between 0 "
 		       "and 65535";
-	if (low >= high)
-		return "low magnitude (argument #2) must be less than high "
+	if (low > high)
+		return "low magnitude (argument #2) must be at most the high "
 		       "magnitude (argument #3)";
-	if (nsteps < factor || nsteps > 65535)
-		return "number of steps (argument #4) must be at least the "
-		       "factor and at most 65535";
-	for (v = factor; v < nsteps; v *= factor)
-		;
-	if (v % nsteps || nsteps % factor)
-		return "factor (argument #1) must evenly divide the number of "
-		       "steps (argument #4), which must evenly divide a power "
-		       "of the factor";
+	if (nsteps < 1 || nsteps > 65535)
+		return "number of steps (argument #4) must be between 1 and "
+		       "65535";
+	if (nsteps < factor && factor % nsteps)
+		return "steps (argument #4) must evenly divide the factor";
+	if (nsteps > factor) {
+		int64_t pw = 1;
+
+		for (int64_t i = 0; i <= (low ? low : 1); i++)
+			if (__builtin_mul_overflow(pw, factor, &pw))
+				return "high magnitude (argument #3) overflows "
+				       "64 bits";
+		if (nsteps % factor || pw % nsteps)
+			return "steps (argument #4) must be a multiple of the "
+			       "factor that evenly divides factor^(low + 1)";
+	}
 	for (int o = 0; o <= high; o++)
 		if (__builtin_mul_overflow(p, factor, &p))
 			return "high magnitude (argument #3) overflows 64 bits";
@@ -244,26 +274,33 @@ static long double hist_sum(const struct dt_var *v, const int64_t *d,
 		break;
 	}
 	default: {
-		int64_t factor = v->qarg[0], value = 1, next, step;
-		int bin = 0, order;
+		/* dtrace-utils' dt_aggregate_llquantizedsum */
+		int64_t factor = v->qarg[0], lmag = v->qarg[1];
+		int64_t hmag = v->qarg[2], steps = v->qarg[3];
+		int64_t sf = steps / factor;
+		int z = dt_llquantize_zero(factor, lmag, hmag, steps), i = 1;
+		long double scale;
 
-		for (order = 0; order < v->qarg[1]; order++)
-			value *= factor;
-		t = (long double)d[bin++] * (long double)(value - 1);
-		next = value * factor;
-		step = next > v->qarg[3] ? next / v->qarg[3] : 1;
-		while (order <= v->qarg[2] && bin < n) {
-			t += (long double)d[bin++] * (long double)value;
-			if ((value += step) != next)
-				continue;
-			if (__builtin_mul_overflow(value, factor, &next))
-				break;
-			step = next > v->qarg[3] ? next / v->qarg[3] : 1;
-			order++;
+		t = (long double)ipow(factor, lmag) *
+		    (long double)(d[z + 1] - d[z - 1]);
+		if (lmag == 0 && steps > factor) {
+			for (int64_t st = 2; st <= factor; st++) {
+				i += (int)sf;
+				t += (long double)st * (long double)(d[z + i] -
+								    d[z - i]);
+			}
+			lmag = 1;
 		}
-		if (bin < n)
-			t += (long double)d[bin] * (long double)value;
-		*zero = d[0];
+		scale = (long double)ipow(factor, lmag + 1) / steps;
+		for (int64_t mag = lmag; mag <= hmag; mag++) {
+			for (int64_t st = sf + 1; st <= steps; st++) {
+				i++;
+				t += (long double)st * scale *
+				     (long double)(d[z + i] - d[z - i]);
+			}
+			scale *= factor;
+		}
+		*zero = d[z];
 	}
 	}
 	return t;
@@ -405,46 +442,109 @@ static void print_lquantize(struct hist *h, const struct dt_var *v,
 	}
 }
 
+/* dtrace-utils' dt_print_llquantize: rows labelled from the middle
+ * bucket outwards, the unused buckets of magnitude 0 left out. */
 static void print_llquantize(struct hist *h, const struct dt_var *v,
 			     const int64_t *d)
 {
-	int64_t factor = v->qarg[0], nsteps = v->qarg[3];
-	int64_t value = 1, next, step;
-	int n = dt_agg_words(v), first, last, bin = 1, order;
-	char c[48];
+	enum { W = 24 };
+	int64_t factor = v->qarg[0], lmag = v->qarg[1], hmag = v->qarg[2];
+	int64_t steps = v->qarg[3], sf = steps / factor;
+	int n = dt_agg_words(v), z = dt_llquantize_zero(factor, lmag, hmag,
+							 steps);
+	int first = 0, last = n - 1, pad = 0, i;
+	uint64_t scale;
+	char (*c)[W];
 
-	if (!hist_range(d, n, &first, &last)) {
-		first = 0;
-		last = 1;
+	while (first <= last && d[first] == 0)
+		first++;
+	if (first > last) {
+		first = last = z + 1;
+	} else {
+		while (d[last] == 0)
+			last--;
 	}
-	hist_head(h, d, first, last);
-	for (order = 0; order < v->qarg[1]; order++)
-		value *= factor;
-	next = value * factor;
-	step = next > nsteps ? next / nsteps : 1;
-	if (first == 0) {
-		snprintf(c, sizeof(c), "< %lld", (long long)value);
-		fprintf(h->f, "%16s ", c);
-		quantline(h, d[0]);
+	h->total = 0;
+	h->pos = h->neg = false;
+	for (i = first; i <= last; i++) {
+		h->pos |= d[i] > 0;
+		h->neg |= d[i] < 0;
+		h->total += llabs(d[i]);
 	}
-	while (order <= v->qarg[2] && bin < n - 1) {
-		if (bin >= first && bin <= last) {
-			fprintf(h->f, "%16lld ", (long long)value);
-			quantline(h, d[bin]);
-		}
-		bin++;
-		if ((value += step) != next)
-			continue;
-		if (__builtin_mul_overflow(value, factor, &next))
-			next = INT64_MAX;
-		step = next > nsteps ? next / nsteps : 1;
-		order++;
-	}
-	if (last < bin)
+	fprintf(h->f, "\n%16s %41s %-9s\n", "value",
+		"------------- Distribution -------------", "count");
+	if (first > 0)
+		first--;
+	if (last < n - 1)
+		last++;
+	if (lmag == 0 && steps > factor)
+		pad = (int)sf;
+	c = calloc((size_t)(last - first + 1 + 2 * pad), sizeof(*c));
+	if (!c)
 		return;
-	snprintf(c, sizeof(c), ">= %lld", (long long)value);
-	fprintf(h->f, "%16s ", c);
-	quantline(h, d[bin]);
+#define LABEL(I, ...) do { \
+		if ((I) >= first - pad && (I) <= last + pad) \
+			snprintf(c[(I) - first + pad], W, __VA_ARGS__); \
+	} while (0)
+	scale = ipow(factor, lmag);
+	if (scale == 1)
+		LABEL(z, "%d", 0);
+	else if (first >= z)
+		LABEL(z, "< %llu", (unsigned long long)scale);
+	else
+		LABEL(z, "abs() < %llu", (unsigned long long)scale);
+	LABEL(z - 1, "-%llu", (unsigned long long)scale);
+	LABEL(z + 1, "%llu", (unsigned long long)scale);
+	int64_t mag = lmag;
+
+	i = 1;
+	if (lmag == 0 && steps > factor) {
+		for (int64_t st = 2; st <= factor; st++) {
+			i += (int)sf;
+			LABEL(z - i, "-%lld", (long long)st);
+			LABEL(z + i, "%lld", (long long)st);
+		}
+		mag++;
+	}
+	scale = ipow(factor, mag + 1) / (uint64_t)steps;
+	for (; mag <= hmag; mag++) {
+		for (int64_t st = sf + 1; st <= steps; st++) {
+			i++;
+			LABEL(z - i, "-%llu", (unsigned long long)st * scale);
+			LABEL(z + i, "%llu", (unsigned long long)st * scale);
+		}
+		scale *= (uint64_t)factor;
+	}
+	scale = ipow(factor, hmag + 1);
+	LABEL(0, "<= -%llu", (unsigned long long)scale);
+	LABEL(n - 1, ">= %llu", (unsigned long long)scale);
+#undef LABEL
+	/* a first or last row on an unused bucket takes its neighbour's
+	 * label (dtrace-utils' "ghost bin") */
+	if (pad > 0) {
+		int j = pad, k;
+
+		if (!c[j][0]) {
+			for (k = 1; k < pad && !c[j - k][0]; k++)
+				;
+			if (k < pad)
+				memcpy(c[j], c[j - k], W);
+		}
+		j = last - first + pad;
+		if (!c[j][0]) {
+			for (k = 1; k < pad && !c[j + k][0]; k++)
+				;
+			if (k < pad)
+				memcpy(c[j], c[j + k], W);
+		}
+	}
+	for (i = first; i <= last; i++) {
+		if (!c[i - first + pad][0])
+			continue;
+		fprintf(h->f, "%16s ", c[i - first + pad]);
+		quantline(h, d[i]);
+	}
+	free(c);
 }
 
 void dt_agg_print_hist(FILE *f, const struct dt_var *v, const int64_t *val,

@@ -25,11 +25,18 @@ int64_t dt_quantize_bucketval(int bucket);
 /* lquantize: 0 is "< lo", levels + 1 is ">= hi". */
 int dt_lquantize_bucket(int64_t lo, int64_t step, int64_t levels,
 			int64_t val);
-/* llquantize: 0 is "< factor^low"; the last is ">= factor^(high+1)". */
+/* llquantize, laid out as dtrace-utils does: 0 is "<= -factor^(high+1)",
+ * then the negative buckets, the middle one "abs() < factor^low", the
+ * positive buckets, and the last ">= factor^(high+1)"; each magnitude
+ * has nsteps - nsteps/factor buckets (a few never used when low is 0 and
+ * nsteps > factor). */
 int dt_llquantize_bucket(int64_t factor, int64_t low, int64_t high,
 			 int64_t nsteps, int64_t val);
 int dt_llquantize_nbuckets(int64_t factor, int64_t low, int64_t high,
 			   int64_t nsteps);
+/* The middle bucket (values whose absolute value is below factor^low). */
+int dt_llquantize_zero(int64_t factor, int64_t low, int64_t high,
+		       int64_t nsteps);
 /* The check llquantize's parameters must pass; NULL or the problem. */
 const char *dt_llquantize_check(int64_t factor, int64_t low, int64_t high,
 				int64_t nsteps);

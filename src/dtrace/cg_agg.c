@@ -101,42 +101,64 @@ static void cg_lquantize_bucket(struct dt_cg *g, const struct dt_var *v,
 	dt_reg_free(g, t);
 }
 
+/* dtrace-utils' llquantize bucket (agg.c's dt_llquantize_bucket, which
+ * this mirrors): the absolute value's magnitude, one comparison per
+ * magnitude (at most 64: factor^(high+1) fits in 64 bits), its step in
+ * the magnitude, mirrored below the middle bucket for negative values. */
 static void cg_llquantize_bucket(struct dt_cg *g, const struct dt_var *v,
 				 int b, int val)
 {
-	int64_t factor = v->qarg[0], nsteps = v->qarg[3], this = 1, last;
-	int t = dt_reg(g), done = dt_label(g), base = 1, order;
+	int64_t factor = v->qarg[0], low = v->qarg[1], high = v->qarg[2];
+	int64_t steps = v->qarg[3], sf = steps / factor;
+	int zero = dt_llquantize_zero(factor, low, high, steps);
+	int t = dt_reg(g), m = dt_reg(g), done = dt_label(g),
+	    sign = dt_label(g), pos = dt_label(g);
+	uint64_t max = 1;
 
-	for (order = 0; order < v->qarg[1]; order++)
-		this *= factor;
-	dt_ld_imm64(g, t, (uint64_t)this);
-	dt_emit(g, I_MOV_IMM(b, 0));
-	dt_jmp_reg(g, BPF_JSLT, val, t, done);
-	last = this;
-	/* dt_llquantize_check made sure factor^(high+1) fits */
-	for (this *= factor; order <= v->qarg[2]; order++) {
-		int64_t nb = this > nsteps ? nsteps : this, width = this / nb;
+	for (int64_t i = 0; i < low; i++)
+		max *= (uint64_t)factor;
+	dt_emit(g, I_MOV(t, val));
+	dt_jmp_imm(g, BPF_JSGE, val, 0, pos);
+	dt_emit(g, I_ALU64_IMM(BPF_MUL, t, -1));
+	dt_place(g, pos);
+	dt_emit(g, I_MOV_IMM(b, zero));
+	dt_ld_imm64(g, m, max);
+	dt_jmp_reg(g, BPF_JLT, t, m, done);
+	for (int64_t mag = low; mag <= high; mag++) {
 		int next = dt_label(g);
 
-		dt_ld_imm64(g, t, (uint64_t)this);
-		dt_jmp_reg(g, BPF_JSGE, val, t, next);
-		dt_emit(g, I_MOV(b, val));
-		dt_ld_imm64(g, t, (uint64_t)last);
-		dt_emit(g, I_ALU64_REG(BPF_SUB, b, t));
-		if (width > 1) {
-			dt_ld_imm64(g, t, (uint64_t)width);
-			dt_emit(g, I_ALU64_REG(BPF_DIV, b, t));
+		max *= (uint64_t)factor;
+		dt_ld_imm64(g, m, max);
+		dt_jmp_reg(g, BPF_JGE, t, m, next);
+		dt_emit(g, I_MOV(b, t));
+		if (mag) {
+			uint64_t q = max / (uint64_t)steps;
+
+			if (q) {
+				dt_ld_imm64(g, m, q);
+				dt_emit(g, I_ALU64_REG(BPF_DIV, b, m));
+			} else {
+				dt_emit(g, I_MOV_IMM(b, 0));
+			}
+		} else {
+			dt_emit(g, I_ALU64_IMM(BPF_MUL, b, (int32_t)steps));
+			dt_emit(g, I_ALU64_REG(BPF_DIV, b, m));
 		}
-		dt_emit(g, I_ALU64_IMM(BPF_ADD, b, base));
-		dt_jmp(g, done);
+		dt_emit(g, I_ALU64_IMM(BPF_ADD, b, (int32_t)((mag - low) *
+				       (steps - sf) + 1 - sf)));
+		dt_jmp(g, sign);
 		dt_place(g, next);
-		base += (int)(nb - nb / factor);
-		last = this;
-		if (order < v->qarg[2])
-			this *= factor;
 	}
-	dt_emit(g, I_MOV_IMM(b, base));
+	dt_emit(g, I_MOV_IMM(b, (int32_t)((high + 1 - low) * (steps - sf) +
+					   1)));
+	dt_place(g, sign);
+	pos = dt_label(g);
+	dt_jmp_imm(g, BPF_JSGE, val, 0, pos);
+	dt_emit(g, I_ALU64_IMM(BPF_MUL, b, -1));
+	dt_place(g, pos);
+	dt_emit(g, I_ALU64_IMM(BPF_ADD, b, zero));
 	dt_place(g, done);
+	dt_reg_free(g, m);
 	dt_reg_free(g, t);
 }
 

@@ -657,8 +657,14 @@ static void test_histogram_buckets_match_c(void **state)
 	assert_int_equal(dt_quantize_bucketval(dt_quantize_bucket(1500)), 1024);
 	assert_int_equal(dt_quantize_bucket(INT64_MIN), 0);
 	assert_int_equal(dt_quantize_bucket(INT64_MAX), 126);
-	assert_int_equal(dt_llquantize_bucket(10, 0, 2, 20, 12), 10);
-	assert_int_equal(dt_llquantize_nbuckets(10, 0, 2, 20), 47);
+	/* llquantize as dtrace-utils lays it out: 18 buckets a magnitude
+	 * on each side of the middle one (55), 12 in the first of 10-99 */
+	assert_int_equal(dt_llquantize_bucket(10, 0, 2, 20, 12), 74);
+	assert_int_equal(dt_llquantize_bucket(10, 0, 2, 20, -12), 36);
+	assert_int_equal(dt_llquantize_bucket(10, 0, 2, 20, 0), 55);
+	assert_int_equal(dt_llquantize_bucket(10, 0, 2, 20, INT64_MIN), 0);
+	assert_int_equal(dt_llquantize_bucket(10, 0, 2, 20, 1000), 110);
+	assert_int_equal(dt_llquantize_nbuckets(10, 0, 2, 20), 111);
 	assert_non_null(dt_llquantize_check(10, 0, 2, 15));
 	assert_null(dt_llquantize_check(10, 0, 2, 20));
 }
