@@ -445,7 +445,9 @@ struct dt_action {
 	enum dt_actkind kind;
 	struct dt_loc loc;
 	const char *fmt;	/* printf, printa */
-	struct dt_var *agg;	/* printa */
+	struct dt_var *agg;	/* printa: the (first) aggregation */
+	struct dt_var **aggs;	/* printa: every one, naggs of them */
+	int naggs;
 	struct dt_recval *vals;
 	int nvals;
 };

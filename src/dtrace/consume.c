@@ -162,7 +162,7 @@ static void print_printf(struct dt_session *s, const struct dt_action *a,
 
 	if (dt_fmt_parse(a->fmt, &fmt, err, sizeof(err)) == 0) {
 		fmt_vals(s, a, rec, probe, vals);
-		dt_fmt_print(f, &fmt, vals, a->nvals, NULL);
+		dt_fmt_print(f, &fmt, vals, a->nvals, NULL, 0);
 		free_vals(vals, a->nvals);
 		dt_fmt_free(&fmt);
 	}
@@ -485,6 +485,77 @@ static uint64_t agg_normal(struct dt_session *s, const struct dt_var *v)
 	return s->normal && s->normal[v->id] ? s->normal[v->id] : 1;
 }
 
+/* An aggregation's value as a printa() format's %@ takes it. */
+static void agg_fmt_val(struct dt_fmt_val *av, struct histctx *hc,
+			const struct dt_var *v, const int64_t *val,
+			uint64_t normal)
+{
+	*av = (struct dt_fmt_val){ .size = 8, .sign = true };
+	*hc = (struct histctx){ v, val, normal };
+	if (dt_agg_is_hist(v)) {
+		av->print = print_hist_cb;
+		av->ctx = hc;
+	} else {
+		av->v = (uint64_t)dt_agg_scalar(v, val, normal);
+	}
+}
+
+/* The keys of e as a format's arguments. */
+static struct dt_fmt_val *key_fmt_vals(const struct dt_var *v,
+				       const struct aggent *e)
+{
+	struct dt_fmt_val *vals = sd_calloc((size_t)v->nkeys + 1,
+					    sizeof(*vals));
+
+	for (int k = 0; k < v->nkeys; k++) {
+		vals[k].is_str = e->keys[k].is_str;
+		vals[k].s = e->keys[k].s;
+		vals[k].v = e->keys[k].v;
+		vals[k].size = v->keys[k].size ? v->keys[k].size : 8;
+		vals[k].sign = v->keys[k].sign;
+	}
+	return vals;
+}
+
+/* The keys of e without a format, as dtrace-utils' dt_print_datum. */
+static void print_keys(FILE *f, const struct dt_var *v, const struct aggent *e)
+{
+	for (int k = 0; k < v->nkeys; k++) {
+		const struct kv *x = &e->keys[k];
+
+		if (x->is_stack) {
+			fprintf(f, "\n%s", x->s);
+			continue;
+		}
+		if (x->is_str) {
+			fprintf(f, "  %-50s", x->s);
+			continue;
+		}
+		/* by size, 1- and 2-byte keys as unsigned, 4-byte as int */
+		uint64_t kb = key_bits(&v->keys[k], x->v);
+
+		switch (v->keys[k].size) {
+		case 1: fprintf(f, " %3d", (int)kb); break;
+		case 2: fprintf(f, " %5d", (int)kb); break;
+		case 4: fprintf(f, " %8d", (int)(uint32_t)kb); break;
+		default: fprintf(f, " %16lld", (long long)kb);
+		}
+	}
+}
+
+/* A value without a format. */
+static void print_value(FILE *f, const struct dt_var *v, const int64_t *val,
+			uint64_t normal)
+{
+	if (dt_agg_is_hist(v))
+		dt_agg_print_hist(f, v, val, normal);
+	else if (v->fn == AGG_STDDEV)
+		fprintf(f, " %16llu", (unsigned long long)
+			dt_agg_scalar(v, val, normal));
+	else
+		fprintf(f, " %16lld", (long long)dt_agg_scalar(v, val, normal));
+}
+
 static void print_agg(struct dt_session *s, const struct dt_var *v,
 		      const char *fmtstr)
 {
@@ -492,7 +563,7 @@ static void print_agg(struct dt_session *s, const struct dt_var *v,
 	FILE *f = s->out;
 	struct dt_fmt fmt;
 	char err[128];
-	bool have_fmt = false, hist = dt_agg_is_hist(v);
+	bool have_fmt = false;
 	uint64_t normal = agg_normal(s, v);
 
 	read_agg(s, v, &t, true);
@@ -500,67 +571,156 @@ static void print_agg(struct dt_session *s, const struct dt_var *v,
 		have_fmt = true;
 	for (size_t i = 0; i < t.n; i++) {
 		struct aggent *e = t.ents[i];
-		struct histctx hc = { v, e->val, normal };
 
 		if (have_fmt) {
-			struct dt_fmt_val *vals = sd_calloc((size_t)v->nkeys + 1,
-							    sizeof(*vals));
-			struct dt_fmt_val av = { .size = 8, .sign = true };
+			struct dt_fmt_val *vals = key_fmt_vals(v, e), av;
+			struct histctx hc;
 
-			if (hist) {
-				av.print = print_hist_cb;
-				av.ctx = &hc;
-			} else {
-				av.v = (uint64_t)dt_agg_scalar(v, e->val,
-							       normal);
-			}
-			for (int k = 0; k < v->nkeys; k++) {
-				vals[k].is_str = e->keys[k].is_str;
-				vals[k].s = e->keys[k].s;
-				vals[k].v = e->keys[k].v;
-				vals[k].size = v->keys[k].size ?
-					       v->keys[k].size : 8;
-				vals[k].sign = v->keys[k].sign;
-			}
-			dt_fmt_print(f, &fmt, vals, v->nkeys, &av);
+			agg_fmt_val(&av, &hc, v, e->val, normal);
+			dt_fmt_print(f, &fmt, vals, v->nkeys, &av, 1);
 			free(vals);
 			continue;
 		}
-		for (int k = 0; k < v->nkeys; k++) {
-			const struct kv *x = &e->keys[k];
-
-			if (x->is_stack) {
-				fprintf(f, "\n%s", x->s);
-				continue;
-			}
-			if (x->is_str) {
-				fprintf(f, "  %-50s", x->s);
-				continue;
-			}
-			/* as dtrace-utils' dt_print_datum: by size, 1- and
-			 * 2-byte keys as unsigned, 4-byte as int */
-			uint64_t kb = key_bits(&v->keys[k], x->v);
-
-			switch (v->keys[k].size) {
-			case 1: fprintf(f, " %3d", (int)kb); break;
-			case 2: fprintf(f, " %5d", (int)kb); break;
-			case 4: fprintf(f, " %8d", (int)(uint32_t)kb); break;
-			default: fprintf(f, " %16lld", (long long)kb);
-			}
-		}
-		if (hist)
-			dt_agg_print_hist(f, v, e->val, normal);
-		else if (v->fn == AGG_STDDEV)
-			fprintf(f, " %16llu", (unsigned long long)
-				dt_agg_scalar(v, e->val, normal));
-		else
-			fprintf(f, " %16lld", (long long)
-				dt_agg_scalar(v, e->val, normal));
+		print_keys(f, v, e);
+		print_value(f, v, e->val, normal);
 		fputc('\n', f);
 	}
 	if (have_fmt)
 		dt_fmt_free(&fmt);
 	free_aggtab(&t);
+}
+
+/* printa() of several aggregations (dtrace-utils'
+ * dtrace_aggregate_walk_joined): one row per key any of them has, each
+ * one's value (zero where it has none), sorted by the values from the
+ * aggsortpos'th aggregation on, then by key (by key first with
+ * aggsortkey). */
+struct bundle {
+	const uint8_t *ser;
+	size_t serlen;
+	struct aggent **e;	/* per aggregation; NULL: none */
+	const struct aggent *rep;	/* whose keys are printed */
+};
+
+static int bundle_n, bundle_pos;
+static const struct dt_var *const *bundle_vars;
+static int64_t **bundle_zero;
+
+static bool bundle_eq(const void *val, const void *key)
+{
+	const struct bundle *a = val, *b = key;
+
+	return a->serlen == b->serlen && !memcmp(a->ser, b->ser, a->serlen);
+}
+
+static const int64_t *bundle_val(const struct bundle *b, int i)
+{
+	return b->e[i] ? b->e[i]->val : bundle_zero[i];
+}
+
+static int bundle_cmp(const void *pa, const void *pb)
+{
+	const struct bundle *a = *(struct bundle *const *)pa;
+	const struct bundle *b = *(struct bundle *const *)pb;
+	bool bykey = sort_opt && sort_opt->aggsortkey;
+	int c = 0;
+
+	if (bykey)
+		c = key_cmp(a->rep, b->rep);
+	for (int j = 0; !c && j < bundle_n; j++) {
+		int i = (j + bundle_pos) % bundle_n;
+
+		c = dt_agg_valcmp(bundle_vars[i], bundle_val(a, i),
+				  bundle_val(b, i));
+	}
+	if (!c && !bykey)
+		c = key_cmp(a->rep, b->rep);
+	return sort_opt && sort_opt->aggsortrev ? -c : c;
+}
+
+static void print_aggs(struct dt_session *s, const struct dt_action *a)
+{
+	int n = a->naggs;
+	struct aggtab *t = sd_calloc((size_t)n, sizeof(*t));
+	int64_t **zero = sd_calloc((size_t)n, sizeof(*zero));
+	struct bundle **bs = NULL;
+	size_t nb = 0, cap = 0;
+	struct htab h = { 0 };
+	FILE *f = s->out;
+	struct dt_fmt fmt;
+	char err[128];
+	bool have_fmt = a->fmt && !dt_fmt_parse(a->fmt, &fmt, err,
+						  sizeof(err));
+	const struct dt_var *v0 = a->aggs[0];
+
+	for (int i = 0; i < n; i++) {
+		read_agg(s, a->aggs[i], &t[i], false);
+		zero[i] = sd_calloc((size_t)dt_agg_words(a->aggs[i]), 8);
+		for (size_t j = 0; j < t[i].n; j++) {
+			struct aggent *e = t[i].ents[j];
+			struct bundle key = { e->ser, e->serlen, NULL, e }, *b;
+			uint64_t hv = hash_bytes(e->ser, e->serlen, 0);
+
+			b = htab_get(&h, hv, bundle_eq, &key);
+			if (!b) {
+				b = sd_malloc(sizeof(*b));
+				*b = key;
+				b->e = sd_calloc((size_t)n, sizeof(*b->e));
+				htab_put(&h, hv, b);
+				sd_grow(&bs, &cap, nb + 1, sizeof(*bs));
+				bs[nb++] = b;
+			}
+			if (!b->e[i])
+				b->e[i] = e;
+		}
+	}
+	bundle_n = n;
+	bundle_vars = (const struct dt_var *const *)a->aggs;
+	bundle_zero = zero;
+	bundle_pos = s->prog.opt.aggsortpos < (uint64_t)n ?
+		     (int)s->prog.opt.aggsortpos : 0;
+	sort_var = v0;
+	sort_opt = &s->prog.opt;
+	if (nb)
+		qsort(bs, nb, sizeof(*bs), bundle_cmp);
+	for (size_t j = 0; j < nb; j++) {
+		const struct bundle *b = bs[j];
+
+		if (have_fmt) {
+			struct dt_fmt_val *vals = key_fmt_vals(v0, b->rep);
+			struct dt_fmt_val *av = sd_calloc((size_t)n, sizeof(*av));
+			struct histctx *hc = sd_calloc((size_t)n, sizeof(*hc));
+
+			for (int i = 0; i < n; i++)
+				agg_fmt_val(&av[i], &hc[i], a->aggs[i],
+					    bundle_val(b, i),
+					    agg_normal(s, a->aggs[i]));
+			dt_fmt_print(f, &fmt, vals, v0->nkeys, av, n);
+			free(hc);
+			free(av);
+			free(vals);
+			continue;
+		}
+		print_keys(f, v0, b->rep);
+		for (int i = 0; i < n; i++)
+			print_value(f, a->aggs[i], bundle_val(b, i),
+				    agg_normal(s, a->aggs[i]));
+		fputc('\n', f);
+	}
+	if (have_fmt)
+		dt_fmt_free(&fmt);
+	for (size_t j = 0; j < nb; j++) {
+		free(bs[j]->e);
+		free(bs[j]);
+	}
+	free(bs);
+	htab_free(&h);
+	for (int i = 0; i < n; i++) {
+		free_aggtab(&t[i]);
+		free(zero[i]);
+	}
+	free(zero);
+	free(t);
 }
 
 /* clear(): every value back to zero, the keys kept. */
@@ -808,8 +968,12 @@ static int on_record(void *ctx, void *data, size_t size)
 		case ACT_PRINTA:
 			if (!a->fmt)
 				fputc('\n', s->out);
-			print_agg(s, a->agg, a->fmt);
-			s->printed[a->agg->id] = true;
+			if (a->naggs > 1)
+				print_aggs(s, a);
+			else
+				print_agg(s, a->agg, a->fmt);
+			for (int j = 0; j < a->naggs; j++)
+				s->printed[a->aggs[j]->id] = true;
 			break;
 		case ACT_TRUNC: {
 			int64_t n = 0;

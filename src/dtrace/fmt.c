@@ -283,9 +283,9 @@ static void print_stack(FILE *f, const struct dt_conv *c, int width,
 
 void dt_fmt_print(FILE *f, const struct dt_fmt *fmt,
 		  const struct dt_fmt_val *vals, int nvals,
-		  const struct dt_fmt_val *aggval)
+		  const struct dt_fmt_val *aggvals, int naggs)
 {
-	int ai = 0;
+	int ai = 0, cur = 0;
 
 	for (int i = 0; i < fmt->n; i++) {
 		const struct dt_conv *c = &fmt->convs[i];
@@ -300,8 +300,11 @@ void dt_fmt_print(FILE *f, const struct dt_fmt *fmt,
 			width = ai < nvals ? (int)sval(&vals[ai++]) : 0;
 		if (prec == -2)
 			prec = ai < nvals ? (int)sval(&vals[ai++]) : -1;
-		if (c->agg)
-			v = aggval;
+		if (c->agg) {
+			v = aggvals && naggs ? &aggvals[cur] : NULL;
+			if (cur < naggs - 1)
+				cur++;
+		}
 		else
 			v = ai < nvals ? &vals[ai++] : NULL;
 		if (!v)

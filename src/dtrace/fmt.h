@@ -62,9 +62,11 @@ struct sbuf;
 void dt_fmt_symbol(struct sbuf *sb, const char *mod, const char *fn,
 		   uint64_t off, unsigned demangle);
 
-/* Print with vals (nvals of them, '*' ones included); the value of %@
- * comes from aggval (NULL outside printa). */
+/* Print with vals (nvals of them, '*' ones included); the values of %@
+ * come from aggvals (naggs of them, NULL outside printa): the nth %@ takes
+ * the nth, the ones past the last the last (as dtrace-utils). */
 void dt_fmt_print(FILE *f, const struct dt_fmt *fmt, const struct dt_fmt_val
-		  *vals, int nvals, const struct dt_fmt_val *aggval);
+		  *vals, int nvals, const struct dt_fmt_val *aggvals,
+		  int naggs);
 
 #endif

@@ -367,15 +367,17 @@ static void check_printa(struct dt_ck *k, struct dt_node *n)
 					  "printa( ): %s[ ] key #%d is "
 					  "incompatible with %s:\n%9s key #%d: "
 					  "%s\n%9s key #%d: %s", w->name, j + 1,
-					  v->name, v->name, j + 1,
-					  key_type_name(&v->keys[j]), w->name,
-					  j + 1, key_type_name(&w->keys[j]));
+					  v->name, v->name + (v->name[0] == '@'),
+					  j + 1, key_type_name(&v->keys[j]),
+					  w->name + (w->name[0] == '@'), j + 1,
+					  key_type_name(&w->keys[j]));
 	}
-	if (n->nargs > argr)
-		dt_error(cc, &n->loc, "not supported: several aggregations in "
-			 "one printa( ) in this version");
 	a = dt_ck_action(k, ACT_PRINTA, n);
 	a->agg = v;
+	a->naggs = n->nargs - argr + 1;
+	a->aggs = dt_alloc(&cc->arena, sizeof(*a->aggs) * (size_t)a->naggs);
+	for (int i = 0; i < a->naggs; i++)
+		a->aggs[i] = n->args[argr - 1 + i]->var;
 	if (!has_fmt)
 		return;
 
@@ -400,10 +402,14 @@ static void check_printa(struct dt_ck *k, struct dt_node *n)
 
 		if (!c->conv)
 			continue;
-		if (c->width == -2 || c->prec == -2)
-			dt_error(cc, &n->args[0]->loc, "not supported: '*' "
-				 "widths in printa( ) formats in this version");
+		/* a '*' width or precision takes the next key */
+		key += (c->width == -2) + (c->prec == -2);
 		if (c->agg) {
+			/* the nth %@ is the nth aggregation's (the last's
+			 * once they run out) */
+			const struct dt_var *av = a->aggs[aggs < a->naggs ?
+							  aggs : a->naggs - 1];
+
 			aggs++;
 			if (dt_fmt_wants(c->conv) != FMT_INT)
 				dt_cerror(cc, &n->loc, D_PRINTF_ARG_TYPE, "%s( ) "
@@ -412,7 +418,7 @@ static void check_printa(struct dt_ck *k, struct dt_node *n)
 					  "conversion: %%%s\n\t prototype: %s\n"
 					  "\t  argument: %s", n->name, c->num,
 					  c->name, conv_proto(c),
-					  v->fn == AGG_COUNT ? "uint64_t" :
+					  av->fn == AGG_COUNT ? "uint64_t" :
 					  "int64_t");
 			continue;
 		}
@@ -430,9 +436,6 @@ static void check_printa(struct dt_ck *k, struct dt_node *n)
 				  key_type_name(&v->keys[key]));
 		key++;
 	}
-	if (aggs > 1)
-		dt_error(cc, &n->args[0]->loc, "not supported: more than one "
-			 "%%@ conversion in a printa( ) format in this version");
 	a->fmt = n->args[0]->sval;
 }
 
@@ -1386,7 +1389,7 @@ static const struct dt_func funcs[] = {
 	{ "printf", 1, 64, false, true, AGG_NONE, check_printf, cg_printf },
 	{ "trace", 1, 1, false, true, AGG_NONE, check_trace, cg_trace },
 	{ "exit", 1, 1, false, true, AGG_NONE, check_exit, cg_exit },
-	{ "printa", 1, 2, false, true, AGG_NONE, check_printa, cg_nothing },
+	{ "printa", 1, 64, false, true, AGG_NONE, check_printa, cg_nothing },
 	{ "copyinstr", 1, 2, false, false, AGG_NONE, check_copyinstr,
 	  cg_copyinstr },
 	{ "trunc", 1, 2, false, true, AGG_NONE, check_aggact, cg_aggact },

@@ -123,7 +123,7 @@ static enum pkind kind_of(const char *t, char *name, size_t len)
 	if (!strncmp(t, "vmlinux`", 8))
 		t += 8;
 	n = strcspn(t, ",)");
-	while (n && t[n - 1] == ' ')
+	while (n && (t[n - 1] == ' ' || t[n - 1] == ']'))
 		n--;
 	snprintf(name, len, "%.*s", (int)n, t);
 	if (!strcmp(name, "@"))

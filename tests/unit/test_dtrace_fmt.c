@@ -18,7 +18,7 @@ static char *print(const char *fmt, const struct dt_fmt_val *vals, int n,
 	if (dt_fmt_parse(fmt, &f, err, sizeof(err)))
 		fail_msg("%s: %s", fmt, err);
 	m = open_memstream(&buf, &len);
-	dt_fmt_print(m, &f, vals, n, agg);
+	dt_fmt_print(m, &f, vals, n, agg, agg ? 1 : 0);
 	fclose(m);
 	dt_fmt_free(&f);
 	return buf;
