@@ -7,6 +7,7 @@
 #include "cg.h"
 #include "cg_str.h"
 #include "fmt.h"
+#include "btf.h"
 #include "../lib/util.h"
 
 #include <string.h>
@@ -1368,6 +1369,122 @@ static int cg_sym(struct dt_cg *g, struct dt_node *n)
 	return dt_cg_expr(g, n->args[0]);
 }
 
+/* ---- integer subroutines: rand, hton*, ntoh*, getmajor, getminor,
+ * progenyof ---- */
+
+static void check_intfn(struct dt_ck *k, struct dt_node *n)
+{
+	static const struct { const char *name; struct dt_type t; } ret[] = {
+		{ "rand", { DT_TINT, 4, true } },
+		{ "progenyof", { DT_TINT, 4, true } },
+		{ "htons", { DT_TINT, 2, false } },
+		{ "ntohs", { DT_TINT, 2, false } },
+		{ "htonl", { DT_TINT, 4, false } },
+		{ "ntohl", { DT_TINT, 4, false } },
+		{ "htonll", { DT_TINT, 8, false } },
+		{ "ntohll", { DT_TINT, 8, false } },
+		/* the kernel's dev_t: 32 bits */
+		{ "getmajor", { DT_TINT, 4, false } },
+		{ "getminor", { DT_TINT, 4, false } },
+	};
+
+	for (int i = 0; i < n->nargs; i++)
+		need_intarg(k, n, i);
+	for (size_t i = 0; i < ARRAY_SIZE(ret); i++)
+		if (!strcmp(n->name, ret[i].name))
+			n->type = ret[i].t;
+}
+
+/* The byte order of the network (big-endian) from the host's. */
+static int cg_hton(struct dt_cg *g, struct dt_node *n)
+{
+	int r = dt_cg_expr(g, n->args[0]);
+	char c = n->name[strlen(n->name) - 1];
+
+	dt_emit(g, (struct bpf_insn){ .code = BPF_ALU | BPF_END | BPF_TO_BE,
+				      .dst_reg = r,
+				      .imm = c == 's' ? 16 : c == 'l' &&
+				      n->name[strlen(n->name) - 2] == 'l' ?
+				      64 : 32 });
+	return r;
+}
+
+/* rand(): a pseudo-random int, as dtrace-utils (bpf_get_prandom_u32,
+ * sign-extended). */
+static int cg_rand(struct dt_cg *g, struct dt_node *n)
+{
+	int r;
+
+	(void)n;
+	dt_call_begin(g);
+	dt_call(g, BPF_FUNC_get_prandom_u32);
+	r = dt_call_end(g);
+	dt_emit(g, I_ALU64_IMM(BPF_LSH, r, 32));
+	dt_emit(g, I_ALU64_IMM(BPF_ARSH, r, 32));
+	return r;
+}
+
+/* getmajor(), getminor(): Linux's dev_t, 12 bits of major and 20 of
+ * minor (MAJOR(), MINOR()). */
+static int cg_devpart(struct dt_cg *g, struct dt_node *n)
+{
+	int r = dt_cg_expr(g, n->args[0]);
+
+	dt_emit(g, I_MOV32(r, r));
+	if (!strcmp(n->name, "getmajor"))
+		dt_emit(g, I_ALU64_IMM(BPF_RSH, r, 20));
+	else
+		dt_emit(g, I_ALU64_IMM(BPF_AND, r, 0xfffff));
+	return r;
+}
+
+/* progenyof(pid): 1 when the current task or one of its ancestors (by
+ * real_parent, at most PROGENY_MAX of them) is of process pid, as
+ * dtrace-utils' dt_progenyof; by the task's tgid, not its thread id
+ * (dtrace-utils compares task->pid: a process forked by a thread other
+ * than its parent's main one was nobody's progeny there). */
+#define PROGENY_MAX 64
+
+static int cg_progenyof(struct dt_cg *g, struct dt_node *n)
+{
+	int want = dt_cg_expr(g, n->args[0]), ptr, res = dt_reg(g);
+	int off_pid = dt_btf_member_offset("task_struct", "tgid");
+	int off_parent = dt_btf_member_offset("task_struct", "real_parent");
+	int done = dt_label(g), yes = dt_label(g);
+
+	if (off_pid < 0 || off_parent < 0)
+		dt_error(g->cc, &n->loc, "progenyof() needs the kernel's BTF "
+			 "to find task_struct's tgid and real_parent");
+	dt_emit(g, I_MOV32(want, want));
+	dt_emit(g, I_MOV_IMM(res, 0));
+	dt_call_begin(g);
+	dt_call(g, BPF_FUNC_get_current_task);
+	ptr = dt_call_end(g);
+	for (int i = 0; i < PROGENY_MAX; i++) {
+		int p = dt_reg(g), v;
+
+		dt_jmp_imm(g, BPF_JEQ, ptr, 0, done);
+		dt_emit(g, I_MOV(p, ptr));
+		v = dt_cg_read(g, p, off_pid, 4, BPF_FUNC_probe_read_kernel);
+		dt_jmp_reg(g, BPF_JEQ, v, want, yes);
+		dt_reg_free(g, v);
+		p = dt_reg(g);
+		dt_emit(g, I_MOV(p, ptr));
+		v = dt_cg_read(g, p, off_parent, 8,
+			       BPF_FUNC_probe_read_kernel);
+		dt_jmp_reg(g, BPF_JEQ, v, ptr, done);
+		dt_emit(g, I_MOV(ptr, v));
+		dt_reg_free(g, v);
+	}
+	dt_jmp(g, done);
+	dt_place(g, yes);
+	dt_emit(g, I_MOV_IMM(res, 1));
+	dt_place(g, done);
+	dt_reg_free(g, ptr);
+	dt_reg_free(g, want);
+	return res;
+}
+
 /* ---- the table ---- */
 
 #define AGG(nm, fn, na) { nm, na, na, true, false, fn, check_agg_dummy, \
@@ -1442,10 +1559,20 @@ static const struct dt_func funcs[] = {
 	{ "ufunc", 1, 1, false, false, AGG_NONE, check_sym, cg_sym },
 	LATER("printm"),
 	LATER("setopt"), LATER("ftruncate"), LATER("freopen"),
-	LATER("progenyof"), LATER("rand"), LATER("mutex_owned"),
-	LATER("htons"), LATER("ntohs"), LATER("htonl"), LATER("ntohl"),
-	LATER("inet_ntoa"), LATER("inet_ntop"), LATER("getmajor"),
-	LATER("getminor"), LATER("ddi_pathname"), LATER("msgsize"),
+	{ "progenyof", 1, 1, false, false, AGG_NONE, check_intfn,
+	  cg_progenyof },
+	{ "rand", 0, 0, false, false, AGG_NONE, check_intfn, cg_rand },
+	{ "htons", 1, 1, false, false, AGG_NONE, check_intfn, cg_hton },
+	{ "ntohs", 1, 1, false, false, AGG_NONE, check_intfn, cg_hton },
+	{ "htonl", 1, 1, false, false, AGG_NONE, check_intfn, cg_hton },
+	{ "ntohl", 1, 1, false, false, AGG_NONE, check_intfn, cg_hton },
+	{ "htonll", 1, 1, false, false, AGG_NONE, check_intfn, cg_hton },
+	{ "ntohll", 1, 1, false, false, AGG_NONE, check_intfn, cg_hton },
+	{ "getmajor", 1, 1, false, false, AGG_NONE, check_intfn, cg_devpart },
+	{ "getminor", 1, 1, false, false, AGG_NONE, check_intfn, cg_devpart },
+	LATER("mutex_owned"),
+	LATER("inet_ntoa"), LATER("inet_ntop"),
+	LATER("ddi_pathname"), LATER("msgsize"),
 	LATER("breakpoint"), LATER("panic"), LATER("copyout"),
 	LATER("copyoutstr"), LATER("print"), LATER("strtoll"),
 	LATER("link_ntop"), LATER("d_path"),
