@@ -760,8 +760,9 @@ static void cg_arith(struct dt_cg *g, int op, int a, int b,
 			dt_emit(g, I_ALU64_REG(alu, a, b));
 			break;
 		}
-		/* Signed: divide magnitudes, then fix the sign (C rounds
-		 * toward zero; a remainder has the dividend's sign). */
+		/* Signed: divide magnitudes, then negate when the signs
+		 * differ, the remainder too (dtrace-utils'
+		 * dt_cg_arithmetic_op: 19 % -5 is -4, -19 % -5 is 4). */
 		int neg = dt_reg(g), l1 = dt_label(g), l2 = dt_label(g),
 		    l3 = dt_label(g);
 
@@ -772,8 +773,7 @@ static void cg_arith(struct dt_cg *g, int op, int a, int b,
 		dt_place(g, l1);
 		dt_jmp_imm(g, BPF_JSGE, b, 0, l2);
 		dt_emit(g, I_ALU64_IMM(BPF_NEG, b, 0));
-		if (!mod)
-			dt_emit(g, I_ALU64_IMM(BPF_XOR, neg, 1));
+		dt_emit(g, I_ALU64_IMM(BPF_XOR, neg, 1));
 		dt_place(g, l2);
 		dt_emit(g, I_ALU64_REG(mod ? BPF_MOD : BPF_DIV, a, b));
 		dt_jmp_imm(g, BPF_JEQ, neg, 0, l3);
@@ -798,13 +798,52 @@ static void cg_arith(struct dt_cg *g, int op, int a, int b,
 	dt_cg_normalize(g, a, t);
 }
 
+/* An integer constant (a literal, perhaps negated). */
+static bool const_int(const struct dt_node *n, int64_t *v)
+{
+	int64_t x;
+
+	if (n->kind == N_INT) {
+		*v = (int64_t)n->ival;
+		return true;
+	}
+	if (n->kind != N_UNARY || !const_int(n->a, &x))
+		return false;
+	switch (n->op) {
+	case T_MINUS: *v = (int64_t)-(uint64_t)x; return true;
+	case T_PLUS: *v = x; return true;
+	case T_TILDE: *v = ~x; return true;
+	default: return false;
+	}
+}
+
 static int cg_binary(struct dt_cg *g, struct dt_node *n)
 {
 	struct dt_type c;
 	int a, b;
+	int64_t x, y;
 
 	if (is_compare(n->op))
 		return cg_bool(g, n);
+	/* Constants divide as DTrace folds them, by C's rules (7 % -3 is
+	 * 1); at run time a remainder takes the quotient's sign (cg_arith) */
+	if ((n->op == T_SLASH || n->op == T_PERCENT) &&
+	    n->type.kind == DT_TINT && const_int(n->a, &x) &&
+	    const_int(n->b, &y) && y != 0 &&
+	    !(n->type.sign && x == INT64_MIN && y == -1)) {
+		uint64_t r;
+
+		if (n->type.sign)
+			r = (uint64_t)(n->op == T_SLASH ? x / y : x % y);
+		else
+			r = n->op == T_SLASH ? (uint64_t)x / (uint64_t)y :
+			    (uint64_t)x % (uint64_t)y;
+		a = dt_reg(g);
+		dt_ld_imm64(g, a, r);
+		c = n->type;
+		dt_cg_normalize(g, a, &c);
+		return a;
+	}
 	a = dt_cg_expr(g, n->a);
 	b = dt_cg_expr(g, n->b);
 	/* Pointer arithmetic scales by the size pointed to. */

@@ -811,7 +811,9 @@ static void on_error(struct dt_session *s, const struct dt_rechdr *h,
 		p ? p->func : "?", p ? p->name : "?", fault_name(e->fault),
 		details, e->insn);
 	if (s->error) {
-		uint64_t args[6] = { 0, h->clause + 1, e->action, e->insn,
+		/* dtrace-utils' dt_probe_error: the probe ID, the clause
+		 * (dt_clause_N's N), the BPF pc, the fault, its value */
+		uint64_t args[6] = { 0, h->probe, h->clause, e->insn,
 				     e->fault, e->addr };
 
 		dt_dtrace_fire(s->error, args, 6);

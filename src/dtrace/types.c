@@ -1114,7 +1114,13 @@ static struct dt_type check_binary(struct dt_ck *k, struct dt_node *n)
 			  n->b->kind == N_AGG ? "aggregation" : on);
 	}
 	struct dt_type a = check_expr(k, n->a), b = check_expr(k, n->b);
+	int64_t zero;
 
+	/* DTrace folds the constant right operand first */
+	if ((n->op == T_SLASH || n->op == T_PERCENT) &&
+	    const_eval(n->b, &zero) && zero == 0)
+		dt_cerror(k->cc, &n->loc, D_DIV_ZERO, "expression contains "
+			  "division by zero");
 	switch (n->op) {
 	case T_EQ: case T_NE: case T_LT: case T_GT: case T_LE: case T_GE:
 		if (a.kind == DT_TSTR && b.kind == DT_TSTR)

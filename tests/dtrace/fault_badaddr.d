@@ -1,7 +1,8 @@
 /* ARGS: -q */
 /* A bad address (a NULL dereference, copyinstr() of an unmapped address,
  * also in a predicate) is DTrace's "invalid address" fault: reported with
- * the address, ERROR fires with it in arg5, the clause's record is
+ * the address, ERROR fires with it in arg5 (arg1 the probe ID, arg2 the
+ * clause, as dtrace-utils' dt_probe_error), the clause's record is
  * dropped, the other clauses and END still run. */
 BEGIN
 {
@@ -23,7 +24,7 @@ BEGIN
 
 ERROR
 {
-	printf("ERROR: enabled probe %d, action %d, fault %d, address %d\n",
+	printf("ERROR: probe %d, clause %d, fault %d, address %d\n",
 	    arg1, arg2, arg4, arg5);
 }
 
