@@ -1340,6 +1340,12 @@ void dt_cg_unit(struct dt_cg *g, struct dt_unit *u)
 	dt_call(g, BPF_FUNC_map_lookup_elem);
 	dt_jmp_imm(g, BPF_JEQ, BPF_REG_0, 0, out);
 	dt_emit(g, I_MOV(DT_SCRATCH_REG, BPF_REG_0));
+	/* -x cpu=N: only what fires on CPU N (dtrace-utils'
+	 * dt_cg_tramp_prologue) */
+	if (g->p->opt.cpu >= 0) {
+		dt_call(g, BPF_FUNC_get_smp_processor_id);
+		dt_jmp_imm(g, BPF_JNE, BPF_REG_0, (int32_t)g->p->opt.cpu, out);
+	}
 	if (!u->prov->after_exit || !u->prov->after_exit(u)) {
 		dt_ld_map_value(g, BPF_REG_1, DT_MAP_GLOBALS,
 				offsetof(struct dt_globals, exited));

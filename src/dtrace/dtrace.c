@@ -24,6 +24,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -372,6 +373,24 @@ static int run(struct dt_session *s, struct child *child, pid_t watch,
 	struct pollfd pfd[2];
 	struct sigaction sa = { .sa_handler = on_signal };
 
+	/* -x cpu=N: BEGIN, END and ERROR run here, so here runs on CPU N
+	 * (dtrace-utils runs them in a thread bound to it); tick-N goes
+	 * there too (providers/profile.c) */
+	if (s->prog.opt.cpu >= 0) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		if (s->prog.opt.cpu < CPU_SETSIZE)
+			CPU_SET((int)s->prog.opt.cpu, &set);
+		if (s->prog.opt.cpu >= CPU_SETSIZE ||
+		    sched_setaffinity(0, sizeof(set), &set)) {
+			dt_say("failed to bind to cpu %lld: %s",
+			       (long long)s->prog.opt.cpu,
+			       strerror(s->prog.opt.cpu >= CPU_SETSIZE ?
+					EINVAL : errno));
+			return SD_EXIT_FAIL;
+		}
+	}
 	ret = dt_load(s, &msg);
 	if (ret) {
 		fprintf(stderr, "%s: ", sd_prog());
@@ -407,6 +426,7 @@ static int run(struct dt_session *s, struct child *child, pid_t watch,
 		sd_err("cannot read the BPF ring buffer: %s", strerror(errno));
 		return SD_EXIT_FAIL;
 	}
+
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);

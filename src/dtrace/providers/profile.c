@@ -15,6 +15,7 @@
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sched.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
@@ -202,8 +203,19 @@ static int attach(struct dt_unit *u, char *err, size_t len)
 			    (int)ncpu))
 		online[0] = true;
 	u->fds = sd_calloc((size_t)ncpu, sizeof(int));
+	/* tick-N: the first CPU this process may run on (0 but under
+	 * taskset or -x cpu=N, which binds sonde dtrace to CPU N) */
+	int tick_cpu = 0;
+	cpu_set_t set;
+
+	if (tick && !sched_getaffinity(0, sizeof(set), &set))
+		for (int c = 0; c < ncpu && c < CPU_SETSIZE; c++)
+			if (online[c] && CPU_ISSET(c, &set)) {
+				tick_cpu = c;
+				break;
+			}
 	for (int cpu = 0; cpu < ncpu; cpu++) {
-		if (!online[cpu] || (tick && cpu))
+		if (!online[cpu] || (tick && cpu != tick_cpu))
 			continue;
 		int fd = (int)perf_open(&a, cpu);
 
