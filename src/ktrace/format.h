@@ -356,8 +356,9 @@ struct ktr_sum {
 };
 
 /* FD: one per fd of each process the recorder attached to, written by it
- * (from /proc/PID/fd and fdinfo) before the process's first record, ts the
- * time just before it attached; pid and tid are the process's. */
+ * (from /proc/PID/fd and fdinfo) before the process's first record, then
+ * one of fd AT_FDCWD (-100) for its working directory (/proc/PID/cwd); ts
+ * the time just before it attached; pid and tid are the process's. */
 struct ktr_fd {
 	struct ktr_rec h;
 	int32_t fd;

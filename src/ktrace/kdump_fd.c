@@ -41,6 +41,8 @@ struct fdtab {
 	uint32_t pid;		/* 0: free slot */
 	struct fdent *v;
 	size_t n;
+	char *cwd;		/* the working directory, when the trace says
+				 * (an FD record of AT_FDCWD, chdir, fchdir) */
 };
 
 struct pend {
@@ -60,7 +62,7 @@ enum act {
 	A_EVENTFD, A_EVENTFD2, A_EPOLL, A_EPOLL1, A_TIMERFD, A_SIGNALFD,
 	A_SIGNALFD4, A_INOTIFY, A_INOTIFY1, A_PIDFD, A_PERF, A_IOURING,
 	A_MEMFD, A_PIPE, A_PIPE2, A_SOCKETPAIR, A_CONNECT, A_BIND,
-	A_GETSOCKNAME,
+	A_GETSOCKNAME, A_CHDIR, A_FCHDIR,
 };
 
 static const struct {
@@ -81,6 +83,7 @@ static const struct {
 	{ "memfd_create", A_MEMFD }, { "pipe", A_PIPE }, { "pipe2", A_PIPE2 },
 	{ "socketpair", A_SOCKETPAIR }, { "connect", A_CONNECT },
 	{ "bind", A_BIND }, { "getsockname", A_GETSOCKNAME },
+	{ "chdir", A_CHDIR }, { "fchdir", A_FCHDIR },
 };
 
 struct fds {
@@ -180,6 +183,16 @@ static void tab_clear(struct fdtab *t)
 	free(t->v);
 	t->v = NULL;
 	t->n = 0;
+	free(t->cwd);
+	t->cwd = NULL;
+}
+
+static void set_cwd(struct fdtab *t, const char *dir)
+{
+	char *d = dir ? sd_strdup(dir) : NULL;
+
+	free(t->cwd);
+	t->cwd = d;
 }
 
 /* ---- the table of one process ---- */
@@ -213,6 +226,8 @@ static void set_fd(struct fdtab *t, int64_t fd, const char *name, bool cloexec)
 
 static const char *get_fd(struct fdtab *t, int64_t fd)
 {
+	if (t && (int32_t)fd == AT_FDCWD)
+		return t->cwd;
 	return t && fd >= 0 && (size_t)fd < t->n ? t->v[fd].name : NULL;
 }
 
@@ -266,12 +281,14 @@ static const char *joined(struct fds *f, struct fdtab *t, int64_t dirfd,
 
 	if (!path)
 		return NULL;
-	if (path[0] == '/' || (int32_t)dirfd == AT_FDCWD ||
-	    !(dir = get_fd(t, (int32_t)dirfd)))
+	/* (AT_FDCWD: the working directory, when the trace says it.) */
+	if (path[0] == '/' || !(dir = get_fd(t, (int32_t)dirfd)) ||
+	    dir[0] != '/')
 		return path;
 	sbuf_reset(&f->tmp);
 	sbuf_puts(&f->tmp, dir);
-	sbuf_putc(&f->tmp, '/');
+	if (dir[strlen(dir) - 1] != '/')
+		sbuf_putc(&f->tmp, '/');
 	sbuf_puts(&f->tmp, path);
 	return f->tmp.buf;
 }
@@ -328,7 +345,18 @@ static void on_ret(struct fds *f, const struct ktr_rec *r,
 		goto out;
 	switch (act) {
 	case A_OPEN:
-		set_fd(t, ret, p->path, a[1] & O_CLOEXEC);
+		set_fd(t, ret, joined(f, t, AT_FDCWD, p->path),
+		       a[1] & O_CLOEXEC);
+		break;
+	case A_CHDIR:
+		/* Known only from a known one, or an absolute path. */
+		if (p->path && (p->path[0] == '/' || t->cwd))
+			set_cwd(t, joined(f, t, AT_FDCWD, p->path));
+		else
+			set_cwd(t, NULL);
+		break;
+	case A_FCHDIR:
+		set_cwd(t, get_fd(t, (int32_t)a[0]));
 		break;
 	case A_OPENAT:
 		set_fd(t, ret, joined(f, t, a[0], p->path), a[2] & O_CLOEXEC);
@@ -337,7 +365,7 @@ static void on_ret(struct fds *f, const struct ktr_rec *r,
 		set_fd(t, ret, joined(f, t, a[0], p->path), false);
 		break;
 	case A_CREAT:
-		set_fd(t, ret, p->path, false);
+		set_fd(t, ret, joined(f, t, AT_FDCWD, p->path), false);
 		break;
 	case A_DUP:
 		set_fd(t, ret, get_fd(t, (int32_t)a[0]), false);
@@ -486,14 +514,19 @@ void kd_fd_event(struct kdump *k, const struct kev *e)
 		break;
 	}
 	case KTR_FD: {
-		/* Held at the attach: named as /proc named it then. */
+		/* Held at the attach: named as /proc named it then (AT_FDCWD:
+		 * the working directory). */
 		const struct ktr_fd *d = (const void *)r;
+		struct fdtab *t = tab(f, r->pid, true);
 
 		sbuf_reset(&f->tmp);
 		kd_put_escaped(&f->tmp, (const unsigned char *)d->path,
 			       strnlen(d->path, r->len - sizeof(*d)));
-		set_fd(tab(f, r->pid, true), d->fd,
-		       f->tmp.buf ? f->tmp.buf : "", d->flags & O_CLOEXEC);
+		if (d->fd == AT_FDCWD)
+			set_cwd(t, f->tmp.buf ? f->tmp.buf : "");
+		else
+			set_fd(t, d->fd, f->tmp.buf ? f->tmp.buf : "",
+			       d->flags & O_CLOEXEC);
 		break;
 	}
 	case KTR_NAMI: {
@@ -542,6 +575,7 @@ void kd_fd_event(struct kdump *k, const struct kev *e)
 			if (parent->v[i].name)
 				set_fd(child, i, parent->v[i].name,
 				       parent->v[i].cloexec);
+		set_cwd(child, parent->cwd);
 		break;
 	}
 	case KTR_EXEC: {
@@ -584,7 +618,8 @@ bool kd_fd_returns(struct kdump *k, enum sc_abi abi, uint32_t nr)
 	return act != A_NONE && act != A_CLOSE && act != A_CLOSE_RANGE &&
 	       act != A_DUP2 && act != A_DUP3 && act != A_FCNTL &&
 	       act != A_PIPE && act != A_PIPE2 && act != A_SOCKETPAIR &&
-	       act != A_CONNECT && act != A_BIND && act != A_GETSOCKNAME;
+	       act != A_CONNECT && act != A_BIND && act != A_GETSOCKNAME &&
+	       act != A_CHDIR && act != A_FCHDIR;
 }
 
 const char *kd_fd_name(struct kdump *k, uint32_t pid, int64_t fd)

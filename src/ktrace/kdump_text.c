@@ -9,6 +9,7 @@
 #include "record.h"
 
 #include <stdio.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -376,6 +377,13 @@ static void text_event(struct kdump *k, const struct kev *e)
 		const struct ktr_fd *d = (const void *)r;
 		size_t len = strnlen(d->path, r->len - sizeof(*d));
 
+		/* (The working directory: AT_FDCWD "/home/me".) */
+		if (d->fd == AT_FDCWD && !k->o->x.raw) {
+			sbuf_puts(sb, "AT_FDCWD \"");
+			kd_put_escaped(sb, (const unsigned char *)d->path, len);
+			sbuf_putc(sb, '"');
+			break;
+		}
 		sbuf_printf(sb, "%d \"", d->fd);
 		kd_put_escaped(sb, (const unsigned char *)d->path, len);
 		sbuf_puts(sb, "\" ");

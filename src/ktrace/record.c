@@ -1209,7 +1209,8 @@ static void flush_drops(struct tracer *t)
 }
 
 /* The FD records of a process attached to (-p, -g): its fds as
- * /proc/PID/fd and fdinfo show them (format.h), ts the time before the
+ * /proc/PID/fd and fdinfo show them (format.h), then its working
+ * directory (/proc/PID/cwd) as fd AT_FDCWD, ts the time before the
  * attach. Written before the writer thread starts: the main thread owns
  * the writer then. */
 static void fd_records(struct tracer *t, pid_t pid, uint64_t ts)
@@ -1264,6 +1265,21 @@ static void fd_records(struct tracer *t, pid_t pid, uint64_t ts)
 		wr_put(&t->w, &u, len);
 	}
 	closedir(d);
+	/* The working directory, as fd AT_FDCWD. */
+	memset(&u, 0, sizeof(u));
+	snprintf(p, sizeof(p), "/proc/%d/cwd", (int)pid);
+	n = readlink(p, u.f.path, 4096);
+	if (n >= 0) {
+		uint32_t len = (uint32_t)(sizeof(u.f) + n + 1 + 7) & ~7u;
+
+		u.f.h.len = len;
+		u.f.h.type = KTR_FD;
+		u.f.h.pid = u.f.h.tid = (uint32_t)pid;
+		u.f.h.ts = ts;
+		memcpy(u.f.h.comm, comm, strnlen(comm, KTR_COMM_LEN));
+		u.f.fd = AT_FDCWD;
+		wr_put(&t->w, &u, len);
+	}
 }
 
 /* The END record: totals, and how recording ended (status: the

@@ -481,10 +481,17 @@ void xlat_call(struct sbuf *sb, enum sc_abi abi, uint32_t nr,
 		case KA_DIRFD:
 			/* An int: the upper half of the register is not its. */
 			s = xlat_value(abi, XLAT_DIRFD, (int64_t)(int)v);
-			if (s)
+			if (s) {
+				const char *n;
+
 				sbuf_puts(sb, s);
-			else
+				/* -y: AT_FDCWD</home/me>, as strace -y. */
+				if (o->fd_name && (n = o->fd_name(o->fd_ctx,
+						o->pid, (int32_t)v)))
+					xlat_fd_name(sb, n, o->strace);
+			} else {
 				put_fd(sb, (int32_t)v, o);
+			}
 			break;
 		case KA_FD:
 			put_fd(sb, (int32_t)v, o);

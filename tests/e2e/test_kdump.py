@@ -1043,11 +1043,15 @@ import os, sys
 f = os.open(sys.argv[1], os.O_RDONLY)
 r, w = os.pipe()
 os.dup2(f, 7)
+os.chdir(os.path.dirname(sys.argv[1]))
 print("ready", flush=True)
 sys.stdin.readline()
 os.pread(f, 3, 0)
 os.write(w, b"x")
 os.read(7, 2)
+os.open(os.path.basename(sys.argv[1]), os.O_RDONLY)
+os.chdir("/")
+os.open("etc/hostname", os.O_RDONLY)
 """
 
 
@@ -1068,12 +1072,16 @@ def held_target(tmp_path):
 def held_fds(calls):
     """The fd arguments, as annotated, of the calls that use the fds
     opened before the attach: pread64, the write to the pipe, the read of
-    fd 7 (pipe inodes differ between two runs)."""
+    fd 7 (pipe inodes differ between two runs); the relative openat's
+    AT_FDCWD and the fd it returns, before and after a chdir."""
     got = []
-    for name, args, _ in calls:
+    for name, args, ret in calls:
         if name in ("pread64", "write") or (name == "read" and
                                             args[0].startswith("7")):
             got.append((name, re.sub(r"\[\d+\]", "[INO]", args[0])))
+        elif name == "openat":
+            got.append((name, args[0], re.sub(r"^\d+<", "FD<",
+                                              ret.split()[0])))
     return got
 
 
@@ -1081,7 +1089,9 @@ def test_fd_names_at_attach(root, sonde, tmp_path, strace):
     """ktrace -p records the fds its target held when it attached (FD
     records, from /proc/PID/fd and fdinfo), and kdump -y names them as
     strace -y -p names them on the same program: the file by its path,
-    its dup by the same path, the pipe as pipe:[INODE]; the FD records
+    its dup by the same path, the pipe as pipe:[INODE], AT_FDCWD by the
+    working directory (an FD record of AT_FDCWD), before and after a chdir,
+    and a relative open by its whole path; the FD records
     print in the text view and in JSON with the fd's status flags. (The
     recorder writes them out as soon as it is attached: a file longer
     than its header says so.)"""
@@ -1098,8 +1108,12 @@ def test_fd_names_at_attach(root, sonde, tmp_path, strace):
     assert t.wait(timeout=60) == 0
     tr.wait(timeout=60)
     theirs = held_fds(strace_lines(st))
-    assert theirs == [("pread64", f"3<{data}>"), ("write", "5<pipe:[INO]>"),
-                      ("read", f"7<{data}>")], theirs
+    assert theirs[:3] == [("pread64", f"3<{data}>"),
+                          ("write", "5<pipe:[INO]>"),
+                          ("read", f"7<{data}>")], theirs
+    assert theirs[3:] == [("openat", f"AT_FDCWD<{tmp_path}>", f"FD<{data}>"),
+                          ("openat", "AT_FDCWD</>", "FD</etc/hostname>")], \
+        theirs
 
     t, data = held_target(tmp_path)
     out = tmp_path / "held.out"
@@ -1122,6 +1136,7 @@ def test_fd_names_at_attach(root, sonde, tmp_path, strace):
                                           text, re.M)]
     assert f'3 "{data}" O_RDONLY|O_LARGEFILE|O_CLOEXEC' in fd, fd
     assert f'7 "{data}" O_RDONLY|O_LARGEFILE' in fd, fd
+    assert f'AT_FDCWD "{tmp_path}"' in fd, fd
     recs = [json.loads(l) for l in
             kdump(out, "--format", "json").stdout.splitlines()[1:]]
     fds = {r["fd"]: r for r in recs if r["type"] == "FD"}
