@@ -156,6 +156,11 @@ const char *kd_fd_name(struct kdump *k, uint32_t pid, int64_t fd);
 void kd_fd_free(struct kdump *k);
 /* Whether syscall nr returns an fd (open, socket, dup...). */
 bool kd_fd_returns(struct kdump *k, enum sc_abi abi, uint32_t nr);
+/* -y: the name of the fd a RET event returned, or NULL: what
+ * kd_fd_returns' calls made, and a dup2's, dup3's or fcntl F_DUPFD's copy
+ * (named after the fd copied: the table takes the copy after the line is
+ * printed). */
+const char *kd_fd_ret_name(struct kdump *k, const struct kev *e);
 
 /* Back ends. Each has init (the header), event and end (the footer). */
 struct kd_view {

@@ -667,3 +667,24 @@ void kd_fd_free(struct kdump *k)
 	free(f);
 	k->fds = NULL;
 }
+
+const char *kd_fd_ret_name(struct kdump *k, const struct kev *e)
+{
+	const struct ktr_ret *r = (const void *)e->r;
+	enum sc_abi abi = kd_abi(k, e->r);
+	struct fds *f = k->fds;
+	int act;
+
+	if (!f || r->ret < 0 || r->nr >= f->nact[abi])
+		return NULL;
+	if (kd_fd_returns(k, abi, r->nr))
+		return kd_fd_name(k, r->h.pid, r->ret);
+	act = f->act[abi][r->nr];
+	if (e->dur < 0)		/* the call's arguments are not known */
+		return NULL;
+	if (act == A_DUP2 || act == A_DUP3 ||
+	    (act == A_FCNTL && ((int)e->cargs[1] == F_DUPFD ||
+				(int)e->cargs[1] == F_DUPFD_CLOEXEC)))
+		return kd_fd_name(k, r->h.pid, (int32_t)e->cargs[0]);
+	return NULL;
+}

@@ -245,8 +245,8 @@ static void put_ret(struct kdump *k, const struct kev *e)
 		else
 			sbuf_printf(sb, "%lld", (long long)ret);
 		sbuf_free(&tmp);
-		if (k->o->fds && kd_fd_returns(k, abi, r->nr)) {
-			const char *n = kd_fd_name(k, e->r->pid, ret);
+		if (k->o->fds) {
+			const char *n = kd_fd_ret_name(k, e);
 
 			if (n)
 				xlat_fd_name(sb, n, true);

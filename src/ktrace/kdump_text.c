@@ -349,9 +349,8 @@ static void text_event(struct kdump *k, const struct kev *e)
 
 		xlat_ret_args(sb, kd_abi(k, r), c->nr, c->ret,
 			      e->dur >= 0 ? e->cargs : NULL, &xo);
-		if (k->o->fds && c->ret >= 0 && kd_fd_returns(k, kd_abi(k, r),
-							      c->nr)) {
-			const char *n = kd_fd_name(k, r->pid, c->ret);
+		if (k->o->fds) {
+			const char *n = kd_fd_ret_name(k, e);
 
 			if (n)
 				sbuf_printf(sb, "<%s>", n);

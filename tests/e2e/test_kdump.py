@@ -1194,3 +1194,27 @@ def test_fd_names_in_strace_view(root, sonde, tmp_path, strace):
                          line) for line, _ in mine)
     assert any(re.search(r"^close\(4<.*/other>\) = 0", line)
                for line, _ in mine)
+
+
+def test_fd_returns_match_strace(root, sonde, tmp_path, strace):
+    """--strace -y names every fd the fds test program's calls return as
+    strace -y does: opens, dup, and the copies dup2 and fcntl F_DUPFD make
+    (named after the fd copied: the fd table takes the copy only after
+    the line is printed), an eventfd and an epoll fd; nothing on returns
+    that are not fds."""
+    st = tmp_path / "strace.txt"
+    p = run([strace, "-y", "-o", str(st), CALLS, "fds"])
+    assert p.returncode == 0, p.stderr
+    out = ktrace(tmp_path / "fds.out", [CALLS, "fds"])
+
+    def rets(lines, pre):
+        got = [m.groups() for m in
+               (re.match(pre + r"(\w+)\(.*\)\s+= (-?\d+)(<.*>)?$", l)
+                for l in lines) if m]
+        return got[next(i for i, r in enumerate(got)
+                        if r[2] == "</etc/hostname>"):]
+    theirs = rets(st.read_text().splitlines(), r"^")
+    mine = rets(kdump(out, "--strace", "-y").stdout.splitlines(),
+                r"^\d+\s+")
+    assert mine == theirs
+    assert {n for n, _, fd in theirs if fd} >= {"dup", "dup2", "fcntl"}
