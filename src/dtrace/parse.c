@@ -1015,23 +1015,22 @@ static struct dt_node *primary(struct parser *p)
 		m = expect(p, T_IDENT);
 		n = node(p, t.t == T_SELF ? N_SELF : N_THIS, &t.loc);
 		n->name = m.sval;
-		if (peek(p)->t == T_LBRACK && t.t == T_SELF) {
+		if (peek(p)->t == T_LBRACK) {
 			/* self->a[k]: a thread-local associative array, an
-			 * array named "self->a" keyed by thread too */
+			 * array named "self->a" keyed by thread too; or an
+			 * element of a string or through a pointer (types.c
+			 * tells them apart, and refuses this->a[k]) */
 			char *nm = dt_alloc(&p->cc->arena, strlen(m.sval) + 7);
 
-			sprintf(nm, "self->%s", m.sval);
+			sprintf(nm, "%s->%s", t.t == T_SELF ? "self" : "this",
+				m.sval);
 			next(p);
 			n->kind = N_INDEX;
 			n->name = nm;
-			n->op = T_SELF;
+			n->op = t.t;
 			arg_list(p, n, T_RBRACK);
 			return n;
 		}
-		if (peek(p)->t == T_LBRACK)
-			dt_cerror(p->cc, &peek(p)->loc, D_ARR_LOCAL, "local "
-				  "variables may not be used as associative "
-				  "arrays: %s", m.sval);
 		return n;
 	}
 	case T_LPAREN:

@@ -294,7 +294,8 @@ static void resolve_part(struct dt_ck *k, struct dt_node *n)
 		int64_t i;
 
 		base = find_var(k->p, n->name, DT_GLOBAL);
-		if (base && base->type.kind == DT_TPTR && n->nargs == 1 &&
+		if (base && (base->type.kind == DT_TPTR ||
+			     base->type.kind == DT_TSTR) && n->nargs == 1 &&
 		    !find_var(k->p, n->name, DT_ARRAY)) {
 			to_deref(k, n);		/* p[i]: *(p + i) */
 			return;
@@ -874,6 +875,26 @@ static struct dt_type check_index(struct dt_ck *k, struct dt_node *n)
 {
 	struct dt_var *v = find_var(k->p, n->name, DT_ARRAY);
 
+	if (n->op == T_SELF || n->op == T_THIS) {
+		/* self->s[i], this->p[i]: an element of a string or
+		 * through a pointer, when the variable is one */
+		enum dt_scope sc = n->op == T_SELF ? DT_SELF : DT_THIS;
+		const char *vn = n->name + (n->op == T_SELF ? 6 : 6);
+		struct dt_var *sv = find_var(k->p, vn, sc);
+
+		if (!v && sv && n->nargs == 1 &&
+		    (sv->type.kind == DT_TSTR || sv->type.kind == DT_TPTR)) {
+			to_deref(k, n);
+			n->a->a->kind = sc == DT_SELF ? N_SELF : N_THIS;
+			n->a->a->name = (char *)vn;
+			return check_expr(k, n);
+		}
+		if (n->op == T_THIS)
+			dt_cerror(k->cc, &n->loc, D_ARR_LOCAL, "local variables "
+				  "may not be used as associative arrays: %s",
+				  vn);
+	}
+
 	if (!v && !strcmp(n->name, "args"))
 		return check_args(k, n);
 	if (!v) {
@@ -1084,6 +1105,16 @@ static struct dt_type check_assign(struct dt_ck *k, struct dt_node *n)
 	}
 	lt = check_expr(k, l);
 	if (n->op == T_ASSIGN) {
+		/* an integer into a pointer (but 0) or a pointer into an
+		 * integer: DTrace's dt_node_is_argcompat refuses both */
+		bool zero = n->b->kind == N_INT && n->b->ival == 0;
+
+		if (!is_deref(l) && !zero && !lt.alloca && !rt.alloca &&
+		    ((lt.kind == DT_TPTR && rt.kind == DT_TINT) ||
+		     (lt.kind == DT_TINT && rt.kind == DT_TPTR && !lt.bits)))
+			dt_cerror(k->cc, &n->loc, D_OP_INCOMPAT, "operands have "
+				  "incompatible types: \"%s\" = \"%s\"",
+				  tname(&lt, b1), tname(&rt, b2));
 		if (!is_deref(l) && (lt.kind == DT_TSTR) != (rt.kind == DT_TSTR))
 			dt_cerror(k->cc, &n->loc, D_OP_INCOMPAT, "operands have "
 				  "incompatible types: \"%s\" = \"%s\"",
@@ -1139,8 +1170,24 @@ static struct dt_type check_binary(struct dt_ck *k, struct dt_node *n)
 	default:
 		break;
 	}
-	if (!dt_type_is_int(&a) || !dt_type_is_int(&b))
+	if ((!dt_type_is_int(&a) || !dt_type_is_int(&b)) &&
+	    !((n->op == T_PLUS || n->op == T_MINUS) && a.kind == DT_TSTR &&
+	      dt_type_is_int(&b) && b.kind != DT_TPTR))
 		op2_error(k, n, n->op, &a, &b);
+	if ((n->op == T_PLUS || n->op == T_MINUS) && a.kind == DT_TSTR &&
+	    dt_type_is_int(&b) && b.kind != DT_TPTR) {
+		/* s + i: a char pointer into the string's bytes (s[i]) */
+		struct dt_node *c = dt_alloc(&k->cc->arena, sizeof(*c));
+		struct dt_type ch = { DT_TINT, 1, true };
+
+		c->kind = N_CAST;
+		c->loc = n->a->loc;
+		c->a = n->a;
+		c->cast = dt_ptr_type(k->cc, &ch);
+		c->type = c->cast;
+		n->a = c;
+		return c->cast;
+	}
 	if ((n->op == T_PLUS || n->op == T_MINUS) &&
 	    ((a.kind == DT_TPTR && a.ref && a.ref->kind == DT_TVOID) ||
 	     (b.kind == DT_TPTR && b.ref && b.ref->kind == DT_TVOID)))
@@ -1370,6 +1417,8 @@ static struct dt_type check_expr(struct dt_ck *k, struct dt_node *n)
 					 "converting %s to a string",
 					 tname(&a, b1));
 			t = a;
+		} else if (t.kind == DT_TPTR && a.kind == DT_TSTR) {
+			/* (char *)s: the address of the string's bytes */
 		} else if (t.kind == DT_TVOID) {
 			/* (void)expr: the value is dropped */
 		} else if (!dt_type_is_int(&a)) {

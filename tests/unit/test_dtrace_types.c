@@ -205,8 +205,11 @@ static void test_errors(void **state)
 		    "type");
 	check_error("BEGIN { x = 1; x = \"s\"; }", "t.d:1:18: operands have "
 		    "incompatible types: \"int\" = \"string\"");
-	check_error("BEGIN { x = \"a\" + 1; }", "operands have incompatible "
-		    "types: \"string\" + \"int\"");
+	check_error("BEGIN { x = \"a\" - \"b\"; }", "operands have "
+		    "incompatible types: \"string\" - \"string\"");
+	/* s[i]: a char of the string (codegen/tst.deref_string-*) */
+	TYPE("s = \"abc\";", "s[1]", "char");
+	TYPE("self->s = \"abc\";", "self->s[1]", "char");
 	/* associative array signatures (dt_idcook_sign's words) */
 	check_error("BEGIN { x[1, 2] = 1; x[1] = 2; }", "x[ ] prototype "
 		    "mismatch: 1 key passed, 2 expected");
