@@ -288,6 +288,9 @@ enum ktr_stru_kind {
 	KTR_STRU_BYTES = 24,	/* bytes as they are: setsockopt's value (the
 				 * next argument's length), getrandom's (the
 				 * return value's) */
+	KTR_STRU_INT = 25,	/* an int (4 bytes): what a successful
+				 * ioctl's argument points to, when it is a
+				 * pointer */
 	KTR_STRU_NKINDS
 };
 

@@ -82,6 +82,39 @@ static const struct ktr_stru *stru_of(const struct kd_call *c, unsigned arg)
 	return NULL;
 }
 
+/* An ioctl's int argument, when its request takes one, as strace prints
+ * it: "[1]" (the requests strace's term.c prints with printnum_int),
+ * "[FS_EXTENT_FL]" for the inode flags; false for the others (the
+ * pointer prints). */
+static bool ioctl_int(struct sbuf *sb, enum sc_abi abi, uint64_t req,
+		      const struct ktr_stru *st)
+{
+	static const char *const ints[] = {
+		"FIONREAD", "FIONBIO", "FIOASYNC", "TIOCOUTQ", "TIOCGPGRP",
+		"TIOCSPGRP", "TIOCGSID", "TIOCGETD", "TIOCSETD", "TIOCGSOFTCAR",
+		"TIOCSSOFTCAR", "TIOCGPTN", "TIOCGEXCL", "TIOCGDEV", "TIOCPKT",
+		"TIOCSPTLCK",
+	};
+	const char *name = xlat_value(abi, XLAT_IOCTL, (uint32_t)req);
+	int32_t v;
+
+	if (!name || st->data_len < 4)
+		return false;
+	memcpy(&v, st->data, 4);
+	if (!strcmp(name, "FS_IOC_GETFLAGS") || !strcmp(name, "FS_IOC_SETFLAGS")) {
+		sbuf_putc(sb, '[');
+		xlat_flags(sb, abi, XLAT_FSFL, (uint32_t)v);
+		sbuf_putc(sb, ']');
+		return true;
+	}
+	for (size_t i = 0; i < sizeof(ints) / sizeof(*ints); i++)
+		if (!strcmp(name, ints[i])) {
+			sbuf_printf(sb, "[%d]", v);
+			return true;
+		}
+	return false;
+}
+
 /* Arguments whose text is somewhere else in the trace: path names (NAMI),
  * data (GIO), structures (STRU), execve's argv (EXEC). */
 static bool arg_hook(void *ctx, struct sbuf *sb, int i, uint16_t kind,
@@ -139,6 +172,8 @@ static bool arg_hook(void *ctx, struct sbuf *sb, int i, uint16_t kind,
 		    cl->args[1] == xlat_named(abi, XLAT_EPOLLCTL,
 					      "EPOLL_CTL_DEL"))
 			return false;
+		if (st && st->kind == KTR_STRU_INT)
+			return ioctl_int(sb, abi, cl->args[1], st);
 		/* Bytes: at most -s of them, "..." after. */
 		if (st && st->kind == KTR_STRU_BYTES && max >= 0 &&
 		    st->data_len > (unsigned long)max) {

@@ -716,6 +716,12 @@ bool kd_stru_put(struct sbuf *sb, enum sc_abi abi, const struct ktr_stru *st,
 	case KTR_STRU_DIRENT64:
 		ok = dirents(sb, &r, bsd);
 		break;
+	case KTR_STRU_INT:
+		ok = r.n >= 4;
+		if (ok)
+			sbuf_printf(sb, bsd ? "int %d" : "[%d]",
+				    (int)sget(&r, 0, 4));
+		break;
 	case KTR_STRU_BYTES:
 		/* strace: a setsockopt's int "[1]", other bytes in hex
 		 * ("\x01\x02", as strace prints getrandom's). */

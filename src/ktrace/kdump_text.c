@@ -39,6 +39,7 @@ const char *kd_stru_name(unsigned kind)
 		[KTR_STRU_TIMESPEC64] = "timespec64",
 		[KTR_STRU_ITIMERSPEC64] = "itimerspec64",
 		[KTR_STRU_RLIMIT64] = "rlimit64", [KTR_STRU_BYTES] = "bytes",
+		[KTR_STRU_INT] = "int",
 	};
 
 	return kind < KTR_STRU_NKINDS && names[kind] ? names[kind] : "unknown";

@@ -29,7 +29,10 @@ static const struct ktrace_syscall table[] = {
 	{ "rt_sigprocmask", { KA_SET(XLAT_SIGHOW), KA_IN(SIGSET),
 			      KA_OUT(SIGSET), KA_NUM } },
 	{ "rt_sigreturn" },
-	{ "ioctl", { KA_FD, KA_SET(XLAT_IOCTL), KA_PTR } },
+	/* What the argument points to, when it is an int (FIONREAD's count,
+	 * FIONBIO's flag): the request says; the first 4 bytes, read at a
+	 * successful return. */
+	{ "ioctl", { KA_FD, KA_SET(XLAT_IOCTL), KA_OUT(INT) } },
 	{ "pread64", { KA_FD, KA_BUF, KA_NUM, KA_NUM }, KTR_IO_READ },
 	{ "pwrite64", { KA_FD, KA_BUF, KA_NUM, KA_NUM }, KTR_IO_WRITE },
 	{ "readv", { KA_FD, KA_IOV, KA_NUM }, KTR_IO_READV },
@@ -481,6 +484,7 @@ static const uint16_t stru_size[KTR_STRU_NKINDS][2] = {
 	[KTR_STRU_TIMESPEC64] = { 16, 16 },
 	[KTR_STRU_ITIMERSPEC64] = { 32, 32 },
 	[KTR_STRU_RLIMIT64] = { 16, 16 },
+	[KTR_STRU_INT] = { 4, 4 },
 };
 
 /* Whether the row reads structures at entry or writes some. */

@@ -967,11 +967,9 @@ def test_strace_argument_counts(root, sonde, tmp_path, strace):
     assert {k: mine[k] for k in common} == {k: theirs[k] for k in common}
 
 
-# The calls of the test program whose strace text kdump cannot give: what
-# the int an ioctl's argument points to is depends on the request, and the
-# recorder does not read it.
-UNRECORDED = {("ioctl", "FIONREAD"), ("ioctl", "FIONBIO"),
-              ("ioctl", "FS_IOC_GETFLAGS")}
+# The calls of the test program whose strace text kdump cannot give (none
+# left: the ints of FIONREAD, FIONBIO and FS_IOC_GETFLAGS are recorded).
+UNRECORDED = set()
 
 
 def same_text(line):
@@ -995,8 +993,8 @@ def test_strace_text_equals_strace(root, sonde, tmp_path, strace):
     ones the program got), memfd_create's name, fcntl's and futex's
     arguments as strace picks them (F_GETFL alone, FUTEX_WAIT_BITSET's
     timeout and FUTEX_BITSET_MATCH_ANY), EPOLL_CTL_DEL's ignored event as
-    a pointer, errno messages as the C library words them. Only the ioctl
-    arguments the recorder does not read differ."""
+    a pointer, errno messages as the C library words them, the ints ioctl
+    requests point to ([1], [FS_EXTENT_FL]). No line differs."""
     d = tmp_path / "d"
     d.mkdir()
     st = tmp_path / "strace.txt"
@@ -1036,6 +1034,10 @@ def test_strace_text_equals_strace(root, sonde, tmp_path, strace):
             bad.append((tline, mline))
     assert not bad, bad
     assert equal == len(theirs) - len(UNRECORDED), (equal, len(theirs))
+    assert any(re.search(r"^ioctl\(\d+, FIONREAD, \[\d+\]\)", line)
+               for _, _, line in mine)
+    assert any(re.search(r"^ioctl\(\d+, FS_IOC_GETFLAGS, \[", line)
+               for _, _, line in mine)
 
 
 HELD = r"""
