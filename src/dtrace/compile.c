@@ -278,8 +278,19 @@ int dt_compile(struct dt_session *s)
 		s->cc.cur = &s->srcs[i];
 		parse_program(s, &s->srcs[i]);
 	}
-	if (!p->nclauses)
-		dt_error(&s->cc, NULL, "no probe clauses to compile");
+	if (!p->nclauses) {
+		/* -x empty: nothing to trace, which the caller reports */
+		if (p->opt.empty)
+			return 0;
+		const struct dt_src *last = s->nsrcs ? &s->srcs[s->nsrcs - 1] :
+					    NULL;
+		struct dt_loc eof = { last, 1, 0, NULL };
+
+		for (size_t i = 0; last && i < last->len; i++)
+			eof.line += last->text[i] == '\n';
+		dt_cerror(&s->cc, last ? &eof : NULL, D_EMPTY, "empty D program "
+			  "translation unit");
+	}
 	/* Probes first: args[] is typed by the providers of the probes. */
 	match_probes(s);
 	dt_check(&s->cc, p);

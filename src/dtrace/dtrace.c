@@ -805,6 +805,17 @@ int cmd_dtrace(int argc, char **argv)
 		kill_child(&child);
 		goto out;
 	}
+	/* -x empty and nothing to trace: dtrace(1)'s words */
+	if (!s.prog.nclauses) {
+		for (int i = 0; i < ncmds && !s.prog.opt.quiet; i++)
+			dt_say("%s '%s' matched 0 probes",
+			       cmds[i].kind == 's' ? "script" : "description",
+			       cmds[i].arg);
+		dt_say("no probes matched");
+		status = SD_EXIT_FAIL;
+		kill_child(&child);
+		goto out;
+	}
 	if (dump)
 		dt_dump(&s, stderr);
 	if (compile_only) {

@@ -394,6 +394,14 @@ int dt_set_option(struct dt_options *o, const char *name, const char *val,
 	case K_RUNTIME:
 		if (parse_runtime(val, &v))
 			return bad_value(err, errlen);
+		/* dtrace-utils' dt_opt_iregs: 8 registers, no fewer */
+		if (!strcmp(name, "iregs") && (!v || v > 8))
+			return bad_value(err, errlen);
+		if (!strcmp(name, "iregs") && v < 8) {
+			snprintf(err, errlen, "Insufficient registers to "
+				 "generate code");
+			return -EINVAL;
+		}
 		if (!strcmp(name, "cpu"))
 			o->cpu = val && *val ? (int64_t)v : -1;
 		store(o, op, v);

@@ -459,6 +459,12 @@ static void check_keys(struct dt_ck *k, struct dt_var *v, struct dt_node **args,
 
 	snprintf(what, sizeof(what), "%s%s", v->scope == DT_AGGVAR ? "" : "",
 		 v->name);
+	/* -x tregs=N: a tuple takes a register a key (dtrace-utils) */
+	if (k->p->opt.tregs && (uint64_t)nargs > k->p->opt.tregs) {
+		k->cc->region = NULL;	/* the code generator's error */
+		dt_error(k->cc, NULL, "Insufficient tuple registers to "
+			 "generate code");
+	}
 	for (int i = 0; i < nargs; i++) {
 		const struct dt_func *f = args[i]->kind == N_CALL ?
 			dt_func_lookup(args[i]->name) : NULL;
