@@ -1485,6 +1485,102 @@ static int cg_progenyof(struct dt_cg *g, struct dt_node *n)
 	return res;
 }
 
+/* ---- inet_ntoa ---- */
+
+static void check_inet_ntoa(struct dt_ck *k, struct dt_node *n)
+{
+	struct dt_type t = dt_ck_expr(k, n->args[0]);
+
+	if (t.kind != DT_TPTR && !dt_type_is_int(&t))
+		dt_error(dt_ck_cc(k), &n->args[0]->loc, "inet_ntoa() needs "
+			 "the address of an IPv4 address");
+	n->type = strsize_type(k);
+}
+
+/* One byte of the address in decimal at d + pos (pos a constant on each
+ * path the verifier follows: no loop, at most three digits). */
+static void put_octet(struct dt_cg *g, int d, int pos, int b, bool dot)
+{
+	int c = dt_reg(g), p = dt_reg(g), two = dt_label(g), one = dt_label(g);
+
+#define PUT(reg) do { \
+		dt_emit(g, I_MOV(p, d)); \
+		dt_emit(g, I_ALU64_REG(BPF_ADD, p, pos)); \
+		dt_emit(g, I_STX(BPF_B, p, reg, 0)); \
+		dt_emit(g, I_ALU64_IMM(BPF_ADD, pos, 1)); \
+	} while (0)
+	dt_jmp_imm(g, BPF_JLT, b, 100, two);
+	dt_emit(g, I_MOV(c, b));
+	dt_emit(g, I_ALU64_IMM(BPF_DIV, c, 100));
+	dt_emit(g, I_ALU64_IMM(BPF_ADD, c, '0'));
+	PUT(c);
+	dt_emit(g, I_MOV(c, b));
+	dt_emit(g, I_ALU64_IMM(BPF_DIV, c, 10));
+	dt_emit(g, I_ALU64_IMM(BPF_MOD, c, 10));
+	dt_emit(g, I_ALU64_IMM(BPF_ADD, c, '0'));
+	PUT(c);
+	dt_jmp(g, one);
+	dt_place(g, two);
+	dt_jmp_imm(g, BPF_JLT, b, 10, one);
+	dt_emit(g, I_MOV(c, b));
+	dt_emit(g, I_ALU64_IMM(BPF_DIV, c, 10));
+	dt_emit(g, I_ALU64_IMM(BPF_ADD, c, '0'));
+	PUT(c);
+	dt_place(g, one);
+	dt_emit(g, I_MOV(c, b));
+	dt_emit(g, I_ALU64_IMM(BPF_MOD, c, 10));
+	dt_emit(g, I_ALU64_IMM(BPF_ADD, c, '0'));
+	PUT(c);
+	if (dot) {
+		dt_emit(g, I_MOV_IMM(c, '.'));
+		PUT(c);
+	}
+#undef PUT
+	dt_reg_free(g, p);
+	dt_reg_free(g, c);
+}
+
+/* inet_ntoa(ipaddr_t *): the 4 bytes there (network order) as a dotted
+ * quad; a bad address faults. Built in 16 bytes, then cut to strsize. */
+static int cg_inet_ntoa(struct dt_cg *g, struct dt_node *n)
+{
+	int size = n->type.ssize, room = size > 16 ? size : 16;
+	int off = dt_cg_temp(g, (room + 7) & ~7), tmp = dt_cg_temp(g, 8);
+	int a = dt_cg_expr(g, n->args[0]), r, v, d, pos, b;
+
+	dt_call_begin(g);
+	dt_call_arg(g, BPF_REG_3, a);
+	dt_emit(g, I_MOV(BPF_REG_1, DT_SCRATCH_REG));
+	dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_1, tmp));
+	dt_emit(g, I_MOV_IMM(BPF_REG_2, 4));
+	dt_call(g, BPF_FUNC_probe_read_kernel);
+	r = dt_call_end(g);
+	dt_cg_fault_if_neg(g, r, a);
+	dt_reg_free(g, r);
+	dt_reg_free(g, a);
+	v = dt_reg(g);
+	d = dt_reg(g);
+	pos = dt_reg(g);
+	b = dt_reg(g);
+	dt_emit(g, I_LDX(BPF_W, v, DT_SCRATCH_REG, tmp));
+	dt_cg_scratch_ptr(g, d, off);
+	dt_cg_zero(g, d, (room + 7) & ~7);
+	dt_emit(g, I_MOV_IMM(pos, 0));
+	for (int i = 0; i < 4; i++) {
+		dt_emit(g, I_MOV(b, v));
+		if (i)
+			dt_emit(g, I_ALU64_IMM(BPF_RSH, b, 8 * i));
+		dt_emit(g, I_ALU64_IMM(BPF_AND, b, 0xff));
+		put_octet(g, d, pos, b, i < 3);
+	}
+	if (size < 16)
+		dt_emit(g, I_ST(BPF_B, d, size - 1, 0));
+	dt_reg_free(g, b);
+	dt_reg_free(g, pos);
+	dt_reg_free(g, v);
+	return d;
+}
+
 /* ---- the table ---- */
 
 #define AGG(nm, fn, na) { nm, na, na, true, false, fn, check_agg_dummy, \
@@ -1571,7 +1667,9 @@ static const struct dt_func funcs[] = {
 	{ "getmajor", 1, 1, false, false, AGG_NONE, check_intfn, cg_devpart },
 	{ "getminor", 1, 1, false, false, AGG_NONE, check_intfn, cg_devpart },
 	LATER("mutex_owned"),
-	LATER("inet_ntoa"), LATER("inet_ntop"),
+	{ "inet_ntoa", 1, 1, false, false, AGG_NONE, check_inet_ntoa,
+	  cg_inet_ntoa },
+	LATER("inet_ntop"),
 	LATER("ddi_pathname"), LATER("msgsize"),
 	LATER("breakpoint"), LATER("panic"), LATER("copyout"),
 	LATER("copyoutstr"), LATER("print"), LATER("strtoll"),
