@@ -429,6 +429,7 @@ enum dt_actkind {
 	ACT_SYSTEM,		/* a printf whose text the consumer runs */
 	ACT_COMMIT, ACT_DISCARD,	/* speculations */
 	ACT_TRACEMEM,		/* raw bytes (vals[0]: ssize bytes) */
+	ACT_SETOPT,		/* setopt(name[, value]): two strings */
 };
 
 /* One printf argument or trace value in a record. */

@@ -820,6 +820,51 @@ static void on_error(struct dt_session *s, const struct dt_rechdr *h,
 	}
 }
 
+/* setopt(): options dtrace(1) lets a running program change are set;
+ * the others, and bad names or values, are reported in dtrace-utils'
+ * words (dt_setopt, dt_handle_liberr). */
+static void do_setopt(struct dt_session *s, const struct dt_action *a,
+		      const uint8_t *rec, const struct dt_rechdr *h)
+{
+	/* dtrace-utils' _dtrace_rtoptions: set before tracing only */
+	static const char *const before[] = { "aggsize", "bpflog",
+		"bpflogsize", "bufsize", "bufpolicy", "bufresize", "cleanrate",
+		"cpu", "destructive", "dynvarsize", "grabanon", "jstackframes",
+		"jstackstrsize", "lockmem", "maxframes", "nspec", "pcapsize",
+		"scratchsize", "specsize", "stackframes", "statusrate",
+		"strsize", "ustackframes", "noresolve", NULL };
+	char *name = rec_str(rec + a->vals[0].off, a->vals[0].ssize);
+	char *val = a->nvals > 1 ? rec_str(rec + a->vals[1].off,
+					   a->vals[1].ssize) : sd_strdup("1");
+	struct dt_options tmp = s->prog.opt;
+	char err[128] = "";
+	int rc = dt_set_option(&tmp, name, a->nvals > 1 ? val : NULL, err,
+			       sizeof(err));
+
+	if (!rc) {
+		for (const char *const *b = before; *b; b++)
+			if (!strcmp(*b, name)) {
+				snprintf(err, sizeof(err), "Operation illegal "
+					 "when tracing is active");
+				rc = -EBUSY;
+			}
+	}
+	if (!rc) {
+		s->prog.opt = tmp;
+	} else {
+		struct dt_probe *p = dt_probe_by_id(s->provs, h->probe);
+
+		fflush(s->out);
+		fprintf(stderr, "dtrace: error in dt_clause_%u for probe ID %u "
+			"(%s:%s:%s:%s): couldn't set option \"%s\" to \"%s\": "
+			"%s\n\n", h->clause, h->probe,
+			p ? dt_probe_field(p, 0) : "?", p ? p->mod : "?",
+			p ? p->func : "?", p ? p->name : "?", name, val, err);
+	}
+	free(name);
+	free(val);
+}
+
 /* tracemem(): dtrace(1)'s dump, 16 bytes a row with their characters. */
 static void print_rawbytes(FILE *f, const uint8_t *c, size_t n)
 {
@@ -990,6 +1035,9 @@ static int on_record(void *ctx, void *data, size_t size)
 			break;
 		case ACT_SYSTEM:
 			run_system(s, a, rec, h->probe);
+			break;
+		case ACT_SETOPT:
+			do_setopt(s, a, rec, h);
 			break;
 		case ACT_TRACEMEM:
 			print_rawbytes(s->out, rec + a->vals[0].off,

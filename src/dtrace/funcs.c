@@ -1581,6 +1581,32 @@ static int cg_inet_ntoa(struct dt_cg *g, struct dt_node *n)
 	return d;
 }
 
+/* ---- setopt ---- */
+
+/* setopt(name[, value]): the consumer sets the option when it reads the
+ * record (dtrace-utils' dt_setopt). */
+static void check_setopt(struct dt_ck *k, struct dt_node *n)
+{
+	struct dt_action *a = dt_ck_action(k, ACT_SETOPT, n);
+
+	for (int i = 0; i < n->nargs; i++) {
+		struct dt_type t = dt_ck_expr(k, n->args[i]);
+
+		if (t.kind != DT_TSTR)
+			dt_cerror(dt_ck_cc(k), &n->loc, D_PROTO_ARG, "setopt( ) "
+				  "argument #%d is incompatible with prototype:"
+				  "\n\tprototype: char *\n\t argument: %s",
+				  i + 1, "int");
+		dt_ck_recval(k, a, n->args[i]);
+	}
+}
+
+static int cg_setopt(struct dt_cg *g, struct dt_node *n)
+{
+	store_vals(g, act_of(g, n), n->args, n->nargs);
+	return -1;
+}
+
 /* ---- the table ---- */
 
 #define AGG(nm, fn, na) { nm, na, na, true, false, fn, check_agg_dummy, \
@@ -1654,7 +1680,8 @@ static const struct dt_func funcs[] = {
 	{ "func", 1, 1, false, false, AGG_NONE, check_sym, cg_sym },
 	{ "ufunc", 1, 1, false, false, AGG_NONE, check_sym, cg_sym },
 	LATER("printm"),
-	LATER("setopt"), LATER("ftruncate"), LATER("freopen"),
+	{ "setopt", 1, 2, false, true, AGG_NONE, check_setopt, cg_setopt },
+	LATER("ftruncate"), LATER("freopen"),
 	{ "progenyof", 1, 1, false, false, AGG_NONE, check_intfn,
 	  cg_progenyof },
 	{ "rand", 0, 0, false, false, AGG_NONE, check_intfn, cg_rand },
