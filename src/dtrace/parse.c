@@ -472,6 +472,11 @@ static struct dt_type array_suffix(struct parser *p, struct dt_type t,
 			dt_cerror(p->cc, &open.loc, D_DECL_ARRNULL, "array "
 				  "declaration requires array dimension or "
 				  "tuple signature: %s", name);
+		if (peek(p)->t == T_MINUS)
+			dt_cerror(p->cc, &open.loc, D_DECL_ARRSUB, "positive "
+				  "integral constant expression or tuple "
+				  "signature expected as array declaration "
+				  "subscript");
 		if (peek(p)->t != T_INT) {
 			p->lx = save;
 			p->tok = tsave;
@@ -1911,6 +1916,122 @@ static bool decl_start(struct parser *p)
 	return r;
 }
 
+/* The parameters of a function prototype, "( ... )", or the tuple
+ * signature of an associative array, "[ ... ]", checked with DTrace's
+ * words (dt_decl.c's prototype checks); nothing is kept: sonde types
+ * array keys by their first use and calls by its own prototypes. */
+static void param_list(struct parser *p, bool array, const char *name)
+{
+	enum dt_tok close = array ? T_RBRACK : T_RPAREN;
+	int i = 0;
+	bool had_void = false;
+
+	next(p);	/* ( or [ */
+	if (!array && accept(p, T_RPAREN))
+		return;	/* int f(): no parameters said */
+	do {
+		struct dt_token *t = peek(p);
+		struct dt_loc loc = t->loc;
+		struct dt_type pt;
+
+		i++;
+		if (t->t == T_DOT) {
+			/* ... */
+			expect(p, T_DOT);
+			expect(p, T_DOT);
+			expect(p, T_DOT);
+			if (array)
+				dt_cerror(p->cc, &loc, D_DECL_PROTO_VARARGS,
+					  "array prototype may not use a "
+					  "variable-length argument list");
+			break;
+		}
+		if (storage_class(t) || t->t == T_SELF || t->t == T_THIS)
+			dt_cerror(p->cc, &loc, D_DECL_PARMCLASS, "inappropriate "
+				  "storage class for function or associative "
+				  "array parameter");
+		pt = parse_type(p);
+		if (pt.kind == DT_TVOID && array)
+			dt_cerror(p->cc, &loc, D_DECL_PROTO_TYPE, "array "
+				  "prototype may not use parameter of type void: "
+				  "(anonymous), parameter #%d", i);
+		if (had_void || (pt.kind == DT_TVOID && i > 1))
+			dt_cerror(p->cc, &loc, D_DECL_PROTO_VOID, "void must be "
+				  "sole parameter");
+		had_void |= pt.kind == DT_TVOID;
+		if (peek(p)->t == T_IDENT) {
+			struct dt_token id = next(p);
+
+			if (pt.kind == DT_TVOID)
+				dt_cerror(p->cc, &id.loc, D_DECL_PROTO_NAME,
+					  "void parameter may not have a name: "
+					  "%s", id.sval);
+			if (peek(p)->t == T_LBRACK) {
+				struct dt_lexer save = p->lx;
+				struct dt_token tsave = p->tok;
+
+				next(p);
+				if (peek(p)->t != T_INT && peek(p)->t !=
+				    T_RBRACK)
+					dt_cerror(p->cc, &id.loc,
+						  D_DECL_PROTO_TYPE, "function "
+						  "prototype may not use "
+						  "parameter of type dynamic "
+						  "variable: %s, parameter #%d",
+						  id.sval, i);
+				p->lx = save;
+				p->tok = tsave;
+				p->have = true;
+				array_suffix(p, pt, id.sval);
+			}
+		}
+	} while (accept(p, T_COMMA));
+	(void)name;
+	expect(p, close);
+}
+
+/* type name[sig]; declares an associative array of values of type t
+ * (its keys are typed by their first use). */
+static void assoc_decl(struct parser *p, struct dt_token id, struct dt_type t)
+{
+	struct dt_var *v, **tail;
+
+	if (t.kind == DT_TSOU || t.kind == DT_TARRAY || t.kind == DT_TVOID ||
+	    t.kind == DT_TFLOAT)
+		dt_error(p->cc, &id.loc, "not supported: associative arrays of "
+			 "this type in this version (%s)", id.sval);
+	for (v = p->prog->vars; v; v = v->next)
+		if (!strcmp(v->name, id.sval) && (v->scope == DT_ARRAY ||
+						   v->scope == DT_GLOBAL))
+			dt_cerror(p->cc, &id.loc, D_DECL_IDRED, "identifier "
+				  "redeclared: %s", id.sval);
+	v = dt_alloc(&p->cc->arena, sizeof(*v));
+	v->name = id.sval;
+	v->scope = DT_ARRAY;
+	v->type = t;
+	v->typed = true;
+	v->loc = id.loc;
+	v->nkeys = -1;
+	for (tail = &p->prog->vars; *tail; tail = &(*tail)->next)
+		;
+	*tail = v;
+}
+
+/* (*name)(params), the declarator of a pointer to a function: its name */
+static struct dt_token funcptr_declarator(struct parser *p)
+{
+	struct dt_token id;
+
+	expect(p, T_LPAREN);
+	while (accept(p, T_STAR))
+		;
+	id = expect(p, T_IDENT);
+	expect(p, T_RPAREN);
+	if (peek(p)->t == T_LPAREN)
+		param_list(p, false, id.sval);
+	return id;
+}
+
 static void declaration(struct parser *p)
 {
 	enum dt_scope scope = DT_GLOBAL;
@@ -1940,8 +2061,47 @@ static void declaration(struct parser *p)
 		return;
 	}
 	do {
-		struct dt_token id = expect(p, T_IDENT);
-		struct dt_type t = array_suffix(p, base, id.sval);
+		struct dt_type dt = base;
+		struct dt_token id;
+
+		while (accept(p, T_STAR))	/* int a, *b, **c; */
+			dt = dt_ptr_type(p->cc, &dt);
+		if (peek(p)->t == T_LPAREN)
+			id = funcptr_declarator(p);
+		else
+			id = expect(p, T_IDENT);
+		if (peek(p)->t == T_LPAREN) {
+			/* a function's prototype: nothing to keep */
+			param_list(p, false, id.sval);
+			continue;
+		}
+		if (peek(p)->t == T_LBRACK) {
+			struct dt_lexer save = p->lx;
+			struct dt_token tsave = p->tok;
+
+			next(p);
+			bool sig = peek(p)->t != T_INT &&
+				   peek(p)->t != T_RBRACK &&
+				   peek(p)->t != T_MINUS;
+
+			p->lx = save;
+			p->tok = tsave;
+			p->have = true;
+			if (sig) {
+				/* an associative array's tuple signature */
+				if (scope == DT_THIS)
+					dt_cerror(p->cc, &id.loc,
+						  D_DECL_LOCASSC, "associative "
+						  "arrays may not be declared as "
+						  "local variables: %s", id.sval);
+				param_list(p, true, id.sval);
+				if (!p->is_extern && scope == DT_GLOBAL &&
+				    !is_typedef)
+					assoc_decl(p, id, dt);
+				continue;
+			}
+		}
+		struct dt_type t = array_suffix(p, dt, id.sval);
 		struct dt_cname *c;
 		struct dt_var *v;
 

@@ -624,8 +624,8 @@ static struct dt_type check_var(struct dt_ck *k, struct dt_node *n)
 		int size;
 
 		if (find_var(k->p, n->name, DT_ARRAY))
-			dt_error(k->cc, &n->loc, "%s is an associative array: "
-				 "it needs [key]", n->name);
+			dt_cerror(k->cc, &n->loc, D_IDENT_BADREF, "associative "
+				 "array '%s' may not be referenced as scalar", n->name);
 		for (size_t i = 0; i < ARRAY_SIZE(later_vars); i++)
 			if (!strcmp(later_vars[i], n->name))
 				dt_error(k->cc, &n->loc, "not supported: "
@@ -905,8 +905,8 @@ static struct dt_type check_index(struct dt_ck *k, struct dt_node *n)
 		return check_args(k, n);
 	if (!v) {
 		if (find_var(k->p, n->name, DT_GLOBAL))
-			dt_error(k->cc, &n->loc, "%s is a scalar, not an "
-				 "associative array", n->name);
+			dt_cerror(k->cc, &n->loc, D_IDENT_BADREF, "scalar '%s' may "
+				 "not be referenced as associative array", n->name);
 		for (size_t i = 0; i < ARRAY_SIZE(later_vars); i++)
 			if (!strcmp(later_vars[i], n->name))
 				dt_error(k->cc, &n->loc, "not supported: "
@@ -1089,12 +1089,12 @@ static struct dt_type check_assign(struct dt_ck *k, struct dt_node *n)
 						 "variable %s cannot be "
 						 "modified", l->name);
 			if (find_var(k->p, l->name, DT_ARRAY))
-				dt_error(k->cc, &l->loc, "%s is an associative "
-					 "array: it needs [key]", l->name);
+				dt_cerror(k->cc, &l->loc, D_IDENT_BADREF, "associative "
+					 "array '%s' may not be referenced as scalar", l->name);
 		}
 		if (l->kind == N_INDEX && find_var(k->p, l->name, DT_GLOBAL))
-			dt_error(k->cc, &l->loc, "%s is a scalar, not an "
-				 "associative array", l->name);
+			dt_cerror(k->cc, &l->loc, D_IDENT_BADREF, "scalar '%s' may "
+				 "not be referenced as associative array", l->name);
 		v = find_var(k->p, l->name, s);
 		if (!v)
 			v = new_var(k, l->name, s, &l->loc);

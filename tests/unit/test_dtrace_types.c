@@ -313,8 +313,10 @@ static void test_errors(void **state)
 		    "key 1 of @_ is a user stack here but a kernel stack");
 	check_error("BEGIN { frob(); }", "undefined function name: frob");
 	check_error("BEGIN { exit(); }", "exit( ) prototype mismatch: 0 args passed, 1 expected");
-	check_error("BEGIN { a[1] = 2; x = a; }", "a is an associative array");
-	check_error("BEGIN { x = 2; x[1] = 3; }", "x is a scalar");
+	check_error("BEGIN { a[1] = 2; x = a; }", "associative array 'a' may "
+		    "not be referenced as scalar");
+	check_error("BEGIN { x = 2; x[1] = 3; }", "scalar 'x' may not be "
+		    "referenced as associative array");
 	check_error("BEGIN { trace(self->never); }", "self->never is used "
 		    "before it is assigned");
 	check_error("BEGIN { x = (string)1; }", "converting int to a string");
@@ -552,6 +554,41 @@ static void test_translators(void **state)
 		    "used as associative arrays: a");
 }
 
+static void test_declarations(void **state)
+{
+	static const char *const errs[][2] = {
+		/* dtrace-utils' words (decls/err.*, arrays/err.*) */
+		{ "int foo(static int);", "inappropriate storage class for "
+		  "function or associative array parameter" },
+		{ "int a(void v);", "void parameter may not have a name: v" },
+		{ "int a(int a[int]);", "function prototype may not use "
+		  "parameter of type dynamic variable: a, parameter #1" },
+		{ "int a[...];", "array prototype may not use a variable-length "
+		  "argument list" },
+		{ "int foo(int, void);", "void must be sole parameter" },
+		{ "this int a[int];", "associative arrays may not be declared "
+		  "as local variables: a" },
+		{ "int x[void, char];", "array prototype may not use parameter "
+		  "of type void: (anonymous), parameter #1" },
+		{ "int a[-7];", "positive integral constant expression or tuple "
+		  "signature expected as array declaration subscript" },
+		{ "BEGIN { a[1] = 1; x = a; }", "associative array 'a' may not "
+		  "be referenced as scalar" },
+		{ "BEGIN { a = 1; a[1] = 1; }", "scalar 'a' may not be "
+		  "referenced as associative array" },
+	};
+
+	(void)state;
+	/* prototypes and declarators are accepted (decls/tst.funcs.d...) */
+	VTYPE("extern int *(*fp)(void); extern int f(int, ...);\n"
+	      "extern int e0, *e1, **e2; int g(void);\n"
+	      "BEGIN { v = 1; }", "int");
+	/* a declared associative array keeps its value type */
+	VTYPE("long a[int];\nBEGIN { a[1] = 2; v = a[1]; }", "int64_t");
+	for (size_t i = 0; i < ARRAY_SIZE(errs); i++)
+		check_error(errs[i][0], errs[i][1]);
+}
+
 static void test_kernel_types(void **state)
 {
 	(void)state;
@@ -677,6 +714,7 @@ int main(void)
 		cmocka_unit_test(test_pointer_types),
 		cmocka_unit_test(test_bitfields),
 		cmocka_unit_test(test_translators),
+		cmocka_unit_test(test_declarations),
 		cmocka_unit_test(test_kernel_types),
 	};
 	return RUN(tests);
