@@ -2050,7 +2050,19 @@ static void declaration(struct parser *p)
 		scope = DT_SELF;
 	else if (!is_typedef && accept(p, T_THIS))
 		scope = DT_THIS;
-	struct dt_type base = parse_type(p);
+	if ((scope != DT_GLOBAL || is_typedef || sc) &&
+	    (peek(p)->t == T_SELF || peek(p)->t == T_THIS ||
+	     peek(p)->t == T_TYPEDEF || storage_class(peek(p))))
+		dt_cerror(p->cc, &peek(p)->loc, D_DECL_CLASS, "only one "
+			  "storage class allowed in a declaration");
+	struct dt_type base = dt_int;
+
+	/* "extern x;", "self x;": an int, as in C */
+	if ((sc || scope != DT_GLOBAL) && peek(p)->t == T_IDENT &&
+	    !starts_type(p))
+		p->tagged = false;
+	else
+		base = parse_type(p);
 
 	if (peek(p)->t == T_SEMI && !is_typedef && scope == DT_GLOBAL) {
 		/* struct s { ... }; enum e { ... }; */
@@ -2141,12 +2153,26 @@ static void declaration(struct parser *p)
 			dt_error(p->cc, &peek(p)->loc, "not supported: "
 				 "declaring associative arrays (assign them "
 				 "instead)");
-		for (v = p->prog->vars; v; v = v->next)
-			if (!strcmp(v->name, id.sval) && v->scope == scope)
-				dt_error(p->cc, &id.loc, "%s%s redeclared",
-					 scope == DT_SELF ? "self->" :
-					 scope == DT_THIS ? "this->" : "",
-					 id.sval);
+		bool again = false;
+
+		for (v = p->prog->vars; v; v = v->next) {
+			char b1[80], b2[80];
+
+			if (strcmp(v->name, id.sval) || v->scope != scope)
+				continue;
+			/* the same declaration again is fine (DTrace) */
+			if (v->type.kind == t.kind &&
+			    !strcmp(dt_type_name(&v->type, b1, sizeof(b1)),
+				    dt_type_name(&t, b2, sizeof(b2)))) {
+				again = true;
+				break;
+			}
+			dt_cerror(p->cc, &id.loc, D_DECL_IDRED, "identifier "
+				  "redeclared: %s\n\t current: scalar %s\n\t"
+				  "previous: scalar %s", id.sval, b2, b1);
+		}
+		if (again)
+			continue;
 		v = dt_alloc(&p->cc->arena, sizeof(*v));
 		v->name = id.sval;
 		v->scope = scope;

@@ -296,7 +296,8 @@ static void test_errors(void **state)
 		    "'nosuch': Invalid option name");
 	check_error("#pragma D attributes x\n", "malformed #pragma "
 		    "attributes <attributes> <ident>");
-	check_error("int x;\nint x;\n", "t.d:2:5: x redeclared");
+	check_error("int x;\nchar x;\n", "t.d:2:6: identifier redeclared: "
+		    "x");
 	check_error("BEGIN { int x; }", "syntax error near \"int\"");
 }
 

@@ -576,6 +576,10 @@ static void test_declarations(void **state)
 		  "be referenced as scalar" },
 		{ "BEGIN { a = 1; a[1] = 1; }", "scalar 'a' may not be "
 		  "referenced as associative array" },
+		{ "int x;\nchar x;", "identifier redeclared: x\n\t current: "
+		  "scalar char\n\tprevious: scalar int" },
+		{ "self this int x;", "only one storage class allowed in a "
+		  "declaration" },
 	};
 
 	(void)state;
@@ -585,6 +589,9 @@ static void test_declarations(void **state)
 	      "BEGIN { v = 1; }", "int");
 	/* a declared associative array keeps its value type */
 	VTYPE("long a[int];\nBEGIN { a[1] = 2; v = a[1]; }", "int64_t");
+	VTYPE("int v; int v;\nBEGIN { v = 1; }", "int");
+	VTYPE("self x; extern y;\nBEGIN { self->x = 1; v = self->x; }",
+	      "int");
 	for (size_t i = 0; i < ARRAY_SIZE(errs); i++)
 		check_error(errs[i][0], errs[i][1]);
 }
