@@ -1139,6 +1139,9 @@ void dt_consume_finish(struct dt_session *s)
 	s->spec = NULL;
 }
 
+/* -x droptags: dtrace(1)'s "[DTRACEDROP_...] " before each drop report */
+#define DROPTAG(s, kind) ((s)->prog.opt.droptags ? "[DTRACEDROP_" #kind "] " : "")
+
 void dt_print_drops(struct dt_session *s)
 {
 	int ncpu = s->possible_cpus;
@@ -1156,27 +1159,31 @@ void dt_print_drops(struct dt_session *s)
 
 		memcpy(&ct, vals + c * vsz, sizeof(ct));
 		if (ct.drops)
-			fprintf(stderr, "dtrace: %llu drop%s on CPU %d\n",
+			fprintf(stderr, "dtrace: %s%llu drop%s on CPU %d\n",
+				DROPTAG(s, PRINCIPAL),
 				(unsigned long long)ct.drops,
 				ct.drops == 1 ? "" : "s", c);
 		if (ct.aggdrops)
-			fprintf(stderr, "dtrace: %llu aggregation drop%s on "
-				"CPU %d\n", (unsigned long long)ct.aggdrops,
+			fprintf(stderr, "dtrace: %s%llu aggregation drop%s "
+				"on CPU %d\n", DROPTAG(s, AGGREGATION),
+				(unsigned long long)ct.aggdrops,
 				ct.aggdrops == 1 ? "" : "s", c);
 		dyn += ct.dyndrops;
 		unavail += ct.specunavail;
 	}
 	if (dyn)
-		fprintf(stderr, "dtrace: %llu dynamic variable drop%s\n",
-			(unsigned long long)dyn, dyn == 1 ? "" : "s");
+		fprintf(stderr, "dtrace: %s%llu dynamic variable drop%s\n",
+			DROPTAG(s, DYNAMIC), (unsigned long long)dyn,
+			dyn == 1 ? "" : "s");
 	if (s->specdrops)
-		fprintf(stderr, "dtrace: %llu speculative drop%s\n",
-			(unsigned long long)s->specdrops,
+		fprintf(stderr, "dtrace: %s%llu speculative drop%s\n",
+			DROPTAG(s, SPEC), (unsigned long long)s->specdrops,
 			s->specdrops == 1 ? "" : "s");
 	if (unavail)
-		fprintf(stderr, "dtrace: %llu failed speculation%s (no "
+		fprintf(stderr, "dtrace: %s%llu failed speculation%s (no "
 			"speculative buffer available)\n",
-			(unsigned long long)unavail, unavail == 1 ? "" : "s");
+			DROPTAG(s, SPECUNAVAIL), (unsigned long long)unavail,
+			unavail == 1 ? "" : "s");
 	free(vals);
 }
 
