@@ -315,9 +315,17 @@ void dt_fmt_print(FILE *f, const struct dt_fmt *fmt,
 		}
 		*p++ = '%';
 		p = stpcpy(p, c->flags);
-		if (c->width == -2 || width >= 0)
+		/* as dtrace-utils' dt_printf_format: a negative width (from
+		 * '*') left-justifies, a zero width or precision is none
+		 * ("%.0s" prints the whole string) */
+		if (width < -2 || (c->width == -2 && width < 0)) {
+			if (!strchr(c->flags, '-'))
+				*p++ = '-';
+			width = -width;
+		}
+		if (width > 0)
 			p += sprintf(p, "%d", width);
-		if (prec >= 0)
+		if (prec > 0)
 			p += sprintf(p, ".%d", prec);
 		switch (c->conv) {
 		case 'd': case 'i':
