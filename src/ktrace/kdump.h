@@ -69,7 +69,8 @@ struct kev {
 	uint64_t call;		/* the call it belongs to (1, 2, ...), 0 none */
 	int64_t dur;		/* RET: ns since its CALL; -1 unknown */
 	uint64_t cargs[3];	/* RET: its CALL's first arguments (when dur
-				 * is known) */
+				 * is known); a record inside a call (call
+				 * set): the call's */
 	int64_t rel;		/* ns since the thread's previous record; -1 */
 	bool hidden;		/* filtered out: only -y's fd tables see it */
 	void *chunk;		/* kdump_order.c's arena chunk */
@@ -161,6 +162,9 @@ bool kd_fd_returns(struct kdump *k, enum sc_abi abi, uint32_t nr);
  * (named after the fd copied: the table takes the copy after the line is
  * printed). */
 const char *kd_fd_ret_name(struct kdump *k, const struct kev *e);
+/* Whether an ioctl request's argument points to an int (FIONREAD, ...):
+ * the int the recorder read there means something only then. */
+bool kd_ioctl_takes_int(enum sc_abi abi, uint64_t req);
 
 /* Back ends. Each has init (the header), event and end (the footer). */
 struct kd_view {

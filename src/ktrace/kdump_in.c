@@ -353,6 +353,7 @@ static void event(struct kdump *k, struct kev *e)
 	default:
 		if (in_call(r->type) && t->call) {
 			e->call = t->call;
+			memcpy(e->cargs, t->call_args, sizeof(e->cargs));
 			show = t->selected;
 		} else if (r->type == KTR_GIO) {
 			const struct ktr_gio *g = (const void *)r;

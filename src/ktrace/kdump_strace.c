@@ -86,19 +86,29 @@ static const struct ktr_stru *stru_of(const struct kd_call *c, unsigned arg)
  * it: "[1]" (the requests strace's term.c prints with printnum_int),
  * "[FS_EXTENT_FL]" for the inode flags; false for the others (the
  * pointer prints). */
-static bool ioctl_int(struct sbuf *sb, enum sc_abi abi, uint64_t req,
-		      const struct ktr_stru *st)
+bool kd_ioctl_takes_int(enum sc_abi abi, uint64_t req)
 {
 	static const char *const ints[] = {
 		"FIONREAD", "FIONBIO", "FIOASYNC", "TIOCOUTQ", "TIOCGPGRP",
 		"TIOCSPGRP", "TIOCGSID", "TIOCGETD", "TIOCSETD", "TIOCGSOFTCAR",
 		"TIOCSSOFTCAR", "TIOCGPTN", "TIOCGEXCL", "TIOCGDEV", "TIOCPKT",
-		"TIOCSPTLCK",
+		"TIOCSPTLCK", "FS_IOC_GETFLAGS", "FS_IOC_SETFLAGS",
 	};
+	const char *name = xlat_value(abi, XLAT_IOCTL, (uint32_t)req);
+
+	for (size_t i = 0; name && i < sizeof(ints) / sizeof(*ints); i++)
+		if (!strcmp(name, ints[i]))
+			return true;
+	return false;
+}
+
+static bool ioctl_int(struct sbuf *sb, enum sc_abi abi, uint64_t req,
+		      const struct ktr_stru *st)
+{
 	const char *name = xlat_value(abi, XLAT_IOCTL, (uint32_t)req);
 	int32_t v;
 
-	if (!name || st->data_len < 4)
+	if (!kd_ioctl_takes_int(abi, req) || st->data_len < 4)
 		return false;
 	memcpy(&v, st->data, 4);
 	if (!strcmp(name, "FS_IOC_GETFLAGS") || !strcmp(name, "FS_IOC_SETFLAGS")) {
@@ -107,12 +117,8 @@ static bool ioctl_int(struct sbuf *sb, enum sc_abi abi, uint64_t req,
 		sbuf_putc(sb, ']');
 		return true;
 	}
-	for (size_t i = 0; i < sizeof(ints) / sizeof(*ints); i++)
-		if (!strcmp(name, ints[i])) {
-			sbuf_printf(sb, "[%d]", v);
-			return true;
-		}
-	return false;
+	sbuf_printf(sb, "[%d]", v);
+	return true;
 }
 
 /* Arguments whose text is somewhere else in the trace: path names (NAMI),

@@ -315,6 +315,13 @@ static void text_event(struct kdump *k, const struct kev *e)
 	struct xlat_opts xo = k->o->x;
 	char b[32];
 
+	/* The recorder reads 4 bytes at every ioctl's address argument; for
+	 * a request whose argument is not an int (TCGETS's termios, a flag
+	 * word) they are no int to show. */
+	if (r->type == KTR_STRU && e->call &&
+	    ((const struct ktr_stru *)r)->kind == KTR_STRU_INT &&
+	    !kd_ioctl_takes_int(kd_abi(k, r), e->cargs[1]))
+		return;
 	if (k->o->fds) {
 		xo.fd_name = fd_namer;
 		xo.fd_ctx = k;

@@ -1220,3 +1220,28 @@ def test_fd_returns_match_strace(root, sonde, tmp_path, strace):
                 r"^\d+\s+")
     assert mine == theirs
     assert {n for n, _, fd in theirs if fd} >= {"dup", "dup2", "fcntl"}
+
+
+def test_ioctl_int_only_where_the_request_takes_one(root, sonde, tmp_path):
+    """The recorder reads 4 bytes at every successful ioctl's address
+    argument; the default view shows them as an int only for requests
+    whose argument is one (a pty's TIOCGPTN: its number, as strace's
+    [N]), not after TCGETS, whose argument is a struct termios."""
+    if not shutil.which("script"):
+        pytest.skip("script (util-linux) is not installed")
+    out = ktrace(tmp_path / "pty.out",
+                 ["script", "-qc", "stty size", "/dev/null"])
+    lines = kdump(out).stdout.splitlines()
+    after = {}
+    for a, b in zip(lines, lines[1:]):
+        m = re.search(r" CALL  ioctl\(\w+,(\w+),", a)
+        if m:
+            after.setdefault(m.group(1), []).append(b.split()[2:4])
+    assert ["STRU", "int"] in after["TIOCGPTN"], after
+    assert after["TCGETS"] and all(x[0] != "STRU" for x in after["TCGETS"]), \
+        after
+    # JSON keeps every record.
+    recs = [json.loads(l) for l in kdump(out, "--format", "json")
+            .stdout.splitlines()[1:]]
+    assert sum(r["type"] == "STRU" and r.get("struct") == "int"
+               for r in recs) > len(after["TIOCGPTN"])
