@@ -2010,6 +2010,7 @@ static void assoc_decl(struct parser *p, struct dt_token id, struct dt_type t)
 	v->scope = DT_ARRAY;
 	v->type = t;
 	v->typed = true;
+	v->assigned = true;	/* it has a map even if only read */
 	v->loc = id.loc;
 	v->nkeys = -1;
 	for (tail = &p->prog->vars; *tail; tail = &(*tail)->next)
