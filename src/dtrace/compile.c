@@ -443,8 +443,8 @@ int dt_list(struct dt_session *s, FILE *f, char **msg)
 	p->opt = s->opt;
 	p->macros = &s->macros;
 	if (setjmp(s->cc.jmp)) {
-		*msg = s->cc.msg;
-		s->cc.msg = NULL;
+		/* the caller reports it as dtrace(1) does (compile_error) */
+		*msg = NULL;
 		free(l.seen);
 		return s->cc.status ? s->cc.status : SD_EXIT_USAGE;
 	}
