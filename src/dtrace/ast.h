@@ -236,6 +236,7 @@ struct dt_ctype {
 	uint64_t nelems;
 	uint64_t end_bits;	/* structs: where the last member ends */
 	bool has_bitfields;	/* laid out as libctf does: no tail padding */
+	bool open;		/* its { } is being read */
 	int btf_id;		/* the kernel's (BTF): its members are read
 				 * when first named (dt_btf_complete) */
 };

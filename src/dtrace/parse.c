@@ -440,9 +440,10 @@ static const char *own_name(const char *s)
 static const char *sou_name(struct parser *p, const struct dt_type *t)
 {
 	const struct dt_ctype *ct = t->ct;
-	/* dtrace-utils' expected text names an incomplete union "struct"
-	 * too (test/unittest/union/err.D_DECL_INCOMPLETE.*) */
-	const char *kw = "struct";
+	/* dtrace-utils names a union only declared ahead "struct" (a CTF
+	 * forward), one whose definition is being read "union"
+	 * (test/unittest/union/err.D_DECL_INCOMPLETE.*) */
+	const char *kw = ct->is_union && ct->open ? "union" : "struct";
 
 	if (!ct->tag)
 		return kw;
@@ -585,6 +586,7 @@ static struct dt_type sou_spec(struct parser *p)
 	     dt_ctype_new(p->cc, is_union, tag);
 	t.kind = DT_TSOU;
 	t.ct = ct;
+	ct->open = true;
 	if (tag && !c) {
 		c = dt_cname_add(p->cc, p->prog, kind, tag, &kw.loc);
 		c->type = t;
@@ -637,6 +639,7 @@ static struct dt_type sou_spec(struct parser *p)
 		expect(p, T_SEMI);
 	}
 	dt_ctype_end(ct);
+	ct->open = false;
 	return t;
 }
 

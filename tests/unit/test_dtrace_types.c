@@ -660,6 +660,12 @@ static void test_declared_types(void **state)
 	tfree(&f);
 	check_error("struct s { struct p q; int r; };", "incomplete "
 		    "struct/union/enum struct p: q");
+	/* a union being defined is named "union", one only declared ahead
+	 * "struct" (a CTF forward), as dtrace-utils names them */
+	check_error("union r { union r rec; int p; };", "incomplete "
+		    "struct/union/enum union r: rec");
+	check_error("union f;\nstruct s { union f x; };", "incomplete "
+		    "struct/union/enum struct f: x");
 	check_error("struct foo { int x; char x; };", "failed to define "
 		    "member 'x': Duplicate member or variable name");
 	check_error("struct a { int x; }\nstruct b { int y; };",
