@@ -213,6 +213,23 @@ def run_dtrace_suite(build, counts, verbose, jobs=None):
     sonde = os.path.join(os.path.abspath(build), "sonde")
     jobs = jobs or max(1, min(len(os.sched_getaffinity(0)), 4))
     chunks = [tests[i::jobs] for i in range(jobs)]
+    # DTrace's tests probe system calls system-wide and expect a live
+    # system: 'write:entry { exit(0); }' waits for anyone's write(), and
+    # on an idle VM nobody may write for the 15 s a test has. A process
+    # writing to /dev/null five times a second stands in for the rest of
+    # a real machine while the list runs.
+    writer = subprocess.Popen(
+        ["sh", "-c", "while :; do echo . >/dev/null; sleep 0.2; done"],
+        start_new_session=True)
+    try:
+        run_dtrace_chunks(suite, sonde, chunks, tests, counts, verbose,
+                          label)
+    finally:
+        os.killpg(writer.pid, signal.SIGKILL)
+        writer.wait()
+
+
+def run_dtrace_chunks(suite, sonde, chunks, tests, counts, verbose, label):
     with tempfile.TemporaryDirectory(prefix="sonde-dtsuite-") as tmp:
         procs = []
         for i, chunk in enumerate(chunks):
