@@ -311,12 +311,16 @@ struct damage {
 	struct sbuf trunc;
 	struct sbuf sums;	/* stretches whose checksum did not match */
 	uint64_t nsums;
+	uint64_t unknown;	/* SUM records of an algorithm not known */
+	unsigned algo;		/* (the header's) */
 };
 
 /* A SUM record the reader just checked did not match: the bytes it
  * covers hold damage somewhere (a record there may print wrong). */
 static void sum_damage(struct damage *d, const struct ktr_reader *r)
 {
+	d->unknown = r->sum_unknown;
+	d->algo = r->hdr.sum_algo;
 	if (r->sum_bad == d->nsums)
 		return;
 	d->nsums = r->sum_bad;
@@ -405,6 +409,11 @@ static void finish(struct kdump *k, struct damage *d, int fd)
 		sbuf_printf(&msg, "%schecksum mismatch over bytes %s: records "
 			    "there may be damaged", msg.len ? "; " : "",
 			    d->sums.buf);
+	if (d->unknown)
+		sbuf_printf(&msg, "%s%llu checksums of an algorithm this kdump "
+			    "does not know (sum_algo %u) were not checked",
+			    msg.len ? "; " : "", (unsigned long long)d->unknown,
+			    d->algo);
 	if (d->trunc.len)
 		sbuf_printf(&msg, "%s%s", msg.len ? "; " : "", d->trunc.buf);
 	cut_short(k, &msg, fd);
@@ -567,6 +576,10 @@ int cmd_kdump(int argc, char **argv)
 	}
 	if (resyncing)
 		damage_range(&d, bad_from, r.offset);
+	if (!o.follow) {
+		ktr_reader_eof(&r);
+		sum_damage(&d, &r);
+	}
 	finish(&k, &d, fd);
 	if (d.nranges || d.nsums)
 		rc = SD_EXIT_FAIL;

@@ -71,6 +71,16 @@ int ktr_check_record(const void *buf, size_t avail, uint32_t *lenp)
 	memcpy(&len, buf, sizeof(len));
 	if (len < sizeof(h) || len > KTR_REC_MAX || len % 8)
 		return -EBADMSG;
+	if (avail >= offsetof(struct ktr_rec, flags)) {
+		uint16_t type;
+
+		/* A SUM record, framing, is never longer: one that says
+		 * so is damaged, not the end of a recording cut short. */
+		memcpy(&type, (const char *)buf + offsetof(struct ktr_rec, type),
+		       sizeof(type));
+		if (type == KTR_SUM && len != sizeof(struct ktr_sum))
+			return -EBADMSG;
+	}
 	if (avail < len)
 		return -ENODATA;
 	memcpy(&h, buf, sizeof(h));
@@ -209,15 +219,20 @@ void ktr_reader_free(struct ktr_reader *r)
 	r->buf = NULL;
 }
 
+/* crc continued over p[0..n) with algorithm algo (KTR_SUM_*). */
+static uint32_t sum_of(unsigned algo, uint32_t crc, const void *p, size_t n)
+{
+	if (algo == KTR_SUM_CRC32)
+		return crc32(crc, p, n);
+	if (algo == KTR_SUM_CRC32C)
+		return crc32c(crc, p, n);
+	return crc;
+}
+
 /* The n bytes at buf[start] are read past: into the running checksum. */
 static void sum_add(struct ktr_reader *r, size_t n)
 {
-	const void *p = r->buf + r->start;
-
-	if (r->hdr.sum_algo == KTR_SUM_CRC32)
-		r->sum_crc = crc32(r->sum_crc, p, n);
-	else if (r->hdr.sum_algo == KTR_SUM_CRC32C)
-		r->sum_crc = crc32c(r->sum_crc, p, n);
+	r->sum_crc = sum_of(r->hdr.sum_algo, r->sum_crc, r->buf + r->start, n);
 	r->sum_bytes += n;
 }
 
@@ -275,21 +290,32 @@ int ktr_reader_header(struct ktr_reader *r)
 	return 0;
 }
 
-/* A SUM record at buf[start]: check the bytes since the last one. */
+/* A SUM record at buf[start]: check the bytes since the last one, and
+ * the record itself (its crc as 0). One whose algorithm is not the
+ * header's is damaged (a header of no checksums has no SUM records);
+ * one of an algorithm this reader does not know, the header's too
+ * (a later recorder's), cannot be checked. */
 static void sum_check(struct ktr_reader *r, uint32_t len)
 {
 	struct ktr_sum s;
 	uint64_t from = r->offset - r->sum_bytes;
+	uint64_t bytes = r->sum_bytes;
+	uint32_t crc;
 
 	memcpy(&s, r->buf + r->start, sizeof(s));
-	if (s.algo != r->hdr.sum_algo ||
-	    (s.algo != KTR_SUM_CRC32 && s.algo != KTR_SUM_CRC32C)) {
+	crc = s.crc;
+	s.crc = 0;
+	if (r->hdr.sum_algo != KTR_SUM_CRC32 &&
+	    r->hdr.sum_algo != KTR_SUM_CRC32C && s.algo == r->hdr.sum_algo) {
 		r->sum_unknown++;
-	} else if (s.bytes == 0) {
-		/* A recording appended to the file begins: what came
-		 * before it since the last check, no check covers. */
-		r->sum_uncovered += r->sum_bytes;
-	} else if (s.bytes == r->sum_bytes && s.crc == r->sum_crc) {
+	} else if (s.algo == r->hdr.sum_algo && s.bytes == 0 &&
+		   crc == sum_of(r->hdr.sum_algo, 0, &s, sizeof(s))) {
+		/* A recording appended to the file begins (its SUM covers
+		 * only itself): what came before it since the last check,
+		 * no check covers. */
+		r->sum_uncovered += bytes;
+	} else if (s.algo == r->hdr.sum_algo && s.bytes == bytes &&
+		   crc == sum_of(r->hdr.sum_algo, r->sum_crc, &s, sizeof(s))) {
 		r->sum_ok++;
 	} else {
 		r->sum_bad++;
@@ -328,7 +354,12 @@ int ktr_reader_next(struct ktr_reader *r, const struct ktr_rec **rec)
 			return -EBADMSG;
 		if ((*rec)->type == KTR_SUM) {
 			sum_check(r, len);
+			r->end_unsummed = 0;
 		} else {
+			if (r->end_unsummed)
+				r->end_unsummed = 2;
+			else if ((*rec)->type == KTR_END && r->hdr.sum_algo)
+				r->end_unsummed = 1;
 			sum_add(r, len);
 			r->start += len;
 			r->offset += len;
@@ -337,6 +368,16 @@ int ktr_reader_next(struct ktr_reader *r, const struct ktr_rec **rec)
 		r->start += len;
 		r->offset += len;
 	}
+}
+
+void ktr_reader_eof(struct ktr_reader *r)
+{
+	if (r->end_unsummed == 2) {
+		r->sum_bad++;
+		r->sum_bad_from = r->offset - r->sum_bytes;
+		r->sum_bad_to = r->offset;
+	}
+	r->end_unsummed = 0;
 }
 
 /* The largest pid or tid Linux hands out (PID_MAX_LIMIT). */

@@ -56,6 +56,8 @@ struct ktr_reader {
 	uint64_t sum_uncovered;	/* bytes no check covered (the end of a
 				 * recording cut short, then appended to) */
 	uint64_t sum_unknown;	/* SUM records of an algorithm not known */
+	uint8_t end_unsummed;	/* an END record was read, no SUM since
+				 * (1), and records after it (2) */
 };
 
 void ktr_reader_init(struct ktr_reader *r, int fd);
@@ -77,5 +79,10 @@ int ktr_reader_next(struct ktr_reader *r, const struct ktr_rec **rec);
  * the file: r->offset is the end, for a file being written call again
  * once it has grown) or a negative errno. */
 int ktr_reader_resync(struct ktr_reader *r);
+/* The file ends at r->offset (no more will come): a recording that ended
+ * has its SUM right after its END record; other records there instead
+ * make the stretch since the last SUM damaged (sum_bad). (A file that
+ * ends right after the END record was cut short, not damaged.) */
+void ktr_reader_eof(struct ktr_reader *r);
 
 #endif

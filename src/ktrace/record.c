@@ -364,8 +364,11 @@ static void sum_record(struct writer *w, struct ktr_sum *s)
 	s->h.ts = (uint64_t)now.tv_sec * 1000000000 + now.tv_nsec;
 	memcpy(s->h.comm, "sonde", 5);
 	s->algo = w->algo;
-	s->crc = w->crc;
 	s->bytes = w->crc_bytes;
+	/* The record itself is under its checksum too (its crc as 0):
+	 * no byte of the file goes unchecked. */
+	sum_add(w, s, sizeof(*s));
+	s->crc = w->crc;
 	w->crc = 0;
 	w->crc_bytes = 0;
 }

@@ -448,7 +448,8 @@ static void resync_after_corruption(void **state)
 	close(fd);
 }
 
-/* A SUM record of the n bytes at p (0 bytes: a recording's start). */
+/* A SUM record of the n bytes at p (0 bytes: a recording's start) and
+ * of itself, its crc as 0. */
 static size_t sum_of(char *at, const char *p, size_t n)
 {
 	struct ktr_sum s;
@@ -458,8 +459,8 @@ static size_t sum_of(char *at, const char *p, size_t n)
 	s.h.type = KTR_SUM;
 	s.h.ts = 99;
 	s.algo = KTR_SUM_CRC32C;
-	s.crc = n ? crc32c(0, p, n) : 0;
 	s.bytes = n;
+	s.crc = crc32c(n ? crc32c(0, p, n) : 0, &s, sizeof(s));
 	memcpy(at, &s, sizeof(s));
 	return sizeof(s);
 }
@@ -467,7 +468,8 @@ static size_t sum_of(char *at, const char *p, size_t n)
 /* SUM records are checked and consumed by the reader, never returned: a
  * stretch that matches, one with a flipped bit (named by its bytes), a
  * recording appended after one cut short (its start SUM of 0 bytes:
- * the bytes before it are not counted as damage, only as uncovered). */
+ * the bytes before it are not counted as damage, only as uncovered); a
+ * flip in a SUM's own timestamp is damage too (its crc covers it). */
 static void checksums(void **state)
 {
 	struct ktr_file_header h = good_header();
@@ -492,9 +494,13 @@ static void checksums(void **state)
 	c = n;
 	n += calls(buf + n, 2);
 	n += sum_of(buf + n, buf + c, n - c);
-	for (int flip = 0; flip < 2; flip++) {
-		if (flip)
+	for (int flip = 0; flip < 3; flip++) {
+		if (flip == 1)
 			buf[a + sizeof(struct ktr_sum) + rl + 20] ^= 4;
+		if (flip == 2) {	/* back; the SUM at b's ts instead */
+			buf[a + sizeof(struct ktr_sum) + rl + 20] ^= 4;
+			buf[b + offsetof(struct ktr_rec, ts)] ^= 1;
+		}
 		fd = file_of(buf, n);
 		ktr_reader_init(&r, fd);
 		assert_int_equal(ktr_reader_header(&r), 0);
@@ -504,7 +510,7 @@ static void checksums(void **state)
 		}
 		assert_int_equal(ktr_reader_next(&r, &rec), 0);
 		assert_int_equal(r.sum_ok, flip ? 2 : 3);
-		assert_int_equal(r.sum_bad, flip);
+		assert_int_equal(r.sum_bad, !!flip);
 		assert_int_equal(r.sum_uncovered, rl);
 		if (flip) {
 			assert_int_equal(r.sum_bad_from,
