@@ -37,6 +37,7 @@
 # stands in for a quiet machine (the workloads still run as usual).
 #
 # PEERS=0 leaves strace and perf trace out (they take minutes on dd).
+# WORKLOADS=0 stops after the start-up figures.
 # BASE=path/to/another/sonde adds it (-t c and the default set) to the
 # same alternation: before/after figures from one run.
 #
@@ -51,6 +52,7 @@ PEERS=${PEERS:-1}
 BASE=${BASE:-}
 COUNT=${COUNT:-1000000}
 STARTUP_RUNS=${STARTUP_RUNS:-10}
+WORKLOADS=${WORKLOADS:-1}
 RT=${RT:-0}
 rt=()
 [ "$RT" = 0 ] || rt=(chrt -f 50)
@@ -186,6 +188,7 @@ for st in $starters; do
 done
 echo "goal start-up <= 20 ms: $(awk -v a="${up_exec[sonde]}" 'BEGIN { print (a <= 20 ? "meets" : "misses") }')"
 echo
+[ "$WORKLOADS" = 0 ] && exit 0
 
 # Warm the page cache for the mixed workload.
 bash -c "$MIXED" 2>/dev/null

@@ -6,6 +6,7 @@
 #include "ktrace.h"
 #include "format.h"
 #include "record.h"
+#include "record_btf.h"
 #include "record_load.h"
 #include "reader.h"
 #include "systab.h"
@@ -758,7 +759,8 @@ static void update_all(int fd, const uint32_t *keys, const void *vals,
 }
 
 /* The object's maps, made before libbpf loads it (which takes them as
- * they are), all but its own (.rodata, .bss), which it fills in. */
+ * they are), all but its own (.rodata, .bss), which it fills in, and the
+ * ring buffer (made before, rb_main). */
 static int create_maps(struct record *skel)
 {
 	struct bpf_map *m;
@@ -768,7 +770,7 @@ static int create_maps(struct record *skel)
 			    .map_flags = bpf_map__map_flags(m));
 		int fd, err;
 
-		if (bpf_map__is_internal(m))
+		if (bpf_map__is_internal(m) || m == skel->maps.rb)
 			continue;
 		fd = bpf_map_create(bpf_map__type(m), bpf_map__name(m),
 				    bpf_map__key_size(m), bpf_map__value_size(m),
@@ -873,10 +875,9 @@ struct child {
 	int go_fd, st_fd;
 };
 
-/* The signals sonde catches while recording, and how they were set when
- * sonde started: the command inherits these. */
-static const int inherited_sig[] = { SIGINT, SIGTERM, SIGHUP };
-static struct sigaction inherited_act[ARRAY_SIZE(inherited_sig)];
+/* The signals sonde catches while recording (set after the command is
+ * forked, which keeps those sonde was given). */
+static const int caught_sig[] = { SIGINT, SIGTERM, SIGHUP };
 
 static int spawn(const char *exe, char **cmd, struct child *c)
 {
@@ -906,11 +907,9 @@ static int spawn(const char *exe, char **cmd, struct child *c)
 
 		close(p[1]);
 		close(st[0]);
-		/* The command gets the dispositions sonde was given (an
-		 * ignored SIGINT stays ignored, as under strace); sonde's own
-		 * handlers would only be reset to SIG_DFL by the exec. */
-		for (size_t i = 0; i < ARRAY_SIZE(inherited_sig); i++)
-			sigaction(inherited_sig[i], &inherited_act[i], NULL);
+		/* (Forked before sonde sets its handlers: the command gets
+		 * the dispositions sonde was given, an ignored SIGINT stays
+		 * ignored, as under strace.) */
 		if (read(p[0], &ch, 1) != 1)
 			_exit(127);	/* the tracer failed: do not run */
 		execv(exe, cmd);
@@ -970,8 +969,25 @@ static void *maps_main(void *arg)
 	struct maps_job *j = arg;
 
 	j->err = create_maps(j->skel);
-	if (!j->err)
-		fill_sysinfo(j->skel);
+	return NULL;
+}
+
+/* The ring buffer, the map that takes longest to make (its pages
+ * allocated and charged: 2 ms for 8 MiB), made in a thread from the
+ * start. */
+struct rb_job {
+	uint32_t size;
+	int fd;
+};
+
+static void *rb_main(void *arg)
+{
+	struct rb_job *j = arg;
+
+	j->fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "rb", 0, 0, j->size,
+			       NULL);
+	if (j->fd < 0)
+		j->fd = -errno;
 	return NULL;
 }
 
@@ -981,12 +997,39 @@ static void detach_all(struct tracer *t)
 	ktr_par_detach(t->par);
 }
 
-/* The programs verified in threads of their own while libbpf loads the
- * others (record_load.c): the largest (best of 3 at load average 7:
- * on_sys_exit 13.8 ms, on_sys_enter 5.4, on_exec 2.5; the six others 11.6
- * together). */
+/* The programs, each verified in a thread of its own (record_load.c), the
+ * largest first (CPU per load, on_sys_exit 9.3 ms, on_sys_enter 3.0, the
+ * others 0.8-1.8); on_sys_enter attached last (record starts there). */
 static const char *const par_secs[] = {
-	"tp_btf/sys_exit", "tp_btf/sched_process_exec", "tp_btf/sys_enter",
+	"tp_btf/sys_exit", "tp_btf/sched_process_exec", "tp_btf/signal_generate",
+	"tp_btf/sched_process_exit", "tp_btf/signal_deliver",
+	"tp_btf/sched_switch", "tp_btf/task_rename", "tp_btf/sched_process_fork",
+	"tp_btf/sys_enter",
+};
+
+/* Every kernel field the programs read through CO-RE (record.bpf.c and
+ * its headers): libbpf relocates against these alone (record_btf.c). A
+ * field missing here fails the load ("failed to resolve CO-RE
+ * relocation"), so the e2e tests see it. */
+static const struct ktr_btf_field core_fields[] = {
+	{ "task_struct", { "tgid" } },
+	{ "task_struct", { "pid" } },
+	{ "task_struct", { "comm" } },
+	{ "task_struct", { "start_time" } },
+	{ "task_struct", { "mm" } },
+	{ "task_struct", { "signal" } },
+	{ "task_struct", { "exit_code" } },
+	{ "task_struct", { "thread_info", "cpu" } },
+	{ "task_struct", { "thread_info", "status" } },
+	{ "signal_struct", { "live", "counter" } },
+	{ "signal_struct", { "group_exit_code" } },
+	{ "signal_struct", { "flags" } },
+	{ "mm_struct", { "arg_start" } },
+	{ "mm_struct", { "arg_end" } },
+	{ "mm_struct", { "env_start" } },
+	{ "mm_struct", { "env_end" } },
+	{ "mm_struct", { "start_stack" } },
+	{ "linux_binprm", { "filename" } },
 };
 
 static int load(struct tracer *t, const struct opts *o)
@@ -994,17 +1037,28 @@ static int load(struct tracer *t, const struct opts *o)
 	struct record *s;
 	char eb[256];
 	int err, perr, ncpu = libbpf_num_possible_cpus();
-	const char *pprog = NULL, *plog = NULL;
+	const char *pprog = NULL, *plog = NULL, *missing = NULL;
 	struct maps_job mj = { 0 };
-	pthread_t mt;
-	bool mthread;
+	struct rb_job rj = { .size = o->bufsize };
+	pthread_t mt, rt;
+	bool mthread, rthread;
 	long nr;
 
-	t->par = ktr_par_new(par_secs, ARRAY_SIZE(par_secs));
-	s = record__open();
+	rthread = !pthread_create(&rt, NULL, rb_main, &rj);
+	if (!rthread)
+		rb_main(&rj);
+	t->par = ktr_par_new(par_secs, ARRAY_SIZE(par_secs), core_fields,
+			     ARRAY_SIZE(core_fields));
+	LIBBPF_OPTS(bpf_object_open_opts, oo,
+		    .btf_custom_path = ktr_par_btf_path(t->par));
+	s = record__open_opts(&oo);
 	if (!s) {
 		sd_err("cannot open the BPF program: %s",
 		       sbpf_strerror(-errno, eb, sizeof(eb)));
+		if (rthread)
+			pthread_join(rt, NULL);
+		if (rj.fd >= 0)
+			close(rj.fd);
 		return -1;
 	}
 	t->skel = s;
@@ -1047,27 +1101,43 @@ static int load(struct tracer *t, const struct opts *o)
 		bpf_program__set_autoload(s->progs.on_sys_exit, false);
 	if (!(o->points & (KTR_PT_NAMEI | KTR_PT_PROC)))
 		bpf_program__set_autoload(s->progs.on_exec, false);
-	/* The maps are made and filled in a thread while the kernel's BTF
-	 * is read here (ktr_par_resolve). */
+	/* The maps are made in a thread while the scan of the kernel's BTF
+	 * is waited for here (ktr_par_resolve). */
 	mj.skel = s;
 	mthread = !pthread_create(&mt, NULL, maps_main, &mj);
 	if (!mthread)
 		maps_main(&mj);
-	perr = ktr_par_resolve(t->par, s->obj);
+	perr = ktr_par_resolve(t->par, s->obj, &missing);
 	if (mthread)
 		pthread_join(mt, NULL);
+	if (rthread)
+		pthread_join(rt, NULL);
 	err = mj.err;
+	if (!err) {
+		err = rj.fd < 0 ? rj.fd : bpf_map__reuse_fd(s->maps.rb, rj.fd);
+		if (rj.fd >= 0)
+			close(rj.fd);
+	} else if (rj.fd >= 0) {
+		close(rj.fd);
+	}
 	if (err) {
 		sd_err("cannot create the BPF maps: %s",
 		       sbpf_strerror(err, eb, sizeof(eb)));
 		return -1;
 	}
 	if (perr) {
-		sd_err("cannot find the tracepoints: %s",
-		       sbpf_strerror(perr, eb, sizeof(eb)));
+		if (missing)
+			sd_err("the kernel has no tracepoint %s", missing);
+		else
+			sd_err("cannot read the kernel's BTF: %s",
+			       sbpf_strerror(perr, eb, sizeof(eb)));
 		return -1;
 	}
 	err = record__load(s);
+	/* The maps' contents, while the programs are verified (which does
+	 * not look at them). */
+	if (!err)
+		fill_sysinfo(s);
 	perr = ktr_par_wait(t->par, &pprog, &plog);
 	if (err) {
 		sd_err("cannot load the BPF program: %s",
@@ -1357,6 +1427,17 @@ int cmd_ktrace(int argc, char **argv)
 	 * work of loading. */
 	if (open_trace(&o, &t.w))
 		goto out;
+	/* The command is forked before the loading: a fork of the small
+	 * process sonde still is costs less, and none of its threads runs
+	 * yet. It waits to exec until it is traced. */
+	if (o.cmd) {
+		err = spawn(exe, o.cmd, &c);
+		if (err) {
+			sd_err("cannot fork: %s", strerror(-err));
+			goto out;
+		}
+		child = c.pid;
+	}
 	sbpf_init(o.verbose);
 	if (load(&t, &o))
 		goto out;
@@ -1369,15 +1450,9 @@ int cmd_ktrace(int argc, char **argv)
 		sd_err("cannot map the ring buffer: %s", strerror(errno));
 		goto out;
 	}
-	for (size_t i = 0; i < ARRAY_SIZE(inherited_sig); i++)
-		sigaction(inherited_sig[i], &sa, &inherited_act[i]);
+	for (size_t i = 0; i < ARRAY_SIZE(caught_sig); i++)
+		sigaction(caught_sig[i], &sa, NULL);
 	if (o.cmd) {
-		err = spawn(exe, o.cmd, &c);
-		if (err) {
-			sd_err("cannot fork: %s", strerror(-err));
-			goto out;
-		}
-		child = c.pid;
 		err = trace_pid(&t, child, KTR_ST_ARMED);
 	} else {
 		err = 0;
@@ -1412,7 +1487,6 @@ int cmd_ktrace(int argc, char **argv)
 	}
 	if (o.cmd && trace_commit(&t.w))
 		goto out;
-	ktr_par_trim();
 	/* The command's end wakes the loop below at once (a short command's
 	 * whole run is otherwise stretched by the polling interval). */
 	if (o.cmd)
