@@ -387,18 +387,35 @@ def test_progress_only_on_tty(sonde, root):
     assert unexpected_stderr(hot(sonde, "-d", "500ms").stderr) == []
 
 
-def test_kallsyms_symbol_count(sonde, root):
-    p = hot(sonde, "-d", "200ms", "-v")
-    m = re.search(r"kallsyms: (\d+) symbols in ([\d.]+) (ms|s)", p.stderr)
-    assert m, p.stderr
-    # Independent count: distinct (address, module) of code symbols.
+def kallsyms_code_symbols():
+    """Independent count: distinct (address, module) of code symbols."""
     seen = set()
     with open("/proc/kallsyms") as f:
         for line in f:
             parts = line.split()
             if len(parts) >= 3 and parts[1] in "tTwW":
                 seen.add((parts[0], parts[3] if len(parts) > 3 else ""))
-    assert abs(int(m.group(1)) - len(seen)) <= 5, (m.group(1), len(seen))
+    return len(seen)
+
+
+def test_kallsyms_symbol_count(sonde, root):
+    """sonde's count of kernel code symbols equals /proc/kallsyms' read
+    just before and just after it, within 5. BPF programs loaded and
+    unloaded meanwhile (other tests, other users) add and remove [bpf]
+    symbols: a run that misses is tried again (up to 5 runs); a wrong
+    count misses every time."""
+    for attempt in range(5):
+        before = kallsyms_code_symbols()
+        p = hot(sonde, "-d", "200ms", "-v")
+        after = kallsyms_code_symbols()
+        m = re.search(r"kallsyms: (\d+) symbols in ([\d.]+) (ms|s)",
+                      p.stderr)
+        assert m, p.stderr
+        n = int(m.group(1))
+        if min(before, after) - 5 <= n <= max(before, after) + 5:
+            break
+    assert min(before, after) - 5 <= n <= max(before, after) + 5, \
+        (n, before, after)
 
 
 def test_hardware_event_without_pmu(sonde, root):
