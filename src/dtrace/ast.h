@@ -566,6 +566,9 @@ struct dt_prog {
 	int empty_off;		/* an empty string in the read-only data */
 	bool uses_spec;		/* speculation(): slots in the globals */
 	int spec_off;
+	int max_rec;		/* the largest record a clause writes */
+	/* a destructive action, refused at enabling without -w */
+	bool uses_destructive;
 	int zero_off;		/* zeros for a new aggregation value (-1: the
 				 * scratch area's 16 zero bytes do) */
 	bool uses_ppid, uses_vtimestamp;
@@ -587,6 +590,9 @@ void dt_check(struct dt_cc *cc, struct dt_prog *prog);
 /* Apply one option as -x or #pragma D option would: 0, or -ENOENT for an
  * unknown name, -EINVAL for a bad value, with dtrace(1)'s words in err
  * ("Invalid option name", "Invalid value for specified option"). */
+/* Options only the command line sets (dtrace-utils refuses them in a
+ * #pragma: EDT_BADOPTCTX). */
+bool dt_option_cmdline_only(const char *name);
 int dt_set_option(struct dt_options *o, const char *name, const char *val,
 		  char *err, size_t errlen);
 void dt_options_default(struct dt_options *o);

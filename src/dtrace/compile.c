@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 
 void dt_session_init(struct dt_session *s)
@@ -298,6 +299,7 @@ int dt_compile(struct dt_session *s)
 	for (int i = 0; i < p->nclauses; i++)
 		if (p->clauses[i]->rec_size > max_rec)
 			max_rec = p->clauses[i]->rec_size;
+	p->max_rec = max_rec;
 	g.cc = &s->cc;
 	g.p = p;
 	g.provs = s->provs;
@@ -449,31 +451,35 @@ int dt_list(struct dt_session *s, FILE *f, char **msg)
 		return s->cc.status ? s->cc.status : SD_EXIT_USAGE;
 	}
 	for (int i = 0; i < s->nsrcs; i++)
-		dt_parse(&s->cc, p, &s->srcs[i]);
+		parse_program(s, &s->srcs[i]);
 	fprintf(f, "%5s %10s %17s %33s %s\n", "ID", "PROVIDER", "MODULE",
 		"FUNCTION", "NAME");
 	if (!s->nsrcs)
 		dt_probes_match(s->provs, &all, list_probe, &l);
+	/* dtrace(1)'s list_stmt: a description that matches nothing is
+	 * reported and the listing goes on with the next one; the status
+	 * stays 0 (an empty answer to a query, not an error). */
+	struct sbuf sb;
+
+	sbuf_init(&sb);
 	for (int i = 0; i < p->nclauses; i++)
 		for (int j = 0; j < p->clauses[i]->npds; j++) {
 			struct dt_pdesc *pd = &p->clauses[i]->pds[j];
+			char why[512];
 
-			if (dt_probes_match(s->provs, pd, list_probe,
-					    &l) <= 0) {
-				char buf[1024], why[512];
-				const char *missing = !strcmp(pd->prov, "fbt") ?
-					fbt_missing(why, sizeof(why)) : NULL;
-
-				snprintf(buf, sizeof(buf), "dtrace: failed to "
-					 "match %s:%s:%s:%s: %s\n", pd->prov,
-					 pd->mod, pd->func, pd->name,
-					 missing ? missing :
-					 "No probe matches description");
-				*msg = sd_strdup(buf);
-				free(l.seen);
-				return SD_EXIT_FAIL;
-			}
+			if (dt_probes_match(s->provs, pd, list_probe, &l) > 0)
+				continue;
+			sbuf_printf(&sb, "dtrace: failed to match %s:%s:%s:%s: "
+				    "No probe matches description\n", pd->prov,
+				    pd->mod, pd->func, pd->name);
+			/* sonde's reason, for a person only (the text above
+			 * is what scripts compare) */
+			if (!strcmp(pd->prov, "fbt") && isatty(STDERR_FILENO) &&
+			    fbt_missing(why, sizeof(why)))
+				sbuf_printf(&sb, "dtrace: %s\n", why);
 		}
+	*msg = sb.len ? sbuf_steal(&sb) : NULL;
+	sbuf_free(&sb);
 	free(l.seen);
 	return 0;
 }

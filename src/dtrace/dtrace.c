@@ -364,6 +364,30 @@ static void compile_error(struct dt_session *s)
 	}
 }
 
+/* What dtrace(1) refuses when it enables tracing (dtrace_go), in its
+ * words: destructive actions without -w; a buffer that cannot hold the
+ * largest record with its 8-byte header (dtrace-utils' smallest record
+ * to allow for is its 56-byte error record: bufsize 64 is its least);
+ * an aggregation with room for no entry. */
+static const char *enable_refused(const struct dt_session *s)
+{
+	const struct dt_prog *p = &s->prog;
+	uint64_t rec = p->max_rec > 56 ? (uint64_t)p->max_rec : 56;
+
+	if (p->uses_destructive && !p->opt.destructive)
+		return "Destructive actions not allowed";
+	if (p->opt.bufsize < 8 + rec)
+		return "Enabling exceeds size of buffer";
+	for (int i = 0; i < s->nvarmaps; i++) {
+		const struct dt_var *v = s->varmaps[i];
+
+		if (v->scope == DT_AGGVAR &&
+		    p->opt.aggsize < dt_agg_entry_size(p, v))
+			return "Enabling exceeds size of buffer";
+	}
+	return NULL;
+}
+
 static int run(struct dt_session *s, struct child *child, pid_t watch,
 	       struct cmd *cmds, int ncmds, const char *outfile,
 	       struct sd_outfile *of)
@@ -421,6 +445,12 @@ static int run(struct dt_session *s, struct child *child, pid_t watch,
 		}
 		if (s->prog.opt.destructive)
 			dt_say("allowing destructive actions");
+	}
+	const char *refused = enable_refused(s);
+
+	if (refused) {
+		dt_say("could not enable tracing: %s", refused);
+		return SD_EXIT_FAIL;
 	}
 	if (dt_consume_open(s)) {
 		sd_err("cannot read the BPF ring buffer: %s", strerror(errno));
@@ -701,8 +731,8 @@ int cmd_dtrace(int argc, char **argv)
 	s.macros.argc = nmargs;
 	if (watch) {
 		if (kill(watch, 0) && errno == ESRCH) {
-			dt_say("failed to grab pid %d: No such process",
-			       (int)watch);
+			/* dtrace(1)'s words (dfatal of the grab's error) */
+			dt_say("No such process");
 			status = SD_EXIT_FAIL;
 			goto out;
 		}

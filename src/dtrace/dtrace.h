@@ -77,6 +77,8 @@ void dt_disasm(const struct bpf_insn *insns, int n, const struct dt_loc *locs,
 
 /* Create the maps and load every program. 0, or -errno with a message. */
 int dt_load(struct dt_session *s, char **msg);
+/* The bytes an aggregation entry counts toward aggsize. */
+uint64_t dt_agg_entry_size(const struct dt_prog *p, const struct dt_var *v);
 /* Attach every unit except the dtrace provider's. */
 int dt_attach(struct dt_session *s, char *err, size_t len);
 void dt_detach(struct dt_session *s);

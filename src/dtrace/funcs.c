@@ -505,12 +505,12 @@ static int cg_aggact(struct dt_cg *g, struct dt_node *n)
 
 /* ---- destructive actions: raise, stop, system, chill ---- */
 
+/* Refused when tracing is enabled, as dtrace(1) does (dtrace.c): a
+ * "#pragma D option destructive" may come later in the program. */
 static void need_destructive(struct dt_ck *k, struct dt_node *n)
 {
-	if (!dt_ck_prog(k)->opt.destructive)
-		dt_error(dt_ck_cc(k), &n->loc, "destructive actions not "
-			 "allowed: %s() needs -w (or #pragma D option "
-			 "destructive)", n->name);
+	(void)n;
+	dt_ck_prog(k)->uses_destructive = true;
 }
 
 static void check_signal_act(struct dt_ck *k, struct dt_node *n)

@@ -29,15 +29,36 @@ static int map_create(enum bpf_map_type type, const char *name, uint32_t ksz,
 	return bpf_map_create(type, name, ksz, vsz, n, &o);
 }
 
-static uint32_t entries(uint64_t bytes, int per)
+static uint32_t entries(uint64_t bytes, int per, uint64_t least)
 {
 	uint64_t n = bytes / (uint64_t)per;
 
-	if (n < 1024)
-		n = 1024;
+	if (n < least)
+		n = least;
 	if (n > (1u << 20))
 		n = 1u << 20;
 	return (uint32_t)n;
+}
+
+/* An aggregation holds aggsize / (key + value) entries, as dtrace-utils
+ * sizes its aggregation map, a string in the key counting strsize bytes
+ * as there: keys past that are aggregation drops; room for none is
+ * refused when tracing is enabled (dtrace.c). */
+uint64_t dt_agg_entry_size(const struct dt_prog *p, const struct dt_var *v)
+{
+	uint64_t n = (uint64_t)v->key_size + (uint64_t)v->val_size;
+
+	for (int i = 0; i < v->nkeys; i++)
+		if (v->keys[i].kind == KEY_STR &&
+		    p->opt.strsize > v->keys[i].ssize)
+			n += p->opt.strsize - v->keys[i].ssize;
+	return n;
+}
+
+static uint32_t dt_agg_entries(const struct dt_prog *p,
+			       const struct dt_var *v)
+{
+	return entries(p->opt.aggsize, (int)dt_agg_entry_size(p, v), 1);
 }
 
 static char *msgf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -123,21 +144,20 @@ static int create_maps(struct dt_session *s, char **msg)
 			fd = map_create(BPF_MAP_TYPE_HASH, "dt_self", 8,
 					(uint32_t)v->val_size,
 					entries(p->opt.dynvarsize, 8 +
-						v->val_size),
+						v->val_size, 1024),
 					BPF_F_NO_PREALLOC);
 		else if (v->scope == DT_ARRAY)
 			fd = map_create(BPF_MAP_TYPE_HASH, "dt_array",
 					(uint32_t)v->key_size,
 					(uint32_t)v->val_size,
 					entries(p->opt.dynvarsize, v->key_size +
-						v->val_size),
+						v->val_size, 1024),
 					BPF_F_NO_PREALLOC);
 		else
 			fd = map_create(BPF_MAP_TYPE_PERCPU_HASH, "dt_agg",
 					(uint32_t)v->key_size,
 					(uint32_t)v->val_size,
-					entries(p->opt.aggsize, v->key_size +
-						v->val_size),
+					dt_agg_entries(p, v),
 					BPF_F_NO_PREALLOC);
 		if (fd < 0)
 			goto fail;

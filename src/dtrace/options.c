@@ -224,6 +224,19 @@ enum kind {
 	K_IGNORED,	/* a run-time option with no meaning here */
 };
 
+bool dt_option_cmdline_only(const char *name)
+{
+	static const char *const only[] = {
+		"cppargs", "cpphdrs", "cpppath", "ctfpath", "define", "incdir",
+		"ldpath", "lockmem", "modpath", "procfspath", "stdc", "undef",
+	};
+
+	for (size_t i = 0; i < sizeof(only) / sizeof(only[0]); i++)
+		if (!strcmp(name, only[i]))
+			return true;
+	return false;
+}
+
 #define OFF(f) offsetof(struct dt_options, f)
 #define NONE ((size_t)-1)
 

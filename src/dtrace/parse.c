@@ -1615,7 +1615,11 @@ static void control(struct dt_lexer *lx, struct dt_ctlword *w, int n,
 
 		if (eq)
 			*eq++ = '\0';
-		if (dt_set_option(&p->prog->opt, opt, eq, err, sizeof(err))) {
+		if (dt_option_cmdline_only(opt))
+			snprintf(err, sizeof(err), "Option cannot be used "
+				 "from within a D program");
+		if (dt_option_cmdline_only(opt) ||
+		    dt_set_option(&p->prog->opt, opt, eq, err, sizeof(err))) {
 			if (!eq)
 				dt_cerror(cc, loc, D_PRAGMA_OPTSET, "failed to set "
 					  "option '%s': %s", opt, err);
@@ -1718,7 +1722,9 @@ static struct dt_pdesc split_pdesc(struct parser *p, const struct dt_token *t)
 			abuf_put(ar, &ab, v, strlen(v));
 		}
 		field[at--] = ab.b;
-		if (q == s)
+		/* a ':' in the first place ends it: no empty field before
+		 * it (":a:b:c" is a:b:c under -n, as dtrace_xstr2desc) */
+		if (q == s || q - 1 == s)
 			break;
 		end = q - 1;
 	}
@@ -1905,6 +1911,9 @@ static bool decl_start(struct parser *p)
 	struct dt_token t;
 	bool r;
 
+	/* a probe ID ("4.56" under -f is ID 4 first) starts no declaration */
+	if (isdigit((unsigned char)p->lx.src->text[p->lx.pos]))
+		return false;
 	dt_lex_next(&p->lx, &t);
 	if (t.t == T_SELF || t.t == T_THIS || t.t == T_TYPEDEF ||
 	    storage_class(&t)) {

@@ -1,5 +1,6 @@
 /* STATUS: 1 */
-/* Destructive actions need -w. */
+/* Destructive actions need -w: refused when tracing is enabled, as
+ * dtrace(1) does. */
 syscall::getppid:entry
 {
 	raise(9);

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <sched.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -36,8 +37,21 @@ struct state {
 	size_t ndynamic, dyncap;
 };
 
+/* DTrace's profile provider makes no probe firing more often than every
+ * 200 us (dtrace-utils' dt_prov_profile.c): such a name matches nothing. */
+#define PERIOD_MIN 200000ull
+
+static uint64_t period_of_name(const char *name);
+
 /* "profile-997" -> period in ns; 0 when the name is not a rate. */
 static uint64_t period_of(const char *name)
+{
+	uint64_t period = period_of_name(name);
+
+	return period < PERIOD_MIN ? 0 : period;
+}
+
+static uint64_t period_of_name(const char *name)
 {
 	const char *s;
 	char *end;
@@ -62,13 +76,13 @@ static uint64_t period_of(const char *name)
 		{ "h", 3600000000000ull }, { "hour", 3600000000000ull },
 		{ "d", 86400000000000ull }, { "day", 86400000000000ull },
 	};
-	if (!*end || !strcmp(end, "hz")) {
+	if (!*end || !strcasecmp(end, "hz")) {
 		if (v > 1000000000ull)
 			return 0;
 		return 1000000000ull / v;
 	}
 	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (strcmp(end, units[i].u))
+		if (strcasecmp(end, units[i].u))
 			continue;
 		mult = units[i].ns;
 		if (v > UINT64_MAX / mult)
