@@ -10,6 +10,7 @@
  * gives read as DTrace words them ("dtrace: failed to compile script ...");
  * usage errors are sonde's one line. */
 #include "dtrace.h"
+#include "usdt_gen.h"
 #include "config.h"
 #include "../commands.h"
 #include "../lib/bpf.h"
@@ -72,7 +73,10 @@ static const char usage_text[] =
 "  -e           compile only: stop before loading anything\n"
 "  -v           with -l or -e: the probes' stability and argument types\n"
 "  -V           the version of D this implements\n"
-"  -h, --help   this help\n"
+"  -h -s PROV.d write PROV.h, the C header of PROV.d's USDT providers\n"
+"  -G -s PROV.d OBJECT...\n"
+"               write PROV.o (their semaphores) to link with OBJECTs\n"
+"  -h, --help   this help (-h without a script)\n"
 "\n"
 "ARGs become the macro variables $1, $2, ... Ctrl-C ends the run: END\n"
 "fires and the aggregations print. Needs root (or CAP_BPF and\n"
@@ -514,6 +518,89 @@ static int run(struct dt_session *s, struct child *child, pid_t watch,
 	return s->status;
 }
 
+/* -h and -G: the provider declarations of the -s scripts as a C header
+ * or a link object (usdt_gen.c), named after the first script unless -o
+ * says; objv: the objects given to -G. dtrace(1)'s words and statuses. */
+static int gen_mode(struct dt_session *s, bool header, const struct cmd *cmds,
+		    int ncmds, const char *outfile, char **objv, int objc)
+{
+	struct sbuf text = { 0 };
+	const char *first = NULL;
+	char out[PATH_MAX], err[512];
+	int r;
+
+	for (int i = 0; i < ncmds; i++) {
+		char *t;
+		size_t len;
+
+		if (cmds[i].kind != 's') {
+			dt_say("-%c requires scripts: -%c is not supported "
+			       "with it", header ? 'h' : 'G', cmds[i].kind);
+			free(text.buf);
+			return SD_EXIT_USAGE;
+		}
+		if (!first)
+			first = cmds[i].arg;
+		t = sd_read_file(cmds[i].arg, &len);
+		if (!t) {
+			dt_say("failed to open %s: %s", cmds[i].arg,
+			       strerror(errno));
+			free(text.buf);
+			return SD_EXIT_FAIL;
+		}
+		if (s->opt.cpp) {
+			char *pp = dt_cpp(&s->opt, t, len, &len, err,
+					  sizeof(err));
+
+			free(t);
+			if (!pp) {
+				dt_say("failed to compile script %s: %s",
+				       cmds[i].arg, err);
+				free(text.buf);
+				return SD_EXIT_FAIL;
+			}
+			t = pp;
+		}
+		sbuf_put(&text, t, len);
+		sbuf_putc(&text, '\n');
+		free(t);
+	}
+	if (outfile) {
+		snprintf(out, sizeof(out), "%s", outfile);
+	} else {
+		const char *b = strrchr(first, '/');
+		size_t n;
+
+		b = b ? b + 1 : first;
+		n = strlen(b);
+		if (n > 2 && !strcmp(b + n - 2, ".d")) {
+			snprintf(out, sizeof(out), "%.*s.%c", (int)(n - 2), b,
+				 header ? 'h' : 'o');
+		} else if (header) {
+			dt_say("-h requires an output file if no scripts are "
+			       "specified");
+			free(text.buf);
+			return SD_EXIT_USAGE;
+		} else {
+			snprintf(out, sizeof(out), "d.out");
+		}
+	}
+	if (header)
+		r = dt_usdt_header(first, text.buf ? text.buf : "", text.len,
+				   out, err, sizeof(err));
+	else
+		r = dt_usdt_link(first, text.buf ? text.buf : "", text.len,
+				 out, objv, objc, err, sizeof(err));
+	free(text.buf);
+	if (r == 1)
+		dt_say("failed to compile script %s: %s", first, err);
+	else if (r && header)
+		dt_say("failed to create header file %s: %s", out, err);
+	else if (r)
+		dt_say("failed to link script %s: %s", first, err);
+	return r ? SD_EXIT_FAIL : 0;
+}
+
 static bool is_negative_number(const char *s)
 {
 	return s[0] == '-' && isdigit((unsigned char)s[1]);
@@ -526,6 +613,7 @@ int cmd_dtrace(int argc, char **argv)
 	char **margs = sd_calloc((size_t)argc + 2, sizeof(char *));
 	int ncmds = 0, nmargs = 1, c, status = 0, modes = 0;
 	bool list = false, dump = false, compile_only = false, version = false;
+	bool header = false, link = false;
 	const char *cmdline = NULL, *outfile = NULL, *script0 = NULL;
 	struct child child = { .go = -1, .pidfd = -1 };
 	struct sd_outfile of = { .fd = -1 };
@@ -683,10 +771,14 @@ int cmd_dtrace(int argc, char **argv)
 						"buffered-output handler)");
 			goto out;
 		case 'G':
-			status = sd_usage_error("not supported: -G (USDT "
-						"objects) in this version");
-			goto out;
-		case 'h': case 1:
+			link = true;
+			modes++;
+			break;
+		case 'h':
+			header = true;
+			modes++;
+			break;
+		case 1:
 			fputs(usage_text, stdout);
 			goto out;
 		default:
@@ -694,9 +786,25 @@ int cmd_dtrace(int argc, char **argv)
 			goto out;
 		}
 	}
+	/* -h alone is sonde's help; with a script, dtrace(1)'s header */
+	if (header && !ncmds && modes == 1) {
+		fputs(usage_text, stdout);
+		goto out;
+	}
 	if (modes > 1) {
 		status = sd_usage_error("only one of the [-GhlV] options can be "
 					"specified at a time");
+		goto out;
+	}
+	if (header || link) {
+		if (!ncmds) {
+			fprintf(stderr, "dtrace: -%c requires one or more "
+				"scripts or enabling options\n", header ? 'h' : 'G');
+			status = SD_EXIT_USAGE;
+			goto out;
+		}
+		status = gen_mode(&s, header, cmds, ncmds, outfile,
+				  margs + 1, nmargs - 1);
 		goto out;
 	}
 	if (version) {

@@ -60,15 +60,25 @@ struct uprobe {
 
 static bool mod_matches(const struct upmod *m, const char *pat);
 
-/* The session's pid probes, the modules of the one process last asked
- * about, -c's command (its pid and the program it is about to exec), and
- * every pid and usdt probe by id. */
+/* The modules of one process. */
+struct modset {
+	long pid;
+	struct upmod *mods;
+	size_t nmods, capmods;
+};
+
+/* The session's pid probes, the modules of the process last asked about
+ * (and, put aside, of every other process asked about: its probes point
+ * into them), -c's command (its pid and the program it is about to exec),
+ * and every pid and usdt probe by id. */
 struct state {
 	struct uprobe **probes;
 	size_t nprobes, capprobes;
 	long mods_pid;		/* 0: none */
 	struct upmod *mods;
 	size_t nmods, capmods;
+	struct modset *sets;
+	size_t nsets, capsets;
 	long cmd_pid;		/* 0: none */
 	char *cmd_path;
 	struct dt_probe **byid;
@@ -80,13 +90,51 @@ static struct state *state(struct dt_provs *ps)
 	return dt_provs_state(ps, &dt_prov_pid);
 }
 
+static void free_modv(struct upmod *mods, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(mods[i].path);
+		elfsym_close(mods[i].syms);
+	}
+}
+
 static void free_mods(struct state *st)
 {
-	for (size_t i = 0; i < st->nmods; i++) {
-		free(st->mods[i].path);
-		elfsym_close(st->mods[i].syms);
-	}
+	free_modv(st->mods, st->nmods);
 	st->nmods = 0;
+	for (size_t i = 0; i < st->nsets; i++) {
+		free_modv(st->sets[i].mods, st->sets[i].nmods);
+		free(st->sets[i].mods);
+	}
+	free(st->sets);
+	st->sets = NULL;
+	st->nsets = st->capsets = 0;
+}
+
+/* Makes pid's modules the current ones; false when they are not known
+ * yet (the current set is then empty). The arrays never move or go away
+ * before the session ends. */
+static bool switch_mods(struct state *st, long pid)
+{
+	if (st->mods_pid) {
+		sd_grow(&st->sets, &st->capsets, st->nsets + 1,
+			sizeof(*st->sets));
+		st->sets[st->nsets++] = (struct modset){ st->mods_pid,
+			st->mods, st->nmods, st->capmods };
+	}
+	st->mods_pid = pid;
+	st->mods = NULL;
+	st->nmods = st->capmods = 0;
+	for (size_t i = 0; i < st->nsets; i++) {
+		if (st->sets[i].pid != pid)
+			continue;
+		st->mods = st->sets[i].mods;
+		st->nmods = st->sets[i].nmods;
+		st->capmods = st->sets[i].capmods;
+		st->sets[i] = st->sets[--st->nsets];
+		return true;
+	}
+	return false;
 }
 
 static void state_free(void *p)
@@ -222,10 +270,8 @@ static void load_mods(struct state *st, long pid)
 	char path[64], exe[PATH_MAX];
 	ssize_t n;
 
-	if (st->mods_pid == pid)
+	if (st->mods_pid == pid || switch_mods(st, pid))
 		return;
-	free_mods(st);
-	st->mods_pid = pid;
 	if (pid == st->cmd_pid && st->cmd_path) {
 		/* Not exec'd yet: what it will map. */
 		add_mod(st, st->cmd_path, true);

@@ -56,11 +56,13 @@ struct usdt {
 	char func[128];
 };
 
-/* The sites of the one process last asked about. */
+/* The sites of every process asked about (probes point into them until
+ * the session ends). */
 struct state {
 	struct usdt **probes;
 	size_t nprobes, capprobes;
-	long scanned_pid;	/* 0: none */
+	long *scanned;		/* the pids whose files were read */
+	size_t nscanned, capscanned;
 };
 
 static void free_sites(struct state *st)
@@ -76,6 +78,7 @@ static void state_free(void *p)
 
 	free_sites(st);
 	free(st->probes);
+	free(st->scanned);
 }
 
 /* One "SIZE@OPERAND"; false when it cannot be decoded. */
@@ -99,8 +102,18 @@ static bool parse_arg(const char *s, struct uarg *a)
 		return true;
 	}
 	if (*p == '$') {
+		int bits = 8 * (a->size < 0 ? -a->size : a->size);
+
 		a->kind = A_IMM;
 		a->val = strtoll(p + 1, &end, 0);
+		/* the assembler's immediate is signed ("2@$-1" is 65535) */
+		if (bits < 64) {
+			uint64_t v = (uint64_t)a->val & ((1ull << bits) - 1);
+
+			if (a->size < 0 && (v >> (bits - 1)))
+				v |= ~0ull << bits;
+			a->val = (int64_t)v;
+		}
 		return !*end;
 	}
 	/* [disp](%reg) */
@@ -290,11 +303,16 @@ static int match(struct dt_provs *ps, const struct dt_pdesc *pd,
 	nmods = dt_uprobe_mods(ps, pid, &mods);
 	if (nmods < 0)
 		return nmods;
-	if (st->scanned_pid != pid) {
-		free_sites(st);
+	bool known = false;
+
+	for (size_t i = 0; i < st->nscanned && !known; i++)
+		known = st->scanned[i] == pid;
+	if (!known) {
 		for (int i = 0; i < nmods; i++)
 			scan(ps, pid, &mods[i]);
-		st->scanned_pid = pid;
+		sd_grow(&st->scanned, &st->capscanned, st->nscanned + 1,
+			sizeof(*st->scanned));
+		st->scanned[st->nscanned++] = pid;
 	}
 	for (size_t i = 0; i < st->nprobes; i++) {
 		struct usdt *u = st->probes[i];
