@@ -396,6 +396,7 @@ static void finish(struct kdump *k, struct damage *d, int fd)
 	kd_order_drain(k, UINT64_MAX);
 	if (the_view->end)
 		the_view->end(k);
+	kd_out_flush(k);
 	fflush(k->out);
 	sbuf_init(&msg);
 	if (d->nranges == 1)
@@ -543,6 +544,7 @@ int cmd_kdump(int argc, char **argv)
 				kd_order_drain(&k, UINT64_MAX);
 			else if (newest > 100000000)
 				kd_order_drain(&k, newest - 100000000);
+			kd_out_flush(&k);
 			fflush(stdout);
 			usleep(200000);
 			continue;

@@ -186,8 +186,11 @@ void kd_put_secs(struct sbuf *sb, int64_t ns);
  * k->line (kdump_text.c; the --strace view uses it too). */
 void kd_put_time(struct kdump *k, const struct kev *e);
 int64_t kd_wall_ns(const struct kdump *k, uint64_t ts);
-/* Write the line buffer out and empty it. */
+/* A line (or lines) in k->line is complete: written out once k->line
+ * holds 64 KiB; kd_out_flush writes what it holds now (before anything
+ * else writes to k->out, and when kdump waits or ends). */
 void kd_flush_line(struct kdump *k);
+void kd_out_flush(struct kdump *k);
 
 /* "# 1234 records lost (ring buffer full): 1200 of process 77, ..."
  * when the trace lost records (the text views' last line). */

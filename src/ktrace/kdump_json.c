@@ -24,20 +24,14 @@ struct jview {
 
 static void put_u64_str(struct json *j, const char *key, uint64_t v)
 {
-	char b[24];
-
-	snprintf(b, sizeof(b), "%llu", (unsigned long long)v);
 	json_key(j, key);
-	json_str(j, b);
+	json_u64_str(j, v);
 }
 
 static void put_i64_str(struct json *j, const char *key, int64_t v)
 {
-	char b[24];
-
-	snprintf(b, sizeof(b), "%lld", (long long)v);
 	json_key(j, key);
-	json_str(j, b);
+	json_i64_str(j, v);
 }
 
 static void put_hex(struct kdump *k, struct json *j, const char *key,
@@ -48,9 +42,15 @@ static void put_hex(struct kdump *k, struct json *j, const char *key,
 	const unsigned char *b = p;
 
 	sbuf_reset(&v->hex);
-	for (size_t i = 0; i < n; i++) {
-		sbuf_putc(&v->hex, hx[b[i] >> 4]);
-		sbuf_putc(&v->hex, hx[b[i] & 15]);
+	for (size_t i = 0; i < n;) {
+		char t[256];
+		size_t m = 0;
+
+		for (; i < n && m < sizeof(t); i++) {
+			t[m++] = hx[b[i] >> 4];
+			t[m++] = hx[b[i] & 15];
+		}
+		sbuf_put(&v->hex, t, m);
 	}
 	if (key)
 		json_key(j, key);
@@ -110,14 +110,10 @@ static void head_fields(struct kdump *k, struct json *j, const struct kev *e,
  * 18446744073709551516, a kernel address). */
 static void json_word(struct json *j, uint64_t v)
 {
-	char b[24];
-
-	if (v <= 1ull << 53) {
+	if (v <= 1ull << 53)
 		json_u64(j, v);
-		return;
-	}
-	snprintf(b, sizeof(b), "%llu", (unsigned long long)v);
-	json_str(j, b);
+	else
+		json_u64_str(j, v);
 }
 
 static void call_fields(struct kdump *k, struct json *j,

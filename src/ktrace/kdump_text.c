@@ -136,16 +136,11 @@ const char *kd_si_code_name(int code)
 
 static void put_u64(struct sbuf *sb, uint64_t v, int width)
 {
-	char b[24];
-	int i = sizeof(b);
+	char b[24], *p = sd_u64_dec(b + sizeof(b), v);
 
-	do {
-		b[--i] = '0' + v % 10;
-		v /= 10;
-	} while (v);
-	while (width > (int)sizeof(b) - i && i > 0)
-		b[--i] = ' ';
-	sbuf_put(sb, b + i, sizeof(b) - i);
+	while (width > b + sizeof(b) - p && p > b)
+		*--p = ' ';
+	sbuf_put(sb, p, b + sizeof(b) - p);
 }
 
 void kd_put_secs(struct sbuf *sb, int64_t ns)
@@ -172,10 +167,21 @@ int64_t kd_wall_ns(const struct kdump *k, uint64_t ts)
 	return (int64_t)(ts + (uint64_t)k->hdr->clock_base_ns);
 }
 
+/* Lines are gathered in k->line and written 64 KiB at a time (a stdio
+ * call per line cost more than making most lines). */
+#define KD_OUT_BATCH (64u << 10)
+
+void kd_out_flush(struct kdump *k)
+{
+	if (k->line.len)
+		fwrite(k->line.buf, 1, k->line.len, k->out);
+	sbuf_reset(&k->line);
+}
+
 void kd_flush_line(struct kdump *k)
 {
-	fwrite(k->line.buf, 1, k->line.len, k->out);
-	sbuf_reset(&k->line);
+	if (k->line.len >= KD_OUT_BATCH)
+		kd_out_flush(k);
 }
 
 void kd_put_time(struct kdump *k, const struct kev *e)
@@ -563,6 +569,7 @@ void kd_put_losses(struct kdump *k)
 {
 	size_t n = k->nlosses;
 
+	kd_out_flush(k);
 	if (!k->lost)
 		return;
 	qsort(k->losses, n, sizeof(*k->losses), loss_cmp);

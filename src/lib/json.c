@@ -1,33 +1,74 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* json — streaming JSON writer. See json.h. A document is written by one
- * thread: stdio's per-call locking is left out (the *_unlocked calls). */
+ * thread into the writer's own buffer, which goes to the FILE in one
+ * fwrite per top-level value (or per JSON_BUF bytes): a stdio call per
+ * key, comma and number was most of kdump --format json's time. */
 #include "json.h"
+#include "util.h"
 
 #include <math.h>
 #include <string.h>
 
 void json_init(struct json *j, FILE *f, bool pretty)
 {
-	memset(j, 0, sizeof(*j));
+	/* Not the buffer: it is written before it is read. */
 	j->f = f;
-	j->pretty = pretty;
+	j->depth = 0;
+	memset(j->first, 0, sizeof(j->first));
 	j->first[0] = true;
+	j->pretty = pretty;
+	j->after_key = false;
+	j->len = 0;
+}
+
+void json_flush(struct json *j)
+{
+	if (j->len)
+		fwrite_unlocked(j->buf, 1, j->len, j->f);
+	j->len = 0;
+}
+
+static void put(struct json *j, const char *s, size_t n)
+{
+	if (n > JSON_BUF - j->len) {
+		json_flush(j);
+		if (n >= JSON_BUF) {
+			fwrite_unlocked(s, 1, n, j->f);
+			return;
+		}
+	}
+	memcpy(j->buf + j->len, s, n);
+	j->len += n;
+}
+
+static void putch(struct json *j, char c)
+{
+	if (j->len == JSON_BUF)
+		json_flush(j);
+	j->buf[j->len++] = c;
+}
+
+/* A value is complete: at the top level, out it goes. */
+static void done(struct json *j)
+{
+	if (!j->depth)
+		json_flush(j);
 }
 
 static void indent(struct json *j)
 {
 	if (!j->pretty)
 		return;
-	putc_unlocked('\n', j->f);
+	putch(j, '\n');
 	for (int i = 0; i < j->depth; i++)
-		fputs_unlocked("  ", j->f);
+		put(j, "  ", 2);
 }
 
 /* Called before every value and key: a comma unless first in container. */
 static void sep(struct json *j)
 {
 	if (!j->first[j->depth])
-		putc_unlocked(',', j->f);
+		putch(j, ',');
 	j->first[j->depth] = false;
 	if (j->depth > 0)
 		indent(j);
@@ -45,7 +86,7 @@ static void value(struct json *j)
 static void open(struct json *j, char c)
 {
 	value(j);
-	putc_unlocked(c, j->f);
+	putch(j, c);
 	if (j->depth + 1 < JSON_MAX_DEPTH)
 		j->depth++;
 	j->first[j->depth] = true;
@@ -59,7 +100,8 @@ static void close(struct json *j, char c)
 		j->depth--;
 	if (!empty)
 		indent(j);
-	putc_unlocked(c, j->f);
+	putch(j, c);
+	done(j);
 }
 
 void json_obj_begin(struct json *j) { open(j, '{'); }
@@ -67,11 +109,16 @@ void json_obj_end(struct json *j) { close(j, '}'); }
 void json_arr_begin(struct json *j) { open(j, '['); }
 void json_arr_end(struct json *j) { close(j, ']'); }
 
+static void put_string(struct json *j, const char *s, size_t n);
+
 void json_key(struct json *j, const char *key)
 {
 	sep(j);
-	json_write_string(j->f, key, strlen(key));
-	fputs_unlocked(j->pretty ? ": " : ":", j->f);
+	put_string(j, key, strlen(key));
+	if (j->pretty)
+		put(j, ": ", 2);
+	else
+		putch(j, ':');
 	j->after_key = true;
 }
 
@@ -119,21 +166,39 @@ bool json_utf8_valid(const char *str, size_t n)
 	return true;
 }
 
-void json_write_string(FILE *f, const char *str, size_t n)
+/* Bytes a string cannot hold as they are: controls, '"', '\\', and
+ * those of 0x7f and up (DEL, or UTF-8 to check). */
+static const unsigned char special[256] = {
+	[0 ... 0x1f] = 1, ['"'] = 1, ['\\'] = 1, [0x7f ... 0xff] = 1,
+};
+
+static void put_string(struct json *j, const char *str, size_t n)
 {
 	const unsigned char *s = (const unsigned char *)str;
 	size_t run = 0;		/* where the bytes not yet written start */
 
-	putc_unlocked('"', f);
+	/* The usual string, plain ASCII that fits: copied as it is checked. */
+	if (n + 2 <= JSON_BUF - j->len) {
+		char *d = j->buf + j->len + 1;
+		size_t i;
+
+		for (i = 0; i < n && !special[s[i]]; i++)
+			d[i] = (char)s[i];
+		if (i == n) {
+			d[-1] = '"';
+			d[n] = '"';
+			j->len += n + 2;
+			return;
+		}
+	}
+	putch(j, '"');
 	for (size_t i = 0; i < n;) {
 		unsigned char c = s[i];
 		const char *esc = NULL;
 		size_t l;
 
-		/* Plain ASCII and valid UTF-8 go out in runs, one fwrite
-		 * each (one per character made long strings, data_hex, half
-		 * of kdump --format json's time). */
-		if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') {
+		/* Plain ASCII and valid UTF-8 go out in runs. */
+		if (!special[c]) {
 			i++;
 			continue;
 		}
@@ -150,18 +215,32 @@ void json_write_string(FILE *f, const char *str, size_t n)
 			continue;
 		}
 		if (i > run)
-			fwrite_unlocked(s + run, 1, i - run, f);
-		if (esc)
-			fputs_unlocked(esc, f);
-		else if (c < 0x20 || c == 0x7f)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputs_unlocked("\\ufffd", f);
+			put(j, (const char *)s + run, i - run);
+		if (esc) {
+			put(j, esc, 2);
+		} else if (c < 0x20 || c == 0x7f) {
+			static const char hx[] = "0123456789abcdef";
+			char u[6] = { '\\', 'u', '0', '0', hx[c >> 4], hx[c & 15] };
+
+			put(j, u, 6);
+		} else {
+			put(j, "\\ufffd", 6);
+		}
 		run = ++i;
 	}
 	if (n > run)
-		fwrite_unlocked(s + run, 1, n - run, f);
-	putc_unlocked('"', f);
+		put(j, (const char *)s + run, n - run);
+	putch(j, '"');
+}
+
+void json_write_string(FILE *f, const char *s, size_t n)
+{
+	struct json j;
+
+	j.f = f;
+	j.len = 0;
+	put_string(&j, s, n);
+	json_flush(&j);
 }
 
 void json_str(struct json *j, const char *s)
@@ -176,56 +255,89 @@ void json_str(struct json *j, const char *s)
 void json_strn(struct json *j, const char *s, size_t n)
 {
 	value(j);
-	json_write_string(j->f, s, n);
+	put_string(j, s, n);
+	done(j);
 }
 
-/* v's decimal digits, after a '-' when neg. */
-static void put_dec(FILE *f, uint64_t v, bool neg)
+/* A number, bare or (quoted) as a string. */
+static void put_dec(struct json *j, uint64_t v, bool neg, bool quoted)
 {
-	char b[24], *p = b + sizeof(b);
+	char b[24], *end = b + sizeof(b) - 1, *p;
 
-	do
-		*--p = (char)('0' + v % 10);
-	while ((v /= 10));
+	*end = '"';
+	p = sd_u64_dec(end, v);
 	if (neg)
 		*--p = '-';
-	fwrite_unlocked(p, 1, (size_t)(b + sizeof(b) - p), f);
+	if (quoted) {
+		*--p = '"';
+		end++;
+	}
+	put(j, p, (size_t)(end - p));
+	done(j);
 }
 
 void json_u64(struct json *j, uint64_t v)
 {
 	value(j);
-	put_dec(j->f, v, false);
+	put_dec(j, v, false, false);
 }
 
 void json_i64(struct json *j, int64_t v)
 {
 	value(j);
-	put_dec(j->f, v < 0 ? -(uint64_t)v : (uint64_t)v, v < 0);
+	put_dec(j, v < 0 ? -(uint64_t)v : (uint64_t)v, v < 0, false);
+}
+
+void json_u64_str(struct json *j, uint64_t v)
+{
+	value(j);
+	put_dec(j, v, false, true);
+}
+
+void json_i64_str(struct json *j, int64_t v)
+{
+	value(j);
+	put_dec(j, v < 0 ? -(uint64_t)v : (uint64_t)v, v < 0, true);
 }
 
 void json_double(struct json *j, double v, int decimals)
 {
 	value(j);
-	if (!isfinite(v))
-		fputs_unlocked("null", j->f);
-	else
-		fprintf(j->f, "%.*f", decimals, v);
+	if (!isfinite(v)) {
+		put(j, "null", 4);
+	} else {
+		char b[352];	/* DBL_MAX's digits, and the decimals */
+		int n = snprintf(b, sizeof(b), "%.*f", decimals, v);
+
+		if (n >= (int)sizeof(b)) {
+			json_flush(j);
+			fprintf(j->f, "%.*f", decimals, v);
+		} else if (n > 0) {
+			put(j, b, n);
+		}
+	}
+	done(j);
 }
 
 void json_bool(struct json *j, bool v)
 {
 	value(j);
-	fputs_unlocked(v ? "true" : "false", j->f);
+	if (v)
+		put(j, "true", 4);
+	else
+		put(j, "false", 5);
+	done(j);
 }
 
 void json_null(struct json *j)
 {
 	value(j);
-	fputs_unlocked("null", j->f);
+	put(j, "null", 4);
+	done(j);
 }
 
 void json_end(struct json *j)
 {
-	putc_unlocked('\n', j->f);
+	putch(j, '\n');
+	json_flush(j);
 }

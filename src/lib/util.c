@@ -369,6 +369,33 @@ void region_free(struct region *r)
 	r->len = r->cap = 0;
 }
 
+char *sd_u64_dec(char *end, uint64_t v)
+{
+	/* Two digits a division: printf's digits cost more than the rest
+	 * of a kdump line. */
+	static const char d2[201] =
+		"00010203040506070809101112131415161718192021222324"
+		"25262728293031323334353637383940414243444546474849"
+		"50515253545556575859606162636465666768697071727374"
+		"75767778798081828384858687888990919293949596979899";
+	char *p = end;
+
+	while (v >= 100) {
+		unsigned r = (unsigned)(v % 100);
+
+		v /= 100;
+		p -= 2;
+		memcpy(p, d2 + 2 * r, 2);
+	}
+	if (v >= 10) {
+		p -= 2;
+		memcpy(p, d2 + 2 * v, 2);
+	} else {
+		*--p = (char)('0' + v);
+	}
+	return p;
+}
+
 uint64_t sd_now_ns(void)
 {
 	struct timespec ts;
@@ -403,19 +430,9 @@ static inline void sbuf_reserve(struct sbuf *sb, size_t n)
 		sd_grow(&sb->buf, &sb->cap, sb->len + n + 1, 1);
 }
 
-void sbuf_putc(struct sbuf *sb, char c)
+void sbuf_grow_for(struct sbuf *sb, size_t n)
 {
-	sbuf_reserve(sb, 1);
-	sb->buf[sb->len++] = c;
-	sb->buf[sb->len] = '\0';
-}
-
-void sbuf_put(struct sbuf *sb, const char *s, size_t n)
-{
-	sbuf_reserve(sb, n);
-	memcpy(sb->buf + sb->len, s, n);
-	sb->len += n;
-	sb->buf[sb->len] = '\0';
+	sd_grow(&sb->buf, &sb->cap, sb->len + n + 1, 1);
 }
 
 void sbuf_puts(struct sbuf *sb, const char *s)

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -66,6 +67,10 @@ void region_init(struct region *r, size_t cap);
 size_t region_append(struct region *r, size_t n);
 void region_free(struct region *r);
 
+/* v's decimal digits, written backwards so that they end at end (no
+ * NUL); returns where they start. At most 20 bytes. */
+char *sd_u64_dec(char *end, uint64_t v);
+
 /* Monotonic clock in nanoseconds. */
 uint64_t sd_now_ns(void);
 
@@ -77,8 +82,27 @@ struct sbuf {
 void sbuf_init(struct sbuf *sb);
 void sbuf_free(struct sbuf *sb);
 void sbuf_reset(struct sbuf *sb);
-void sbuf_putc(struct sbuf *sb, char c);
-void sbuf_put(struct sbuf *sb, const char *s, size_t n);
+/* Room for n more bytes and the NUL (the slow path of the two below). */
+void sbuf_grow_for(struct sbuf *sb, size_t n);
+
+/* Inline: a call per byte or piece was much of kdump's text time. */
+static inline void sbuf_putc(struct sbuf *sb, char c)
+{
+	if (sb->len + 2 > sb->cap)
+		sbuf_grow_for(sb, 1);
+	sb->buf[sb->len++] = c;
+	sb->buf[sb->len] = '\0';
+}
+
+static inline void sbuf_put(struct sbuf *sb, const char *s, size_t n)
+{
+	if (sb->len + n + 1 > sb->cap)
+		sbuf_grow_for(sb, n);
+	memcpy(sb->buf + sb->len, s, n);
+	sb->len += n;
+	sb->buf[sb->len] = '\0';
+}
+
 void sbuf_puts(struct sbuf *sb, const char *s);
 void sbuf_printf(struct sbuf *sb, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -260,6 +260,24 @@ static void sbuf_ops(void **state)
 	free(s);
 }
 
+static void u64_dec(void **state)
+{
+	char b[24], *end = b + sizeof(b) - 1, *p;
+	static const struct { uint64_t v; const char *s; } cases[] = {
+		{ 0, "0" }, { 9, "9" }, { 10, "10" }, { 99, "99" },
+		{ 100, "100" }, { 101, "101" }, { 999999, "999999" },
+		{ 1795729268299257998ull, "1795729268299257998" },
+		{ UINT64_MAX, "18446744073709551615" },
+	};
+
+	(void)state;
+	*end = '\0';
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		p = sd_u64_dec(end, cases[i].v);
+		assert_string_equal(p, cases[i].s);
+	}
+}
+
 static void region_grows(void **state)
 {
 	struct region r;
@@ -308,6 +326,7 @@ int main(void)
 		cmocka_unit_test(nearest_word),
 		cmocka_unit_test(cpulist),
 		cmocka_unit_test(sbuf_ops),
+		cmocka_unit_test(u64_dec),
 		cmocka_unit_test(region_grows),
 		cmocka_unit_test(read_file),
 	};
