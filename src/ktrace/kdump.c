@@ -500,6 +500,8 @@ int cmd_kdump(int argc, char **argv)
 		}
 	}
 	kd_in_init(&k);
+	k.count_only = o.format == KD_SUMMARY && o.status == KD_ST_ALL &&
+		       !o.fds;
 	kd_order_init(&k);
 	if (o.fds)
 		kd_fd_init(&k);

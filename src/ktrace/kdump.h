@@ -106,6 +106,9 @@ struct kdump {
 	char *scratch;		/* expanded records, before ordering */
 	struct sbuf drops;	/* DROP events held (kdump_in.c) */
 	uint32_t ndrops;
+	/* -c with nothing that needs a call's own events (-e status, -y):
+	 * a CALLRET goes straight to the table (kd_stat_call). */
+	bool count_only;
 	/* order */
 	void *order;
 	uint64_t late;		/* events printed after later ones */
@@ -174,6 +177,11 @@ struct kd_view {
 };
 extern const struct kd_view kd_text_view, kd_strace_view, kd_json_view,
 	kd_chrome_view, kd_summary_view;
+
+/* -c's table: a call of syscall nr that returned ret after dur ns (-1:
+ * not known) counts (kdump_stat.c). */
+void kd_stat_call(struct kdump *k, enum sc_abi abi, uint32_t nr, int64_t ret,
+		  int64_t dur);
 
 /* Shared by the text back ends (kdump_text.c). */
 void kd_put_escaped(struct sbuf *sb, const unsigned char *p, size_t n);

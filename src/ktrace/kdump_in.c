@@ -471,6 +471,36 @@ static void expand_callret(struct kdump *k, const struct ktr_rec *r,
 	event(k, &e);
 }
 
+/* -c (k->count_only): a CALLRET is a call that returned, counted at
+ * once, with what event() would have done for its CALL and RET that -c
+ * depends on (no events made, none held, nothing printed). False when
+ * DROP records wait to be placed: the general way then. */
+static bool count_callret(struct kdump *k, const struct ktr_rec *r)
+{
+	const struct ktr_callret *m = (const void *)r;
+	const struct kd_opts *o = k->o;
+	struct kd_thread *t;
+	enum sc_abi abi;
+
+	if (k->ndrops)
+		return false;
+	t = thread_get(k, r->tid, r->pid);
+	if (t->call)
+		call_unfinished(k, t);
+	k->seq += m->gio ? 3 : 2;
+	k->ncalls++;
+	t->last_ts = r->ts;
+	t->pid = r->pid;
+	if (r->ts > k->last_ts)
+		k->last_ts = r->ts;
+	abi = kd_abi(k, r);
+	if ((o->points & KTR_PT_SYSCALL) && calls_selected(o, abi, m->nr) &&
+	    !(o->pid > 0 && r->pid != o->pid && r->tid != o->pid))
+		kd_stat_call(k, abi, m->nr, m->ret,
+			     (int64_t)(r->ts - m->call_ts));
+	return true;
+}
+
 void kd_in_init(struct kdump *k)
 {
 	k->scratch_len = KTR_REC_MAX + 256;
@@ -489,12 +519,14 @@ void kd_in_record(struct kdump *k, const struct ktr_rec *r, uint64_t off)
 		memcpy(&k->end, r, r->len < sizeof(k->end) ? r->len :
 							      sizeof(k->end));
 	}
-	if (r->type == KTR_RETGIO)
+	if (r->type == KTR_RETGIO) {
 		expand_retgio(k, r, off);
-	else if (r->type == KTR_CALLRET)
-		expand_callret(k, r, off);
-	else
+	} else if (r->type == KTR_CALLRET) {
+		if (!k->count_only || !count_callret(k, r))
+			expand_callret(k, r, off);
+	} else {
 		event(k, &e);
+	}
 }
 
 /* The trace ended: calls still in progress are unfinished. */

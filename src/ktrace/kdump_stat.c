@@ -43,12 +43,34 @@ static void stat_init(struct kdump *k)
 	k->view = v;
 }
 
+void kd_stat_call(struct kdump *k, enum sc_abi abi, uint32_t nr, int64_t ret,
+		  int64_t dur)
+{
+	struct stat_view *v = k->view;
+	struct row *row;
+
+	if (!v->rows[abi]) {
+		v->rows[abi] = sd_calloc(NR_ROWS + 1, sizeof(*v->rows[abi]));
+		for (uint32_t i = 0; i <= NR_ROWS; i++)
+			v->rows[abi][i].nr = i;
+	}
+	row = &v->rows[abi][nr < NR_ROWS ? nr : NR_ROWS];
+	row->calls++;
+	if (ret < 0 && ret >= -4095)
+		row->errors++;
+	if (dur >= 0) {
+		row->timed++;
+		row->total_ns += dur;
+		if ((uint64_t)dur > row->max_ns)
+			row->max_ns = dur;
+	}
+}
+
 static void stat_event(struct kdump *k, const struct kev *e)
 {
 	struct stat_view *v = k->view;
 	const struct ktr_ret *r = (const void *)e->r;
 	enum sc_abi abi;
-	struct row *row;
 
 	if (e->r->type != KTR_RET)
 		return;
@@ -59,21 +81,7 @@ static void stat_event(struct kdump *k, const struct kev *e)
 		for (int i = 0; i < 4; i++)
 			if (r->nr == v->forks[abi][i])
 				return;
-	if (!v->rows[abi]) {
-		v->rows[abi] = sd_calloc(NR_ROWS + 1, sizeof(*v->rows[abi]));
-		for (uint32_t i = 0; i <= NR_ROWS; i++)
-			v->rows[abi][i].nr = i;
-	}
-	row = &v->rows[abi][r->nr < NR_ROWS ? r->nr : NR_ROWS];
-	row->calls++;
-	if (r->ret < 0 && r->ret >= -4095)
-		row->errors++;
-	if (e->dur >= 0) {
-		row->timed++;
-		row->total_ns += e->dur;
-		if ((uint64_t)e->dur > row->max_ns)
-			row->max_ns = e->dur;
-	}
+	kd_stat_call(k, abi, r->nr, r->ret, e->dur);
 }
 
 static enum sc_abi sort_abi;
