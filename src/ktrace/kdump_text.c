@@ -89,22 +89,27 @@ void kd_put_escaped(struct sbuf *sb, const unsigned char *p, size_t n)
  * the thread's bytes, any of them), quotes and backslashes too. */
 void kd_put_comm(struct sbuf *sb, const char comm[KTR_COMM_LEN])
 {
-	size_t n = strnlen(comm, KTR_COMM_LEN), before = sb->len;
+	char b[KTR_COMM_LEN + 8];
+	size_t n;
 
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = comm[i];
+	/* The usual name, plain: copied as it is checked, padded. */
+	for (n = 0; n < KTR_COMM_LEN && comm[n]; n++) {
+		unsigned char c = comm[n];
 
 		if (c <= 0x20 || c >= 0x7f || c == '\\' || c == '"') {
-			before = sb->len;
+			size_t before = sb->len;
+
+			n = strnlen(comm, KTR_COMM_LEN);
 			kd_put_escaped(sb, (const unsigned char *)comm, n);
 			if (sb->len - before < 8)
 				sbuf_put(sb, "        ", 8 - (sb->len - before));
 			return;
 		}
+		b[n] = (char)c;
 	}
-	sbuf_put(sb, comm, n);
-	if (n < 8)
-		sbuf_put(sb, "        ", 8 - n);
+	while (n < 8)
+		b[n++] = ' ';
+	sbuf_put(sb, b, n);
 }
 
 const char *kd_sig_name(struct kdump *k, int sig, char *b, unsigned n)

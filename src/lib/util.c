@@ -435,11 +435,6 @@ void sbuf_grow_for(struct sbuf *sb, size_t n)
 	sd_grow(&sb->buf, &sb->cap, sb->len + n + 1, 1);
 }
 
-void sbuf_puts(struct sbuf *sb, const char *s)
-{
-	sbuf_put(sb, s, strlen(s));
-}
-
 void sbuf_vprintf(struct sbuf *sb, const char *fmt, va_list ap)
 {
 	size_t room = sb->buf ? sb->cap - sb->len : 0;

@@ -103,7 +103,12 @@ static inline void sbuf_put(struct sbuf *sb, const char *s, size_t n)
 	sb->buf[sb->len] = '\0';
 }
 
-void sbuf_puts(struct sbuf *sb, const char *s);
+/* (Inline too: the length of a literal is then known when compiling.) */
+static inline void sbuf_puts(struct sbuf *sb, const char *s)
+{
+	sbuf_put(sb, s, strlen(s));
+}
+
 void sbuf_printf(struct sbuf *sb, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void sbuf_vprintf(struct sbuf *sb, const char *fmt, va_list ap);
