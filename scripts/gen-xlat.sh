@@ -29,6 +29,10 @@
 #           hdr        single-bit flags in the order the headers define
 #                      them, as strace's table lists them
 #                      (EFD_CLOEXEC|EFD_NONBLOCK, not by value)
+#           order=A,B  single-bit flags in this order, strace's table's
+#                      (src/xlat/*.in) where it follows neither the
+#                      values nor the headers (wait4's, sigaction's);
+#                      flags not listed come after, by value
 #           cc         the compiler evaluates the values: they use sizeof
 #                      (ioctl numbers: _IOR(...)) or name enum constants
 #                      (glibc's SOCK_STREAM, MSG_PEEK); <stddef.h> is
@@ -172,7 +176,7 @@ echo
 table=
 set_lines >"$tmp/sets"
 while read -r name kind headers names opts; do
-	mask= drop='^$' desc= renames= cc= hdr=
+	mask= drop='^$' desc= renames= cc= hdr= order=
 	if [ "$kind" = indexed ]; then
 		lname=$(echo "$name" | tr 'A-Z' 'a-z')
 		echo "static const struct xlat_flag ${lname}_rows[] = {"
@@ -191,6 +195,7 @@ while read -r name kind headers names opts; do
 		as=*) renames="$renames ${o#as=}" ;;
 		desc) desc=1 ;;
 		hdr) hdr=1 ;;
+		order=*) order=${o#order=} ;;
 		cc) cc=1 ;;
 		*) die "set $name: unknown option $o" ;;
 		esac
@@ -267,6 +272,10 @@ while read -r name kind headers names opts; do
 			if [ -n "$hdr" ]; then
 				o=$(awk -v m="$m" '$1 == m { print $2 }' "$tmp/order")
 				[ -n "$o" ] || die "set $name: where is $m defined?"
+			elif [ -n "$order" ]; then
+				o=$(echo "$order" | tr , '\n' |
+					awk -v m="$m" '$1 == m { print NR; exit }')
+				[ -n "$o" ] || o=$((v + 1000))
 			fi
 		fi
 		printf '%s %s %s %s\n' "$k" "$o" "$v" "$m" >>"$tmp/sorted"

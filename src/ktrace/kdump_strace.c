@@ -180,6 +180,11 @@ static bool arg_hook(void *ctx, struct sbuf *sb, int i, uint16_t kind,
 			return false;
 		if (st && st->kind == KTR_STRU_INT)
 			return ioctl_int(sb, abi, cl->args[1], st);
+		/* wait4 with WNOHANG that returned 0 reaped no child: the
+		 * status was not written; strace prints the pointer. */
+		if (st && st->kind == KTR_STRU_WSTATUS && c->ret &&
+		    ((const struct ktr_ret *)c->ret->r)->ret == 0)
+			return false;
 		/* Bytes: at most -s of them, "..." after. */
 		if (st && st->kind == KTR_STRU_BYTES && max >= 0 &&
 		    st->data_len > (unsigned long)max) {

@@ -996,7 +996,10 @@ def test_strace_text_equals_strace(root, sonde, tmp_path, strace):
     arguments as strace picks them (F_GETFL alone, FUTEX_WAIT_BITSET's
     timeout and FUTEX_BITSET_MATCH_ANY), EPOLL_CTL_DEL's ignored event as
     a pointer, errno messages as the C library words them, the ints ioctl
-    requests point to ([1], [FS_EXTENT_FL]). No line differs."""
+    requests point to ([1], [FS_EXTENT_FL]), wait4's options and
+    sigaction's sa_flags in strace's table order (WNOHANG|WSTOPPED|
+    WCONTINUED|__WALL|__WNOTHREAD, SA_RESTORER|SA_ONSTACK|...|SA_NOCLDSTOP).
+    No line differs."""
     d = tmp_path / "d"
     d.mkdir()
     st = tmp_path / "strace.txt"

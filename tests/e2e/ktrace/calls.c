@@ -110,7 +110,9 @@ static int decode(const char *dir)
 	struct statx stx;
 	struct rlimit rl;
 	sigset_t mask;
+	struct sigaction sa;
 	void *m;
+	int st;
 
 	path(a, sizeof(a), dir, "file");
 	path(b, sizeof(b), dir, "other");
@@ -174,6 +176,16 @@ static int decode(const char *dir)
 	getrlimit(RLIMIT_NOFILE, &rl);
 	syscall(SYS_prlimit64, 0, RLIMIT_CORE, NULL, &rl);
 	wait4(-1, NULL, WNOHANG, NULL);
+	/* The option bits in strace's order (WSTOPPED, __WALL before
+	 * __WNOTHREAD); no child: ECHILD. */
+	wait4(-1, &st, WNOHANG | WUNTRACED | WCONTINUED | __WNOTHREAD | __WALL,
+	      NULL);
+	/* sa_flags in strace's order: SA_RESTORER (the C library's) first. */
+	sa.sa_handler = SIG_IGN;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK | SA_NODEFER |
+		      SA_RESETHAND | SA_NOCLDSTOP;
+	sigaction(SIGUSR2, &sa, NULL);
 	flock(f, LOCK_EX | LOCK_NB);
 	fstatat(f, "", &(struct stat){ 0 }, AT_EMPTY_PATH);
 	fstatat(AT_FDCWD, a, &(struct stat){ 0 }, 0);
