@@ -1009,8 +1009,10 @@ static const char *const par_secs[] = {
 
 /* Every kernel field the programs read through CO-RE (record.bpf.c and
  * its headers): libbpf relocates against these alone (record_btf.c). A
- * field missing here fails the load ("failed to resolve CO-RE
- * relocation"), so the e2e tests see it. */
+ * field missing here (or from the kernel) leaves libbpf's poisoned call
+ * in its place, which the verifier refuses: the load fails, saying so,
+ * and the e2e tests see it. */
+#define CORE_POISON "unknown#195896080"
 static const struct ktr_btf_field core_fields[] = {
 	{ "task_struct", { "tgid" } },
 	{ "task_struct", { "pid" } },
@@ -1144,6 +1146,13 @@ static int load(struct tracer *t, const struct opts *o)
 		       sbpf_strerror(err, eb, sizeof(eb)));
 		if (o->verbose)
 			fputs(sbpf_log(), stderr);
+		return -1;
+	}
+	if (perr && plog && strstr(plog, CORE_POISON)) {
+		sd_err("cannot load the BPF program %s: it reads a kernel "
+		       "field not found in the kernel's BTF", pprog);
+		if (o->verbose)
+			fputs(plog, stderr);
 		return -1;
 	}
 	if (perr) {
