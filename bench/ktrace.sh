@@ -24,7 +24,10 @@
 # the workload's own (dd's report; a timer inside the shell that runs the
 # mixed pipeline), which leaves a tracer's start-up and teardown out, and
 # the end-to-end wall clock from starting the tracer to its exit. Every
-# ratio is to untraced; drops are what each tracer reports losing.
+# ratio is to untraced; drops are what each tracer reports losing. The
+# cpu column is the CPU time (user + system) of the whole run, tracer and
+# workload, against the untraced workload's: what other work on the
+# machine moves least, for before/after comparisons under load.
 #
 # Goals (issue 3, own time): -t c <= 2.2x on dd, <= 1.2x on mixed; default
 # <= 2.6x and <= 1.3x; zero drops at the default buffer size. (Issue 16):
@@ -80,33 +83,40 @@ MIXED='s=$EPOCHREALTIME; find /usr/share -type f -print0 | xargs -0 -n500 ls -l 
 dd_secs() { sed -n 's/.* copied, \([0-9.e+-]*\) s,.*/\1/p' | tail -1; }
 mixed_secs() { awk '/^workload / { printf "%.6f\n", $3 - $2 }' | tail -1; }
 
-# run_one WORKLOAD VARIANT -> prints "seconds drops end-to-end-seconds"
+# The CPU time of a command and its children, user + system, into
+# $tmp/cpu (bash's time; the command's stderr into $err).
+TIMEFORMAT='%3U %3S'
+timed() { { time "$@" 2>"$err"; } 2>"$tmp/cpu"; }
+
+# run_one WORKLOAD VARIANT -> prints "seconds drops end-to-end-seconds
+# cpu-seconds"
 run_one() {
 	local w=$1 v=$2 err=$tmp/err drops=0 secs cmd t0 t1
 	if [ "$w" = dd ]; then cmd=($DD); else cmd=(bash -c "$MIXED"); fi
+	: >"$tmp/cpu"
 	t0=$EPOCHREALTIME
 	case $v in
 	untraced)
-		"${cmd[@]}" 2>"$err" ;;
+		timed "${cmd[@]}" ;;
 	floor)
 		"$tmp/floor" >"$tmp/floor.out" &
 		floor_pid=$!
 		while ! grep -q ready "$tmp/floor.out" 2>/dev/null; do sleep 0.05; done
-		"${cmd[@]}" 2>"$err"
+		timed "${cmd[@]}"
 		kill "$floor_pid"; wait "$floor_pid" 2>/dev/null || true
 		floor_pid= ;;
 	sonde-c)
-		"$SONDE" ktrace -t c -f "$tmp/k.out" -- "${cmd[@]}" 2>"$err" ;;
+		timed "$SONDE" ktrace -t c -f "$tmp/k.out" -- "${cmd[@]}" ;;
 	sonde)
-		"$SONDE" ktrace -f "$tmp/k.out" -- "${cmd[@]}" 2>"$err" ;;
+		timed "$SONDE" ktrace -f "$tmp/k.out" -- "${cmd[@]}" ;;
 	base-c)
-		"$BASE" ktrace -t c -f "$tmp/k.out" -- "${cmd[@]}" 2>"$err" ;;
+		timed "$BASE" ktrace -t c -f "$tmp/k.out" -- "${cmd[@]}" ;;
 	base)
-		"$BASE" ktrace -f "$tmp/k.out" -- "${cmd[@]}" 2>"$err" ;;
+		timed "$BASE" ktrace -f "$tmp/k.out" -- "${cmd[@]}" ;;
 	strace)
-		strace -f -o "$tmp/s.out" "${cmd[@]}" 2>"$err" ;;
+		timed strace -f -o "$tmp/s.out" "${cmd[@]}" ;;
 	perf)
-		perf trace -o "$tmp/p.out" -- "${cmd[@]}" 2>"$err" ;;
+		timed perf trace -o "$tmp/p.out" -- "${cmd[@]}" ;;
 	esac
 	t1=$EPOCHREALTIME
 	if [ "$w" = dd ]; then secs=$(dd_secs <"$err"); else secs=$(mixed_secs <"$err"); fi
@@ -125,7 +135,8 @@ run_one() {
 			awk '/LOST [0-9]+ events/ { for (i = 1; i < NF; i++)
 				if ($i == "LOST") s += $(i + 1) } END { print s + 0 }') ;;
 	esac
-	echo "${secs:-nan} ${drops:-0} $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f", b - a }')"
+	echo "${secs:-nan} ${drops:-0} $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f", b - a }')" \
+		"$(awk '{ printf "%.3f", $1 + $2 } END { if (!NR) print "nan" }' "$tmp/cpu")"
 }
 
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
@@ -195,31 +206,35 @@ bash -c "$MIXED" 2>/dev/null
 
 # Runs alternate between the variants, so that a change in the machine's
 # other load spreads over all of them rather than landing on one.
-declare -A secs drops e2e
+declare -A secs drops e2e cpu
 variants="untraced floor sonde-c sonde"
 [ -z "$BASE" ] || variants="$variants base-c base"
 [ "$PEERS" = 0 ] || variants="$variants strace perf"
 for w in dd mixed; do
-	for v in $variants; do : >"$tmp/times.$v"; : >"$tmp/e2e.$v"; drops[$w,$v]=0; done
+	for v in $variants; do
+		: >"$tmp/times.$v"; : >"$tmp/e2e.$v"; : >"$tmp/cpu.$v"; drops[$w,$v]=0
+	done
 	for i in $(seq "$RUNS"); do
 		for v in $variants; do
 			case $v in strace|perf) [ "$i" -le "$PEER_RUNS" ] || continue ;; esac
-			read -r s dr ee < <(run_one "$w" "$v")
+			read -r s dr ee cc < <(run_one "$w" "$v")
 			echo "$s" >>"$tmp/times.$v"
 			echo "$ee" >>"$tmp/e2e.$v"
+			echo "$cc" >>"$tmp/cpu.$v"
 			drops[$w,$v]=$((drops[$w,$v] + dr))
 		done
 	done
 	for v in $variants; do
 		secs[$w,$v]=$(median <"$tmp/times.$v")
 		e2e[$w,$v]=$(median <"$tmp/e2e.$v")
+		cpu[$w,$v]=$(median <"$tmp/cpu.$v")
 	done
 done
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2fx", (b > 0 ? a / b : 0) }'; }
 goal() { awk -v a="$1" -v b="$2" -v g="$3" 'BEGIN { print (b > 0 && a / b <= g ? "meets" : "misses") }'; }
 
-printf "%-26s %12s %8s %8s %8s   %12s %8s %8s %8s\n" variant "dd s" ratio e2e drops "mixed s" ratio e2e drops
+printf "%-26s %8s %6s %6s %6s %8s   %8s %6s %6s %6s %8s\n" variant "dd s" ratio e2e cpu drops "mixed s" ratio e2e cpu drops
 for v in $variants; do
 	case $v in
 	untraced) name="untraced" ;;
@@ -231,11 +246,13 @@ for v in $variants; do
 	strace) name="strace -f -o" ;;
 	perf) name="perf trace -o" ;;
 	esac
-	printf "%-26s %12.3f %8s %8s %8s   %12.3f %8s %8s %8s\n" "$name" \
+	printf "%-26s %8.3f %6s %6s %6s %8s   %8.3f %6s %6s %6s %8s\n" "$name" \
 		"${secs[dd,$v]}" "$(ratio "${secs[dd,$v]}" "${secs[dd,untraced]}")" \
-		"$(ratio "${e2e[dd,$v]}" "${e2e[dd,untraced]}")" "${drops[dd,$v]}" \
+		"$(ratio "${e2e[dd,$v]}" "${e2e[dd,untraced]}")" \
+		"$(ratio "${cpu[dd,$v]}" "${cpu[dd,untraced]}")" "${drops[dd,$v]}" \
 		"${secs[mixed,$v]}" "$(ratio "${secs[mixed,$v]}" "${secs[mixed,untraced]}")" \
-		"$(ratio "${e2e[mixed,$v]}" "${e2e[mixed,untraced]}")" "${drops[mixed,$v]}"
+		"$(ratio "${e2e[mixed,$v]}" "${e2e[mixed,untraced]}")" \
+		"$(ratio "${cpu[mixed,$v]}" "${cpu[mixed,untraced]}")" "${drops[mixed,$v]}"
 done
 echo
 u_dd=${secs[dd,untraced]}; u_mx=${secs[mixed,untraced]}
@@ -247,3 +264,6 @@ echo "goal zero drops: $( [ "${drops[dd,sonde-c]}${drops[dd,sonde]}${drops[mixed
 fl=$(awk -v a="${e2e[dd,floor]}" -v b="${e2e[dd,untraced]}" 'BEGIN { print a / b }')
 echo "end to end: dd -t c $(ratio "${e2e[dd,sonde-c]}" "${e2e[dd,untraced]}") = $(awk -v a="${e2e[dd,sonde-c]}" -v b="${e2e[dd,untraced]}" -v f="$fl" 'BEGIN { printf "%.2fx", a / b / f }') the floor's ${fl}x (goal <= 1.4: $(goal "${e2e[dd,sonde-c]}" "$(awk -v b="${e2e[dd,untraced]}" -v f="$fl" 'BEGIN { print b * f }')" 1.4)); default $(awk -v a="${e2e[dd,sonde]}" -v b="${e2e[dd,untraced]}" -v f="$fl" 'BEGIN { printf "%.2fx", a / b / f }') the floor's (goal <= 1.6: $(goal "${e2e[dd,sonde]}" "$(awk -v b="${e2e[dd,untraced]}" -v f="$fl" 'BEGIN { print b * f }')" 1.6)); mixed default $(ratio "${e2e[mixed,sonde]}" "${e2e[mixed,untraced]}") (goal <= 1.25: $(goal "${e2e[mixed,sonde]}" "${e2e[mixed,untraced]}" 1.25))"
 echo "sonde over the floor: -t c dd $(ratio "${secs[dd,sonde-c]}" "${secs[dd,floor]}"), mixed $(ratio "${secs[mixed,sonde-c]}" "${secs[mixed,floor]}"); default dd $(ratio "${secs[dd,sonde]}" "${secs[dd,floor]}"), mixed $(ratio "${secs[mixed,sonde]}" "${secs[mixed,floor]}")"
+# The same over the floor in CPU time (tracer and workload together): the
+# figure to compare before and after when the machine is busy.
+echo "cpu over the floor: dd -t c $(ratio "${cpu[dd,sonde-c]}" "${cpu[dd,floor]}"), default $(ratio "${cpu[dd,sonde]}" "${cpu[dd,floor]}"); mixed -t c $(ratio "${cpu[mixed,sonde-c]}" "${cpu[mixed,floor]}"), default $(ratio "${cpu[mixed,sonde]}" "${cpu[mixed,floor]}")"
