@@ -184,6 +184,19 @@ static void match_probes(struct dt_session *s)
 				no_match(s, &cl->pds[j]);
 				continue;
 			}
+			if (n == -EDOM) {
+				enum dt_errtag tag;
+				const char *msg = dt_provs_failure(s->provs,
+								   &tag);
+
+				if (tag == D_PROC_BADPID &&
+				    s->macros.target <= 0)
+					s->cc.why = "macro variable $target is "
+						    "0: $target needs -c CMD "
+						    "or -p PID";
+				dt_cerror(&s->cc, &cl->pds[j].loc, tag, "%s",
+					  msg);
+			}
 			if (n < 0)
 				dt_error(&s->cc, &cl->pds[j].loc, "matching "
 					 "%s: %s", cl->pds[j].text,

@@ -401,16 +401,22 @@ int dt_load(struct dt_session *s, char **msg)
 
 int dt_attach(struct dt_session *s, char *err, size_t len)
 {
-	for (int i = 0; i < s->nunits; i++) {
-		struct dt_unit *u = s->units[i];
-		int ret;
+	/* A process's probes first: a probe elsewhere may end the process
+	 * (raise(), a signal, a system call it waits for) before they are
+	 * placed, as DTrace enables them all at once. */
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < s->nunits; i++) {
+			struct dt_unit *u = s->units[i];
+			bool uprobe = u->prov == &dt_prov_pid ||
+				      u->prov == &dt_prov_usdt;
+			int ret;
 
-		if (u->prov == &dt_prov_dtrace)
-			continue;
-		ret = u->prov->attach(u, err, len);
-		if (ret)
-			return ret;
-	}
+			if (u->prov == &dt_prov_dtrace || uprobe != !pass)
+				continue;
+			ret = u->prov->attach(u, err, len);
+			if (ret)
+				return ret;
+		}
 	return 0;
 }
 

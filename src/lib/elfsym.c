@@ -353,6 +353,11 @@ const char *elfsym_get(const struct elfsym *e, size_t i, uint64_t *addr,
 	return e->all[i].name;
 }
 
+int elfsym_binding_rank(const struct elfsym *e, size_t i)
+{
+	return i < e->nall ? e->all[i].rank : -1;
+}
+
 bool elfsym_addr_to_off(const struct elfsym *e, uint64_t addr, uint64_t *off)
 {
 	for (size_t i = 0; i < e->nloads; i++) {

@@ -33,6 +33,9 @@ size_t elfsym_count(const struct elfsym *e);
  * size; NULL past the end. */
 const char *elfsym_get(const struct elfsym *e, size_t i, uint64_t *addr,
 		       uint64_t *size);
+/* Symbol i's binding as a rank: 2 global, 1 weak, 0 local; -1 past the
+ * end. */
+int elfsym_binding_rank(const struct elfsym *e, size_t i);
 /* The file offset of an ELF virtual address (the reverse of
  * elfsym_off_to_addr): where a uprobe on it goes. */
 bool elfsym_addr_to_off(const struct elfsym *e, uint64_t addr,

@@ -99,7 +99,8 @@ def test_pid_dash_p_and_library_module(sonde, root, ufixture_bin):
 
 def test_pid_offset_probe(sonde, root, ufixture_bin):
     """An offset probe fires at the instruction it names: offset 0 is the
-    entry; an offset past the function's size matches nothing."""
+    entry; an offset past the function's size is refused as dtrace(1)
+    refuses it (D_PROC_OFF)."""
     need_uprobes()
     p = dtrace(sonde, "-q", "-c", ufixture_bin + " calls 7", "-n",
                "pid$target:a.out:uf_add:0 { @[probename, arg0] = count(); }")
@@ -109,7 +110,7 @@ def test_pid_offset_probe(sonde, root, ufixture_bin):
     p = dtrace(sonde, "-c", ufixture_bin + " calls 1", "-n",
                "pid$target:a.out:uf_add:fffff { }")
     assert p.returncode == 1  # a compile error, as dtrace(1)
-    assert "does not match any probes" in p.stderr
+    assert "offset 0xfffff outside of function 'uf_add'" in p.stderr
 
 
 def test_pid_needs_a_process(sonde):

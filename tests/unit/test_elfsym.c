@@ -40,6 +40,39 @@ static void own_function_by_offset(void **state)
 	procmaps_free(&pm);
 }
 
+/* A weak alias and a local function of this binary: their bindings. */
+#pragma weak elfsym_test_alias = elfsym_test_marker
+int elfsym_test_alias(int x);
+static __attribute__((noinline, used)) int elfsym_test_local(int x)
+{
+	return x + 7;
+}
+
+static void binding_ranks(void **state)
+{
+	struct elfsym *e = elfsym_open("/proc/self/exe");
+	uint64_t a, sz;
+	const char *n;
+	int seen = 0;
+
+	(void)state;
+	assert_non_null(e);
+	for (size_t i = 0; (n = elfsym_get(e, i, &a, &sz)); i++) {
+		int want = !strcmp(n, "elfsym_test_marker") ? 2 :
+			   !strcmp(n, "elfsym_test_alias") ? 1 :
+			   !strcmp(n, "elfsym_test_local") ? 0 : -2;
+
+		if (want == -2)
+			continue;
+		assert_int_equal(elfsym_binding_rank(e, i), want);
+		seen++;
+	}
+	assert_int_equal(seen, 3);
+	assert_int_equal(elfsym_binding_rank(e, (size_t)-1), -1);
+	assert_int_equal(elfsym_test_local(1) + elfsym_test_alias(0), 9);
+	elfsym_close(e);
+}
+
 static void vdso(void **state)
 {
 	struct elfsym *e = elfsym_open_vdso();
@@ -68,6 +101,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(own_function_by_offset),
+		cmocka_unit_test(binding_ranks),
 		cmocka_unit_test(vdso),
 		cmocka_unit_test(not_elf),
 	};

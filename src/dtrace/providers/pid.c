@@ -59,6 +59,7 @@ struct uprobe {
 };
 
 static bool mod_matches(const struct upmod *m, const char *pat);
+static bool is_glob(const char *s);
 
 /* The modules of one process. */
 struct modset {
@@ -273,9 +274,25 @@ static void load_mods(struct state *st, long pid)
 	if (st->mods_pid == pid || switch_mods(st, pid))
 		return;
 	if (pid == st->cmd_pid && st->cmd_path) {
-		/* Not exec'd yet: what it will map. */
-		add_mod(st, st->cmd_path, true);
-		add_needed(st, st->cmd_path, 0);
+		/* Not exec'd yet: what it will map (a script's interpreter
+		 * and its libraries) */
+		char interp[PATH_MAX];
+		const char *prog = st->cmd_path;
+		FILE *f = fopen(prog, "re");
+
+		if (f && fgets(interp, sizeof(interp), f) &&
+		    !strncmp(interp, "#!", 2)) {
+			char *b = interp + 2;
+
+			b += strspn(b, " \t");
+			b[strcspn(b, " \t\n")] = '\0';
+			if (*b == '/')
+				prog = memmove(interp, b, strlen(b) + 1);
+		}
+		if (f)
+			fclose(f);
+		add_mod(st, prog, true);
+		add_needed(st, prog, 0);
 		return;
 	}
 	snprintf(path, sizeof(path), "/proc/%ld/exe", pid);
@@ -330,7 +347,40 @@ static bool mod_matches(const struct upmod *m, const char *pat)
 		return true;
 	if (m->exe && dt_glob(pat, "a.out"))
 		return true;
-	return dt_glob(pat, m->base) || dt_glob(pat, m->path);
+	if (dt_glob(pat, m->base) || dt_glob(pat, m->path))
+		return true;
+	/* "libc" and "libc.so" name libc.so.6, as in dtrace(1) */
+	size_t n = strlen(pat);
+
+	return !is_glob(pat) && !strncmp(m->base, pat, n) &&
+	       m->base[n] == '.';
+}
+
+/* Of the symbols at symbol i's address, the one whose name a probe
+ * there takes, as libproc prefers them for dtrace(1): sized, then global
+ * before weak before local, then fewer leading underscores, then the
+ * shorter name (malloc, not __libc_malloc; go, not its weak alias _go). */
+static const char *canonical(const struct elfsym *e, size_t i)
+{
+	uint64_t addr, size, a, sz;
+	const char *best = elfsym_get(e, i, &addr, &size), *n;
+	size_t b = i, k = i;
+
+	while (k > 0 && elfsym_get(e, k - 1, &a, &sz) && a == addr)
+		k--;
+	for (; (n = elfsym_get(e, k, &a, &sz)) && a == addr; k++) {
+		uint64_t bs;
+		int r = elfsym_binding_rank(e, k), br = elfsym_binding_rank(e, b);
+		size_t u = strspn(n, "_"), bu = strspn(best, "_");
+
+		elfsym_get(e, b, &a, &bs);
+		if ((!sz != !bs) ? sz != 0 : r != br ? r > br :
+		    u != bu ? u < bu : strlen(n) < strlen(best)) {
+			best = n;
+			b = k;
+		}
+	}
+	return best;
 }
 
 static bool is_glob(const char *s)
@@ -388,6 +438,33 @@ static bool owns(const char *prov)
 	return pid_of(prov) >= 0;
 }
 
+/* pid$target:a.out:-:ADDRESS: the instruction at that address of the
+ * program. */
+static int match_address(struct dt_provs *ps, long pid, const char *name,
+			 dt_probe_fn fn, void *arg)
+{
+	struct state *st = state(ps);
+	char *end;
+	uint64_t addr = strtoull(name, &end, 16), foff;
+
+	if (*end || !*name)
+		return dt_provs_fail(ps, D_PROC_NAME, "'%s' is an invalid "
+				     "probe name", name);
+	for (size_t i = 0; i < st->nmods; i++) {
+		struct upmod *m = &st->mods[i];
+		struct uprobe *u;
+
+		if (!m->exe || !dt_uprobe_syms(m) ||
+		    !elfsym_addr_to_off(m->syms, addr, &foff))
+			continue;
+		u = find_or_make(ps, pid, m, "-", KIND_OFFSET, foff);
+		u->p.arg = addr;
+		snprintf(u->namebuf, sizeof(u->namebuf), "%" PRIx64, addr);
+		return fn(&u->p, arg);
+	}
+	return 0;
+}
+
 static int match(struct dt_provs *ps, const struct dt_pdesc *pd,
 		 dt_probe_fn fn, void *arg)
 {
@@ -395,24 +472,39 @@ static int match(struct dt_provs *ps, const struct dt_pdesc *pd,
 	long pid = pid_of(pd->prov);
 	bool entry = dt_glob(pd->name, "entry");
 	bool ret = dt_glob(pd->name, "return");
+	bool dash = !strcmp(pd->func, "-"), found = false;
 	uint64_t offset = 0;
 	int n = 0;
 
 	if (pid < 0)
 		return 0;
-	if (!entry && !ret) {
+	/* dtrace(1)'s refusals, in its words */
+	if (pid == 0)
+		return dt_provs_fail(ps, D_PROC_BADPID, "pid0 does not contain "
+				     "a valid pid");
+	if (dash && *pd->mod && (is_glob(pd->mod) ||
+				 strcmp(pd->mod, "a.out")))
+		return dt_provs_fail(ps, D_PROC_LIB, "only the a.out module "
+				     "is valid with the '-' function");
+	if (dash && (!*pd->name || is_glob(pd->name)))
+		return dt_provs_fail(ps, D_PROC_NAME, "only individual "
+				     "addresses may be specified with the '-' "
+				     "function");
+	if (!entry && !ret && !dash) {
 		char *end;
 
-		if (!*pd->name || is_glob(pd->name) ||
-		    !isxdigit((unsigned char)pd->name[0]))
+		if (!*pd->name || is_glob(pd->name))
 			return 0;
 		offset = strtoull(pd->name, &end, 16);
 		if (*end)
-			return 0;
+			return dt_provs_fail(ps, D_PROC_NAME, "'%s' is an "
+					     "invalid probe name", pd->name);
 	}
 	load_mods(st, pid);
 	if (!st->nmods)
 		return -ESRCH;
+	if (dash)
+		return match_address(ps, pid, pd->name, fn, arg);
 	for (size_t i = 0; i < st->nmods; i++) {
 		struct upmod *m = &st->mods[i];
 		uint64_t addr, size, foff;
@@ -424,7 +516,8 @@ static int match(struct dt_provs *ps, const struct dt_pdesc *pd,
 			continue;
 		for (size_t j = 0; (name = elfsym_get(m->syms, j, &addr,
 						      &size)); j++) {
-			char bare[256];
+			char bare[256], cbare[256];
+			const char *canon;
 
 			/* "clock_nanosleep@@GLIBC_2.17": the version goes */
 			if (strchr(name, '@')) {
@@ -434,6 +527,13 @@ static int match(struct dt_provs *ps, const struct dt_pdesc *pd,
 			}
 			if (!dt_glob(pd->func, name))
 				continue;
+			/* aliases are one function, under the name DTrace
+			 * gives it */
+			canon = canonical(m->syms, j);
+			snprintf(cbare, sizeof(cbare), "%.*s",
+				 (int)strcspn(canon, "@"), canon);
+			name = cbare;
+			found = true;
 			if (entry || ret) {
 				if (!elfsym_addr_to_off(m->syms, addr, &foff))
 					continue;
@@ -445,6 +545,12 @@ static int match(struct dt_provs *ps, const struct dt_pdesc *pd,
 						KIND_RETURN, foff)->p, arg);
 				continue;
 			}
+			if (offset >= (size ? size : 1) && *pd->func &&
+			    !is_glob(pd->func))
+				return dt_provs_fail(ps, D_PROC_OFF, "offset "
+						     "0x%" PRIx64 " outside of "
+						     "function '%s'", offset,
+						     name);
 			if (offset >= (size ? size : 1) ||
 			    !elfsym_addr_to_off(m->syms, addr + offset, &foff))
 				continue;
@@ -457,6 +563,10 @@ static int match(struct dt_provs *ps, const struct dt_pdesc *pd,
 			n += fn(&u->p, arg);
 		}
 	}
+	if (!found && *pd->func && !is_glob(pd->func) && *pd->mod &&
+	    !is_glob(pd->mod))
+		return dt_provs_fail(ps, D_PROC_FUNC, "failed to lookup '%s' "
+				     "in module '%s'", pd->func, pd->mod);
 	return n;
 }
 

@@ -117,6 +117,12 @@ void dt_provs_free(struct dt_provs *ps);
 int dt_probes_match(struct dt_provs *ps, const struct dt_pdesc *pd,
 		    dt_probe_fn fn, void *arg);
 struct dt_probe *dt_probe_by_id(struct dt_provs *ps, uint32_t id);
+/* A provider's match refusing a description as dtrace(1) does (its tag
+ * and words): returns -EDOM, which match returns; dt_provs_failure() gives
+ * the message to the compiler. */
+int dt_provs_fail(struct dt_provs *ps, enum dt_errtag tag, const char *fmt,
+		  ...) __attribute__((format(printf, 3, 4)));
+const char *dt_provs_failure(struct dt_provs *ps, enum dt_errtag *tag);
 /* A probe's field: 0 provider, 1 module, 2 function, 3 name. */
 const char *dt_probe_field(const struct dt_probe *p, int which);
 /* fnmatch with DTrace's rule that an empty pattern matches anything. */

@@ -4,7 +4,10 @@
 #include "kit.h"
 #include "../../lib/util.h"
 
+#include <errno.h>
 #include <fnmatch.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,7 +18,27 @@ static const struct dt_provider *const providers[] = {
 
 struct dt_provs {
 	void *state[ARRAY_SIZE(providers)];
+	enum dt_errtag fail_tag;	/* a description refused (dt_provs_fail) */
+	char fail[256];
 };
+
+int dt_provs_fail(struct dt_provs *ps, enum dt_errtag tag, const char *fmt,
+		  ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(ps->fail, sizeof(ps->fail), fmt, ap);
+	va_end(ap);
+	ps->fail_tag = tag;
+	return -EDOM;
+}
+
+const char *dt_provs_failure(struct dt_provs *ps, enum dt_errtag *tag)
+{
+	*tag = ps->fail_tag;
+	return ps->fail;
+}
 
 struct dt_provs *dt_provs_new(void)
 {

@@ -1,0 +1,101 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""`sonde dtrace`'s pid provider names as dtrace(1) names them: the
+descriptions it refuses (with dtrace-utils' tags and words), module names
+by prefix (libc, libc.so for libc.so.6), one name for aliased functions
+(readelf shows the aliases), and a -c script's interpreter as a.out."""
+import os
+import shutil
+import subprocess
+
+import pytest
+
+from conftest import run
+
+
+def dtrace(sonde, *args, timeout=60, **kw):
+    return run([sonde, "dtrace"] + list(args), timeout=timeout, **kw)
+
+
+def need_uprobes():
+    if not os.path.exists("/sys/bus/event_source/devices/uprobe"):
+        pytest.skip("this kernel has no uprobe PMU (CONFIG_UPROBE_EVENTS)")
+
+
+@pytest.mark.parametrize("desc,tag,words", [
+    ("pid0:::entry", "D_PROC_BADPID", "pid0 does not contain a valid pid"),
+    ("pid$target:a.out:no_such_fn:entry", "D_PROC_FUNC",
+     "failed to lookup 'no_such_fn' in module 'a.out'"),
+    ("pid$target:libc:-:800", "D_PROC_LIB",
+     "only the a.out module is valid with the '-' function"),
+    ("pid$target::-:", "D_PROC_NAME",
+     "only individual addresses may be specified with the '-' function"),
+    ("pid$target::-:10*", "D_PROC_NAME",
+     "only individual addresses may be specified with the '-' function"),
+    ("pid$target:a.out:main:beginning", "D_PROC_NAME",
+     "'beginning' is an invalid probe name"),
+    ("pid$target::_exit:100", "D_PROC_OFF",
+     "offset 0x100 outside of function '_exit'"),
+])
+def test_refused_descriptions(sonde, root, desc, tag, words):
+    need_uprobes()
+    p = dtrace(sonde, "-xerrtags", "-c", "/bin/sleep 10", "-n", desc + " {}")
+    assert p.returncode == 1
+    assert p.stderr.splitlines()[0] == (
+        f"dtrace: invalid probe specifier {desc} {{}}: [{tag}] {words}"), \
+        p.stderr
+
+
+def test_module_prefixes_name_libc(sonde, root):
+    need_uprobes()
+    rows = {}
+    for mod in ("libc", "libc.so", "libc.so.6"):
+        p = dtrace(sonde, "-l", "-c", "/bin/sleep 10", "-n",
+                   f"pid$target:{mod}:malloc:entry")
+        assert p.returncode == 0, p.stderr
+        rows[mod] = [l.split()[2:] for l in p.stdout.splitlines()[1:]]
+    assert rows["libc"] == rows["libc.so"] == rows["libc.so.6"]
+    assert rows["libc"] == [["libc.so.6", "malloc", "entry"]]
+    # a prefix ends at a dot: libc does not name libcap
+    p = dtrace(sonde, "-l", "-c", "/bin/sleep 10", "-n",
+               "pid$target:lib:malloc:entry")
+    assert p.stdout.splitlines()[1:] == []
+    assert "No probe matches description" in p.stderr
+
+
+def test_aliases_take_one_name(sonde, root, tmp_path):
+    """go and its weak alias _go are one probe, named go; malloc is malloc
+    (libc's __libc_malloc is the same address)."""
+    need_uprobes()
+    if not shutil.which("gcc"):
+        pytest.skip("no gcc")
+    src = tmp_path / "w.c"
+    src.write_text("#include <unistd.h>\n#pragma weak _go = go\n"
+                   "int _go(int a);\nint go(int a) { return a + 1; }\n"
+                   "int main(void) { sleep(30); return _go(1); }\n")
+    subprocess.run(["gcc", "-O0", "-o", str(tmp_path / "w"), str(src)],
+                   check=True)
+    syms = run(["readelf", "-sW", str(tmp_path / "w")]).stdout
+    addrs = {l.split()[7]: l.split()[1] for l in syms.splitlines()
+             if len(l.split()) >= 8 and l.split()[7] in ("go", "_go")}
+    assert addrs["go"] == addrs["_go"]          # the oracle: aliases
+    p = dtrace(sonde, "-l", "-c", str(tmp_path / "w"), "-n",
+               "pid$target:a.out:_go:entry", "-n",
+               "pid$target:a.out:go:entry", "-n",
+               "pid$target:libc:malloc:entry")
+    assert p.returncode == 0, p.stderr
+    rows = [l.split()[2:] for l in p.stdout.splitlines()[1:]]
+    assert rows == [["w", "go", "entry"], ["libc.so.6", "malloc", "entry"]]
+
+
+def test_script_command_is_its_interpreter(sonde, root, tmp_path):
+    """-c of a #! script: its interpreter's libraries are there before it
+    runs (dtrace-utils' tests run their shell-script triggers so)."""
+    need_uprobes()
+    script = tmp_path / "s.sh"
+    script.write_text("#!/bin/sh\nexec sleep 10\n")
+    script.chmod(0o755)
+    p = dtrace(sonde, "-l", "-c", str(script), "-n",
+               "pid$target::_exit:entry")
+    assert p.returncode == 0, p.stderr
+    assert ["libc.so.6", "_exit", "entry"] in [
+        l.split()[2:] for l in p.stdout.splitlines()[1:]], p.stdout
