@@ -40,7 +40,10 @@
 # stands in for a quiet machine (the workloads still run as usual).
 #
 # PEERS=0 leaves strace and perf trace out (they take minutes on dd).
-# WORKLOADS=0 stops after the start-up figures.
+# WORKLOADS=0 stops after the start-up figures. VERIFIER=1 prints, before
+# them, what the kernel's verifier does with each of the recorder's
+# programs (ktrace-verifier.c: instructions processed, states, its time),
+# built against SONDE's build directory.
 # BASE=path/to/another/sonde adds it (-t c and the default set) to the
 # same alternation: before/after figures from one run.
 #
@@ -56,6 +59,7 @@ BASE=${BASE:-}
 COUNT=${COUNT:-1000000}
 STARTUP_RUNS=${STARTUP_RUNS:-10}
 WORKLOADS=${WORKLOADS:-1}
+VERIFIER=${VERIFIER:-0}
 RT=${RT:-0}
 rt=()
 [ "$RT" = 0 ] || rt=(chrt -f 50)
@@ -145,6 +149,20 @@ echo "sonde ktrace vs $(strace -V | head -1), perf $(perf version | awk '{ print
 echo "dd: $DD; mixed: find /usr/share -type f -print0 | xargs -0 -n500 ls -l"
 echo "median of $RUNS runs ($PEER_RUNS for strace and perf trace); time is the workload's own"
 echo
+
+if [ "$VERIFIER" != 0 ]; then
+	skel=$(dirname "$SONDE")/src/ktrace
+	if [ -f "$skel/record.skel.h" ] &&
+	   cc -O2 -I"$skel" -o "$tmp/verifier" "$here/ktrace-verifier.c" -lbpf; then
+		echo "the verifier, per program (default points; least time of 5):"
+		"$tmp/verifier" 0 5
+		echo "the same with -t c:"
+		"$tmp/verifier" 1 5
+	else
+		echo "VERIFIER=1: no $skel/record.skel.h to build against" >&2
+	fi
+	echo
+fi
 
 # Start-up. The outer recorder's records time the tracer: its exec to
 # true's exec, and its exec to its exit: "ms_to_exec wall_ms" per run.
