@@ -58,13 +58,17 @@ enum ktr_type {
 	KTR_STRU = 13,		/* a structure a syscall read or wrote */
 	KTR_END = 14,		/* the recording ended: totals, and how */
 	KTR_FD = 15,		/* an fd a process held when the recorder
-				 * attached to it (-p, -g) */
+				 * attached to it (-p, -g), or that the
+				 * command inherits (KTR_F_START) */
 	KTR_SUM = 16,		/* a checksum of the bytes before it */
 	KTR_NTYPES
 };
 
 /* Record flags. */
 #define KTR_F_DROP 0x1		/* records of this process were lost before it */
+#define KTR_F_START 0x2		/* an FD record of what -- COMMAND inherits
+				 * (fds without FD_CLOEXEC, the working
+				 * directory), written before its exec */
 
 #define KTR_COMM_LEN 16
 

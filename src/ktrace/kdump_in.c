@@ -365,6 +365,10 @@ static void event(struct kdump *k, struct kev *e)
 		show = false;
 	if (!(type_point(r->type) & o->points))
 		show = false;
+	/* What -- COMMAND inherited (written before its exec): only for
+	 * -y's names; the command's first record is its execve. */
+	if (r->type == KTR_FD && (r->flags & KTR_F_START))
+		show = false;
 	if (status && e->call) {
 		/* Held until the RET; the RET decides for all of them. */
 		if (r->type != KTR_RET) {

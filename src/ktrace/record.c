@@ -1290,12 +1290,28 @@ static void flush_drops(struct tracer *t)
 	}
 }
 
+/* A command's start FD records are not records of what it did: kdump
+ * does not show them, and the totals (sonde's last line, END) leave them
+ * out, as the number of records a reader shows. */
+static void put_fd(struct tracer *t, const void *rec, uint32_t len,
+		   const char *start_comm)
+{
+	uint64_t lost = t->w.lost;
+
+	wr_put(&t->w, rec, len);
+	if (start_comm && t->w.lost == lost)
+		t->w.buf_recs--;
+}
+
 /* The FD records of a process attached to (-p, -g): its fds as
  * /proc/PID/fd and fdinfo show them (format.h), then its working
  * directory (/proc/PID/cwd) as fd AT_FDCWD, ts the time before the
  * attach. Written before the writer thread starts: the main thread owns
- * the writer then. */
-static void fd_records(struct tracer *t, pid_t pid, uint64_t ts)
+ * the writer then. For -- COMMAND (start_comm: the name it will have),
+ * what the forked command will hold after its exec: the fds without
+ * FD_CLOEXEC, flagged KTR_F_START. */
+static void fd_records(struct tracer *t, pid_t pid, uint64_t ts,
+		       const char *start_comm)
 {
 	union {
 		struct ktr_fd f;
@@ -1308,7 +1324,9 @@ static void fd_records(struct tracer *t, pid_t pid, uint64_t ts)
 	DIR *d;
 
 	snprintf(p, sizeof(p), "/proc/%d/comm", (int)pid);
-	if ((fp = fopen(p, "re"))) {
+	if (start_comm)
+		snprintf(comm, sizeof(comm), "%s", start_comm);
+	else if ((fp = fopen(p, "re"))) {
 		if (fgets(comm, sizeof(comm), fp))
 			comm[strcspn(comm, "\n")] = '\0';
 		fclose(fp);
@@ -1337,14 +1355,17 @@ static void fd_records(struct tracer *t, pid_t pid, uint64_t ts)
 					u.f.flags = flags;
 			fclose(fp);
 		}
+		if (start_comm && (u.f.flags & O_CLOEXEC))
+			continue;	/* gone at the exec */
 		len = (uint32_t)(sizeof(u.f) + n + 1 + 7) & ~7u;
 		u.f.h.len = len;
 		u.f.h.type = KTR_FD;
+		u.f.h.flags = start_comm ? KTR_F_START : 0;
 		u.f.h.pid = u.f.h.tid = (uint32_t)pid;
 		u.f.h.ts = ts;
 		memcpy(u.f.h.comm, comm, strnlen(comm, KTR_COMM_LEN));
 		u.f.fd = (int32_t)fd;
-		wr_put(&t->w, &u, len);
+		put_fd(t, &u, len, start_comm);
 	}
 	closedir(d);
 	/* The working directory, as fd AT_FDCWD. */
@@ -1356,11 +1377,12 @@ static void fd_records(struct tracer *t, pid_t pid, uint64_t ts)
 
 		u.f.h.len = len;
 		u.f.h.type = KTR_FD;
+		u.f.h.flags = start_comm ? KTR_F_START : 0;
 		u.f.h.pid = u.f.h.tid = (uint32_t)pid;
 		u.f.h.ts = ts;
 		memcpy(u.f.h.comm, comm, strnlen(comm, KTR_COMM_LEN));
 		u.f.fd = AT_FDCWD;
-		wr_put(&t->w, &u, len);
+		put_fd(t, &u, len, start_comm);
 	}
 }
 
@@ -1480,7 +1502,13 @@ int cmd_ktrace(int argc, char **argv)
 	 * recorder is attached. */
 	for (size_t i = 0; !o.cmd && i < o.npids; i++)
 		fd_records(&t, o.pids[i], (uint64_t)attach_ts.tv_sec *
-					  1000000000 + attach_ts.tv_nsec);
+					  1000000000 + attach_ts.tv_nsec, NULL);
+	/* And what the command inherits (its exec is still to come), for
+	 * the names of the fds its calls take. */
+	if (o.cmd && (o.points & KTR_PT_SYSCALL))
+		fd_records(&t, child, (uint64_t)attach_ts.tv_sec * 1000000000 +
+				      attach_ts.tv_nsec,
+			   strrchr(exe, '/') ? strrchr(exe, '/') + 1 : exe);
 	if (!o.cmd)
 		wr_flush(&t.w);
 	if (pthread_create(&th, NULL, writer_main, &t)) {

@@ -1155,6 +1155,77 @@ def test_fd_names_at_attach(root, sonde, tmp_path, strace):
         not any(r["type"] == "FD" for r in recs[first:])
 
 
+INHERITS = r"""
+import os, sys
+os.read(int(sys.argv[1]), 5)
+os.open("data", os.O_RDONLY)
+os.chdir("/")
+os.open("etc/hostname", os.O_RDONLY)
+"""
+
+
+def test_fd_names_of_a_command(root, sonde, tmp_path, strace):
+    """ktrace -- COMMAND records what the command inherits before its exec
+    (FD records flagged start: the fds without FD_CLOEXEC, the working
+    directory), and kdump -y names them as strace -y does on the same
+    command: an inherited fd by its path, AT_FDCWD by the working
+    directory before and after a chdir. The records only name: the
+    default text and JSON still begin with the execve, and print one
+    line or object per record sonde counted."""
+    prog = tmp_path / "inherits.py"
+    prog.write_text(INHERITS)
+    data = tmp_path / "data"
+    data.write_bytes(b"hello world\n")
+
+    def with_fd(argv):
+        """argv, with the fd of data it inherits as its last argument."""
+        fd = os.open(data, os.O_RDONLY)
+        try:
+            return fd, subprocess.run(argv + [str(fd)], cwd=tmp_path,
+                                      pass_fds=(fd,),
+                                      stdin=subprocess.DEVNULL,
+                                      capture_output=True, text=True,
+                                      timeout=120)
+        finally:
+            os.close(fd)
+
+    def named(calls, fd):
+        got = []
+        for name, args, ret in calls:
+            if name == "read" and re.match(rf"{fd}(<|$)", args[0]):
+                got.append((name, re.sub(r"^\d+", "FD", args[0])))
+            elif name == "openat" and args[1] in ('"data"',
+                                                  '"etc/hostname"'):
+                got.append((name, args[0], re.sub(r"^\d+<", "FD<",
+                                                  ret.split()[0])))
+        return got
+    st = tmp_path / "strace.txt"
+    fd, p = with_fd([strace, "-y", "-o", str(st), "/usr/bin/python3",
+                     str(prog)])
+    assert p.returncode == 0, p.stderr
+    theirs = named(strace_lines(st), fd)
+    assert theirs == [("read", f"FD<{data}>"),
+                      ("openat", f"AT_FDCWD<{tmp_path}>", f"FD<{data}>"),
+                      ("openat", "AT_FDCWD</>", "FD</etc/hostname>")], theirs
+    out = tmp_path / "cmd.out"
+    fd_num, p = with_fd([SONDE, "ktrace", "-f", str(out), "--",
+                         "/usr/bin/python3", str(prog)])
+    assert p.returncode == 0 and ", 0 dropped" in p.stderr, p.stderr
+    assert named(strace_lines_text(kdump(out, "--strace", "-y").stdout),
+                 fd_num) == theirs
+    # Not shown as records of their own, nor counted.
+    text = kdump(out).stdout
+    assert re.match(r"^\s*\d+ \S+\s+CALL\s+execve\(", text), text[:200]
+    assert not re.search(r"^\s*\d+ \S+\s+FD\s", text, re.M)
+    recs = [json.loads(l) for l in kdump(out, "--format", "json").stdout
+            .splitlines()[1:]]
+    assert recs[0]["type"] == "CALL" and recs[0]["syscall"] == "execve"
+    assert not any(r["type"] == "FD" for r in recs)
+    # (sonde's count has the END record, which kdump prints no line for.)
+    counted = int(re.search(r": (\d+) records", p.stderr).group(1))
+    assert counted == len({r["offset"] for r in recs}) + 1
+
+
 # Calls of the test program whose -y names kdump gives as strace -y does
 # (sockets aside: kdump names them by protocol and ends, as strace -yy).
 SAME_FD_NAMES = {"close", "fcntl", "flock", "epoll_create1", "eventfd2",
