@@ -425,7 +425,32 @@ struct list_ctx {
 	FILE *f;
 	uint8_t *seen;
 	size_t cap;
+	bool verbose;		/* -lv */
 };
+
+/* -lv: dtrace(1)'s print_probe_info. */
+static void list_verbose(FILE *f, struct dt_probe *p)
+{
+	const char *d[3], *a[3];
+	char buf[128];
+	int n = 0;
+
+	dt_probe_attrs(p, d, a);
+	fprintf(f, "\n\tProbe Description Attributes\n"
+		"\t\tIdentifier Names: %s\n\t\tData Semantics:   %s\n"
+		"\t\tDependency Class: %s\n", d[0], d[1], d[2]);
+	fprintf(f, "\n\tArgument Attributes\n"
+		"\t\tIdentifier Names: %s\n\t\tData Semantics:   %s\n"
+		"\t\tDependency Class: %s\n", a[0], a[1], a[2]);
+	fprintf(f, "\n\tArgument Types\n");
+	for (struct dt_type t; p->prov->args_type &&
+	     p->prov->args_type(p, n, &t); n++)
+		fprintf(f, "\t\targs[%d]: %s\n", n,
+			dt_type_name(&t, buf, sizeof(buf)));
+	if (!n)
+		fprintf(f, "\t\tNone\n");
+	fprintf(f, "\n");
+}
 
 static int list_probe(struct dt_probe *p, void *arg)
 {
@@ -443,6 +468,8 @@ static int list_probe(struct dt_probe *p, void *arg)
 		fprintf(l->f, "%5u %10s %17s %33s %s\n", p->id,
 			dt_probe_field(p, 0),
 			p->mod, p->func, p->name);
+		if (l->verbose)
+			list_verbose(l->f, p);
 	}
 	return 1;
 }
@@ -450,7 +477,7 @@ static int list_probe(struct dt_probe *p, void *arg)
 int dt_list(struct dt_session *s, FILE *f, char **msg)
 {
 	struct dt_prog *p = &s->prog;
-	struct list_ctx l = { f, NULL, 0 };
+	struct list_ctx l = { f, NULL, 0, s->verbose };
 	struct dt_pdesc all = { .text = "", .prov = "", .mod = "", .func = "",
 				.name = "" };
 

@@ -483,8 +483,14 @@ static int run(struct dt_session *s, struct child *child, pid_t watch,
 	pfd[1].fd = child->pidfd;	/* readable when the target exits */
 	pfd[1].events = POLLIN;
 	while (!s->done && !interrupted) {
-		int timeout = (watch > 0 || child->pid > 0) && child->pidfd < 0 ?
-			      100 : 1000;
+		/* -x switchrate: how often the consumer wakes (1hz) */
+		uint64_t rate_ms = s->prog.opt.switchrate / 1000000;
+		int timeout = rate_ms < 1 ? 1 : rate_ms > 1000 ? 1000 :
+			      (int)rate_ms;
+
+		if ((watch > 0 || child->pid > 0) && child->pidfd < 0 &&
+		    timeout > 100)
+			timeout = 100;
 		int n = poll(pfd, 2, timeout);
 
 		if (n < 0 && errno != EINTR) {

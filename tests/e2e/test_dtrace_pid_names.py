@@ -99,3 +99,41 @@ def test_script_command_is_its_interpreter(sonde, root, tmp_path):
     assert p.returncode == 0, p.stderr
     assert ["libc.so.6", "_exit", "entry"] in [
         l.split()[2:] for l in p.stdout.splitlines()[1:]], p.stdout
+
+
+SUITE = "/work/shared/dtrace-suite/test/unittest/sched"
+
+
+def test_list_verbose_as_dtrace_utils(sonde):
+    """-lv prints dtrace(1)'s stability report and argument types: the
+    text of dtrace-utils' own expected output (its test tst.lv-wakeup)."""
+    r = os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared",
+                     "dtrace-suite", "test", "unittest", "sched",
+                     "tst.lv-wakeup.r")
+    if not os.path.exists(r):
+        r = os.path.join(SUITE, "tst.lv-wakeup.r")
+    if not os.path.exists(r):
+        pytest.skip("DTrace's suite is not here")
+    want = open(r).read().splitlines()[1:]      # after "PROBE ..."
+    p = dtrace(sonde, "-lv", "-n", "sched:::wakeup")
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.splitlines()
+    assert lines[1].split()[1:] == ["sched", "vmlinux", "wakeup"]
+    assert lines[2:] == want
+    p = dtrace(sonde, "-lv", "-n", "proc:::start")
+    assert "\tArgument Types\n\t\tNone\n" in p.stdout
+
+
+def test_switchrate_wakes_the_consumer(sonde, root):
+    """-x switchrate=100hz: the consumer runs about 100 times a second
+    (dtrace-utils' sched/tst.oncpu counts its on-cpu events); the default
+    1hz, a few."""
+    prog = ("sched:::on-cpu /pid == $pid/ { @ = count(); }"
+            " tick-1s { exit(0); }")
+    p = dtrace(sonde, "-q", "-x", "switchrate=100hz", "-n", prog)
+    assert p.returncode == 0, p.stderr
+    fast = int(p.stdout.split()[0])
+    p = dtrace(sonde, "-q", "-n", prog)
+    assert p.returncode == 0, p.stderr
+    slow = int((p.stdout.split() or ["0"])[0])   # none: no line
+    assert fast >= 40 and slow < fast / 3, (fast, slow)

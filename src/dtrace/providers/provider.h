@@ -123,6 +123,10 @@ struct dt_probe *dt_probe_by_id(struct dt_provs *ps, uint32_t id);
 int dt_provs_fail(struct dt_provs *ps, enum dt_errtag tag, const char *fmt,
 		  ...) __attribute__((format(printf, 3, 4)));
 const char *dt_provs_failure(struct dt_provs *ps, enum dt_errtag *tag);
+/* The stability of a probe's description and of its arguments (names,
+ * data, class), as dtrace -lv prints them. */
+void dt_probe_attrs(const struct dt_probe *p, const char *desc[3],
+		    const char *args[3]);
 /* A probe's field: 0 provider, 1 module, 2 function, 3 name. */
 const char *dt_probe_field(const struct dt_probe *p, int which);
 /* fnmatch with DTrace's rule that an empty pattern matches anything. */

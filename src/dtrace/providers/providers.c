@@ -105,6 +105,33 @@ struct dt_probe *dt_probe_by_id(struct dt_provs *ps, uint32_t id)
 	return NULL;
 }
 
+/* dtrace-utils' stability attributes of its providers: a probe
+ * description's (the least of the provider's, module's, function's and
+ * name's: Private/Private/Unknown for all of these) and its arguments'. */
+void dt_probe_attrs(const struct dt_probe *p, const char *desc[3],
+		    const char *args[3])
+{
+	static const struct {
+		const struct dt_provider *prov;
+		const char *args[3];
+	} t[] = {
+		{ &dt_prov_dtrace, { "Stable", "Stable", "Common" } },
+		{ &dt_prov_profile, { "Evolving", "Evolving", "Common" } },
+		{ &dt_prov_syscall, { "Private", "Private", "ISA" } },
+		{ &dt_prov_proc, { "Evolving", "Evolving", "ISA" } },
+		{ &dt_prov_sched, { "Evolving", "Evolving", "ISA" } },
+		{ &dt_prov_fbt, { "Private", "Private", "ISA" } },
+	};
+
+	desc[0] = desc[1] = "Private";
+	desc[2] = "Unknown";
+	args[0] = args[1] = "Private";	/* pid, usdt */
+	args[2] = "Unknown";
+	for (size_t i = 0; i < ARRAY_SIZE(t); i++)
+		if (t[i].prov == p->prov)
+			memcpy(args, t[i].args, sizeof(t[i].args));
+}
+
 const char *dt_probe_field(const struct dt_probe *p, int which)
 {
 	switch (which) {
