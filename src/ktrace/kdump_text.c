@@ -318,6 +318,46 @@ static void gio_lines(struct kdump *k, const struct ktr_gio *g)
 		put_data(sb, (const unsigned char *)g->data, n, cut);
 }
 
+/* The line's start: pid, [tid,] command name. The same for most lines
+ * in a row: made once and copied while pid, tid and name stay. */
+static void put_prefix(struct sbuf *sb, const struct ktr_rec *r, bool tids)
+{
+	static struct {
+		bool ok, tids;
+		uint32_t pid, tid;
+		uint64_t comm[KTR_COMM_LEN / 8];
+		size_t len;
+		char b[128];
+	} last;
+	uint64_t comm[KTR_COMM_LEN / 8];
+	size_t start = sb->len;
+
+	memcpy(comm, r->comm, sizeof(comm));
+	if (last.ok && last.pid == r->pid && last.tids == tids &&
+	    (!tids || last.tid == r->tid) && last.comm[0] == comm[0] &&
+	    last.comm[1] == comm[1]) {
+		sbuf_put(sb, last.b, last.len);
+		return;
+	}
+	put_u64(sb, r->pid, 6);
+	sbuf_putc(sb, ' ');
+	if (tids) {
+		put_u64(sb, r->tid, 6);
+		sbuf_putc(sb, ' ');
+	}
+	kd_put_comm(sb, r->comm);
+	sbuf_putc(sb, ' ');
+	last.ok = sb->len - start <= sizeof(last.b);
+	if (!last.ok)
+		return;
+	last.tids = tids;
+	last.pid = r->pid;
+	last.tid = r->tid;
+	memcpy(last.comm, comm, sizeof(comm));
+	last.len = sb->len - start;
+	memcpy(last.b, sb->buf + start, last.len);
+}
+
 static void text_event(struct kdump *k, const struct kev *e)
 {
 	const struct ktr_rec *r = e->r;
@@ -338,14 +378,7 @@ static void text_event(struct kdump *k, const struct kev *e)
 		xo.fd_ctx = k;
 		xo.pid = r->pid;
 	}
-	put_u64(sb, r->pid, 6);
-	sbuf_putc(sb, ' ');
-	if (k->o->tids) {
-		put_u64(sb, r->tid, 6);
-		sbuf_putc(sb, ' ');
-	}
-	kd_put_comm(sb, r->comm);
-	sbuf_putc(sb, ' ');
+	put_prefix(sb, r, k->o->tids);
 	if (k->o->timefmt)
 		kd_put_time(k, e);
 	if (tn) {

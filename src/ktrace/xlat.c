@@ -97,9 +97,15 @@ static void put_hex(struct sbuf *sb, uint64_t v)
 		sbuf_putc(sb, '0');
 		return;
 	}
-	do
-		*--p = hx[v & 15];
-	while ((v >>= 4));
+	/* A byte (two digits) a step, then the odd digit. */
+	while (v > 15) {
+		p -= 2;
+		p[0] = hx[(v >> 4) & 15];
+		p[1] = hx[v & 15];
+		v >>= 8;
+	}
+	if (v)
+		*--p = hx[v];
 	*--p = 'x';
 	*--p = '0';
 	sbuf_put(sb, p, (size_t)(b + sizeof(b) - p));
@@ -107,11 +113,8 @@ static void put_hex(struct sbuf *sb, uint64_t v)
 
 static void put_udec(struct sbuf *sb, uint64_t v, bool neg)
 {
-	char b[24], *p = b + sizeof(b);
+	char b[24], *p = sd_u64_dec(b + sizeof(b), v);
 
-	do
-		*--p = (char)('0' + v % 10);
-	while ((v /= 10));
 	if (neg)
 		*--p = '-';
 	sbuf_put(sb, p, (size_t)(b + sizeof(b) - p));
