@@ -19,6 +19,8 @@ enum dt_fmt_arg dt_fmt_wants(char conv)
 		return FMT_STR;
 	case 'k':
 		return FMT_STACK;
+	case 'e': case 'E': case 'f': case 'g': case 'G':
+		return FMT_FLOAT;
 	default:
 		return FMT_NONE;
 	}
@@ -359,6 +361,25 @@ void dt_fmt_print(FILE *f, const struct dt_fmt *fmt,
 		case 'k':
 			print_stack(f, c, width, v->is_str ? v->s : "");
 			break;
+		case 'e': case 'E': case 'f': case 'g': case 'G': {
+			/* a float or a double, as dtrace-utils' pfprint_fp:
+			 * the value's bits, read by its size */
+			double d;
+
+			if (v->size == 4) {
+				uint32_t b32 = (uint32_t)v->v;
+				float fl;
+
+				memcpy(&fl, &b32, sizeof(fl));
+				d = fl;
+			} else {
+				memcpy(&d, &v->v, sizeof(d));
+			}
+			p[0] = c->conv;
+			p[1] = '\0';
+			fprintf(f, spec, d);
+			break;
+		}
 		case 'S': {
 			char *e = escaped(v->is_str ? v->s : "");
 

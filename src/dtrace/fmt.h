@@ -2,7 +2,8 @@
 /* fmt — DTrace's printf() and printa() format strings: parsed once at
  * compile time (to check each conversion against its argument's type) and
  * applied by the consumer to the values in a record. Conversions: d i u o
- * x X c s p Y (walltimestamp as a date), k (a stack) and %%, with the flags - + space #
+ * x X c s p Y (walltimestamp as a date), k (a stack), e E f g G (a float
+ * or double: its bits, by its size) and %%, with the flags - + space #
  * 0, widths and precisions (also '*'), C's length modifiers (accepted and
  * ignored: D knows each argument's size), and %@ for printa's value. */
 #ifndef SONDE_DTRACE_FMT_H
@@ -38,7 +39,7 @@ int dt_fmt_parse(const char *fmt, struct dt_fmt *out, char *err, size_t len);
 void dt_fmt_free(struct dt_fmt *f);
 
 /* What a conversion accepts. */
-enum dt_fmt_arg { FMT_INT, FMT_STR, FMT_STACK, FMT_NONE };
+enum dt_fmt_arg { FMT_INT, FMT_STR, FMT_STACK, FMT_FLOAT, FMT_NONE };
 enum dt_fmt_arg dt_fmt_wants(char conv);
 
 /* One argument of a formatted record. */

@@ -78,6 +78,9 @@ static const char *conv_proto(const struct dt_conv *c)
 	case 's': case 'S': return "char [] or string (or use stringof)";
 	case 'k': return "stack";
 	case 'Y': case 'T': return "int64_t";
+	case 'e': case 'E': case 'f': case 'g': case 'G':
+		return c->name[0] == 'L' ? "long double" :
+		       "float, double, or long double";
 	default: return "char, short, int, long, or long long";
 	}
 }
@@ -181,13 +184,18 @@ static void check_printf(struct dt_ck *k, struct dt_node *n)
 		    (want == FMT_INT && !dt_type_is_int(&t)) ||
 		    (want == FMT_STR && t.kind != DT_TSTR &&
 		     t.kind != DT_TSYM) ||
-		    (want == FMT_STACK && t.kind != DT_TSTACK))
+		    (want == FMT_STACK && t.kind != DT_TSTACK) ||
+		    (want == FMT_FLOAT && (t.kind != DT_TFLOAT ||
+					   (c->name[0] == 'L' && t.size <= 8))))
 			dt_cerror(cc, &n->loc, D_PRINTF_ARG_TYPE, "%s( ) argument "
 				  "#%d is incompatible with conversion #%d "
 				  "prototype:\n\tconversion: %%%s\n\t prototype: "
 				  "%s\n\t  argument: %s", fn, argi + 1, c->num,
 				  c->name, conv_proto(c),
 				  arg_type_name(e, &t, b, sizeof(b)));
+		if (want == FMT_FLOAT && t.size > 8)
+			dt_error(cc, &e->loc, "not supported: printing a long "
+				 "double in this version");
 		dt_ck_recval(k, a, e);
 		/* %a, %A: the address, named by the consumer */
 		if (c->conv == 'a' || c->conv == 'A') {
@@ -237,12 +245,16 @@ static int cg_printf(struct dt_cg *g, struct dt_node *n)
 
 static void check_trace(struct dt_ck *k, struct dt_node *n)
 {
-	struct dt_type t = dt_ck_expr(k, n->args[0]);
+	struct dt_type t;
 	struct dt_action *a;
 
+	if (n->args[0]->kind == N_AGG)
+		dt_cerror(dt_ck_cc(k), &n->args[0]->loc, D_TRACE_DYN, "trace( ) "
+			  "may not be applied to a dynamic expression");
+	t = dt_ck_expr(k, n->args[0]);
 	if (t.kind == DT_TVOID)
-		dt_error(dt_ck_cc(k), &n->args[0]->loc, "trace() needs a "
-			 "value");
+		dt_cerror(dt_ck_cc(k), &n->args[0]->loc, D_TRACE_VOID, "trace( ) "
+			  "may not be applied to a void expression");
 	a = dt_ck_action(k, ACT_TRACE, n);
 	dt_ck_recval(k, a, n->args[0]);
 }

@@ -1104,8 +1104,8 @@ static struct dt_node *postfix(struct parser *p)
 			d->a = add;
 			n = d;
 		} else if (t->t == T_LPAREN) {
-			dt_error(p->cc, &t->loc, "calling an expression: only "
-				 "named functions can be called");
+			dt_cerror(p->cc, &t->loc, D_FUNC_IDENT, "function "
+				  "designator is not of function type");
 		} else {
 			return n;
 		}
@@ -1439,7 +1439,8 @@ expression:
 		next(p);
 		n = node(p, S_AGG, &loc);
 		n->a = lhs;
-		n->b = unary(p);
+		n->b = assign_expr(p);	/* as DTrace: "@ = tick-1();" is
+					 * a call of 1 (D_FUNC_IDENT) */
 		if (n->b->kind != N_CALL)
 			dt_error(p->cc, &n->b->loc, "%s must be assigned an "
 				 "aggregating function such as count()",

@@ -74,6 +74,12 @@ static void test_conversions(void **state)
 	check("<%9k>", st, 1, "<\n                m`f+0x1\n"
 	      "                 m`main\n>");
 	check("<%k>", (struct dt_fmt_val[]){ S("") }, 1, "<\n>");
+	/* a float (4 bytes) or double (8): its bits, by its size */
+	check("%e|%.1f|%g|%E|%G|%8.3f", (struct dt_fmt_val[]){
+		I(0x3fc00000, 4, true), I(0x3ff8000000000000ull, 8, true),
+		I(0xbfc00000, 4, true), I(0x40c3880000000000ull, 8, true),
+		I(0, 4, true), I(0x3fc00000, 4, true) }, 6,
+	      "1.500000e+00|1.5|-1.5|1.000000E+04|0|   1.500");
 }
 
 static void test_printa_value(void **state)
@@ -110,8 +116,8 @@ static void test_parse_counts_and_errors(void **state)
 	assert_int_equal(dt_fmt_parse("%5", &f, err, sizeof(err)), -1);
 	assert_string_equal(err, "format conversion #1 name expected before "
 			    "end of format string");
-	assert_int_equal(dt_fmt_parse("%f", &f, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "not supported: %f"));
+	assert_int_equal(dt_fmt_parse("%T", &f, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "not supported: %T"));
 	/* numbered as DTrace numbers them, "%%" included */
 	assert_int_equal(dt_fmt_parse("%% %d %-%", &f, err, sizeof(err)), -1);
 	assert_string_equal(err, "format conversion #3 cannot be combined "

@@ -255,7 +255,9 @@ static void test_errors(void **state)
 		    "\t  argument: int");
 	check_error("BEGIN { printf(\"%d\\n\", 1, 2); }", "only 1 arguments "
 		    "required by this format string");
-	check_error("BEGIN { printf(\"%f\\n\", 1); }", "not supported: %f");
+	check_error("BEGIN { printf(\"%T\\n\", 1); }", "not supported: %T");
+	check_error("BEGIN { printf(\"%f\\n\", 1); }", "prototype: float, "
+		    "double, or long double");
 	check_error("BEGIN { x = 1; printf(x); }", "printf( ) argument #1 is incompatible with prototype:\n\tprototype: string\n\t argument: int");
 	check_error("BEGIN { @a = count(); @a = sum(1); }", "aggregation redefined: @a\n\t current: @a = sum( )\n\tprevious: @a = count( ) : line 1");
 	check_error("BEGIN { @a[1] = count(); @a[\"s\"] = count(); }",
