@@ -617,6 +617,8 @@ bool dt_node_is_null(const struct dt_node *n);
 /* The checker's state, for the functions' check hooks (funcs.c). */
 struct dt_ck;
 struct dt_type dt_ck_expr(struct dt_ck *k, struct dt_node *n);
+/* The same, a struct, union or array kept whole (no decay). */
+struct dt_type dt_ck_expr_whole(struct dt_ck *k, struct dt_node *n);
 struct dt_cc *dt_ck_cc(struct dt_ck *k);
 struct dt_prog *dt_ck_prog(struct dt_ck *k);
 struct dt_clause *dt_ck_clause(struct dt_ck *k);	/* being checked */

@@ -60,11 +60,18 @@ static uint64_t key_bits(const struct dt_key *k, uint64_t x)
 	}
 }
 
+static void print_rawbytes(FILE *f, const uint8_t *c, size_t n);
+
 static void print_trace(struct dt_session *s, const struct dt_recval *v,
 			const uint8_t *rec, uint32_t probe)
 {
 	FILE *f = s->out;
 	bool q = s->prog.opt.quiet;
+
+	if (v->kind == KEY_BYTES) {	/* a struct, union or array */
+		print_rawbytes(f, rec + v->off, v->ssize);
+		return;
+	}
 
 	if (v->kind == KEY_STACK) {
 		uint64_t key;

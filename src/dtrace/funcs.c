@@ -251,7 +251,9 @@ static void check_trace(struct dt_ck *k, struct dt_node *n)
 	if (n->args[0]->kind == N_AGG)
 		dt_cerror(dt_ck_cc(k), &n->args[0]->loc, D_TRACE_DYN, "trace( ) "
 			  "may not be applied to a dynamic expression");
-	t = dt_ck_expr(k, n->args[0]);
+	/* a struct, union or array is traced whole: its bytes, printed as
+	 * tracemem() prints them (dtrace-utils' dt_print_trace) */
+	t = dt_ck_expr_whole(k, n->args[0]);
 	if (t.kind == DT_TVOID)
 		dt_cerror(dt_ck_cc(k), &n->args[0]->loc, D_TRACE_VOID, "trace( ) "
 			  "may not be applied to a void expression");
@@ -528,6 +530,9 @@ static void need_destructive(struct dt_ck *k, struct dt_node *n)
 static void check_signal_act(struct dt_ck *k, struct dt_node *n)
 {
 	need_destructive(k, n);
+	/* a data-recording action for DTrace (dt_cg_clsflags): the clause
+	 * writes its record, and the probe line prints without -q */
+	dt_ck_clause(k)->emits = true;
 	if (n->nargs) {
 		struct dt_type t = dt_ck_expr(k, n->args[0]);
 

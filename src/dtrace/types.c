@@ -440,7 +440,8 @@ static struct dt_key key_of(struct dt_node *e)
 	} else if (e->type.kind == DT_TSTR) {
 		key.kind = KEY_STR;
 		key.ssize = e->type.ssize;
-	} else if (e->type.kind == DT_TSOU) {
+	} else if (e->type.kind == DT_TSOU || e->type.kind == DT_TARRAY) {
+		/* a struct, union or (traced) array: its bytes */
 		key.kind = KEY_BYTES;
 		key.ssize = (uint16_t)dt_type_size(&e->type);
 	} else {
@@ -1521,7 +1522,7 @@ int dt_ck_recval(struct dt_ck *k, struct dt_action *a, struct dt_node *e)
 		k->rec_off += 8;
 	else if (key.kind == KEY_SYM)
 		k->rec_off += 16;
-	else if (key.kind == KEY_STR)
+	else if (key.kind == KEY_STR || key.kind == KEY_BYTES)
 		k->rec_off += (key.ssize + 7) & ~7;
 	return v->off;
 }
@@ -2229,6 +2230,22 @@ void dt_check(struct dt_cc *cc, struct dt_prog *p)
 struct dt_type dt_ck_expr(struct dt_ck *k, struct dt_node *n)
 {
 	return check_expr(k, n);
+}
+
+struct dt_type dt_ck_expr_whole(struct dt_ck *k, struct dt_node *n)
+{
+	bool w = k->whole_ok;
+	struct dt_type t;
+
+	/* only a name, an element, a member or *p is an object kept
+	 * whole: the operands of an operator decay as usual */
+	k->whole_ok = n->kind == N_VAR || n->kind == N_SELF ||
+		      n->kind == N_THIS || n->kind == N_INDEX ||
+		      n->kind == N_MEMBER ||
+		      (n->kind == N_UNARY && n->op == T_STAR);
+	t = check_expr(k, n);
+	k->whole_ok = w;
+	return t;
 }
 
 struct dt_cc *dt_ck_cc(struct dt_ck *k)
