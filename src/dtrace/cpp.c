@@ -96,7 +96,8 @@ char *dt_cpp(const struct dt_options *o, const char *text, size_t len,
 	const char *slash = strrchr(path, '/');
 
 	add(&argv, &argc, slash ? slash + 1 : path);
-	add(&argv, &argc, "-fno-show-column");	/* "file:17: error" */
+	/* dtrace-utils' arguments first, in its order (-x cpppath's program
+	 * sees them as it would there) */
 	add(&argv, &argc, "-D__linux");
 	add(&argv, &argc, "-D__unix");
 	add(&argv, &argc, "-D__SVR4");
@@ -129,6 +130,7 @@ char *dt_cpp(const struct dt_options *o, const char *text, size_t len,
 		add(&argv, &argc, "-std=c99");
 	else if (o->stdc && o->stdc[0] == 's')
 		add(&argv, &argc, "-traditional-cpp");
+	add(&argv, &argc, "-fno-show-column");	/* "file:17: error" */
 	add(&argv, &argc, "/dev/stdin");
 
 	/* an interpreter line is left out, its newline kept: the lines

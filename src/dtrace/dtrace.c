@@ -696,7 +696,9 @@ int cmd_dtrace(int argc, char **argv)
 		case 'L': {
 			char *name = sd_strdup(c == 'x' ? optarg : ""),
 			     *eq = strchr(name, '=');
-			const char *oname = name, *val = eq ? eq + 1 : NULL;
+			/* the value in argv: string options keep it */
+			const char *oname = name,
+				   *val = eq ? optarg + (eq - name) + 1 : NULL;
 
 			if (eq)
 				*eq = '\0';
