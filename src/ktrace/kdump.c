@@ -283,7 +283,9 @@ void kd_output(struct kdump *k, const struct kev *e)
 	 * that makes one is named by it ("= 3</tmp/x>"). */
 	bool after = k->o->fds && e->r->type == KTR_RET &&
 		     !kd_fd_returns(k, kd_abi(k, e->r),
-				    ((const struct ktr_ret *)e->r)->nr);
+				    ((const struct ktr_ret *)e->r)->nr) &&
+		     !kd_fd_makes_pair(k, kd_abi(k, e->r),
+				       ((const struct ktr_ret *)e->r)->nr);
 
 	if (k->o->fds && !after)
 		kd_fd_event(k, e);

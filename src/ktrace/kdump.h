@@ -160,6 +160,10 @@ const char *kd_fd_name(struct kdump *k, uint32_t pid, int64_t fd);
 void kd_fd_free(struct kdump *k);
 /* Whether syscall nr returns an fd (open, socket, dup...). */
 bool kd_fd_returns(struct kdump *k, enum sc_abi abi, uint32_t nr);
+/* Whether syscall nr makes a pair of fds it writes to memory (pipe,
+ * pipe2, socketpair): named before its line is printed, as the fds a
+ * call returns are (their arguments name no fd the pair changes). */
+bool kd_fd_makes_pair(struct kdump *k, enum sc_abi abi, uint32_t nr);
 /* -y: the name of the fd a RET event returned, or NULL: what
  * kd_fd_returns' calls made, and a dup2's, dup3's or fcntl F_DUPFD's copy
  * (named after the fd copied: the table takes the copy after the line is

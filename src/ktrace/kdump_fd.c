@@ -622,6 +622,17 @@ bool kd_fd_returns(struct kdump *k, enum sc_abi abi, uint32_t nr)
 	       act != A_CHDIR && act != A_FCHDIR;
 }
 
+bool kd_fd_makes_pair(struct kdump *k, enum sc_abi abi, uint32_t nr)
+{
+	struct fds *f = k->fds;
+	int act;
+
+	if (!f || nr >= f->nact[abi])
+		return false;
+	act = f->act[abi][nr];
+	return act == A_PIPE || act == A_PIPE2 || act == A_SOCKETPAIR;
+}
+
 const char *kd_fd_name(struct kdump *k, uint32_t pid, int64_t fd)
 {
 	struct fds *f = k->fds;

@@ -180,6 +180,25 @@ static bool arg_hook(void *ctx, struct sbuf *sb, int i, uint16_t kind,
 			return false;
 		if (st && st->kind == KTR_STRU_INT)
 			return ioctl_int(sb, abi, cl->args[1], st);
+		/* -y: pipe's and socketpair's fds named, as strace -y does
+		 * ([3<pipe:[...]>, 4<pipe:[...]>]). */
+		if (st && st->kind == KTR_STRU_FDPAIR && st->data_len >= 8 &&
+		    s->k->o->fds && c->ret) {
+			int32_t fd[2];
+
+			memcpy(fd, st->data, sizeof(fd));
+			sbuf_putc(sb, '[');
+			for (int j = 0; j < 2; j++) {
+				const char *n = kd_fd_name(s->k, c->ret->r->pid,
+							   fd[j]);
+
+				sbuf_printf(sb, "%s%d", j ? ", " : "", fd[j]);
+				if (n)
+					xlat_fd_name(sb, n, true);
+			}
+			sbuf_putc(sb, ']');
+			return true;
+		}
 		/* wait4 with WNOHANG that returned 0 reaped no child: the
 		 * status was not written; strace prints the pointer. */
 		if (st && st->kind == KTR_STRU_WSTATUS && c->ret &&

@@ -741,8 +741,10 @@ def test_structures_and_fds(root, sonde, tmp_path, strace):
     for name, i in (("bind", 1), ("connect", 1), ("pipe2", 0)):
         t = [c[1][i] for c in calls(theirs, name)]
         m = [c[1][i] for c in calls(mine, name)]
-        # strace -yy resolves the fds of the pipe: [3<pipe:[123]>, ...]
+        # strace -yy resolves the fds of the pipe: [3<pipe:[123]>, ...],
+        # kdump -y [3<pipe:[]>, ...] (test_fd_pairs_named): the fds here.
         t = [re.sub(r"<[^>]*>", "", x) for x in t]
+        m = [re.sub(r"<[^>]*>", "", x) for x in m]
         assert [norm(x) for x in m][-len(t):] == [norm(x) for x in t], name
     acc = calls(mine, "accept4") or calls(mine, "accept")
     tacc = calls(theirs, "accept4") or calls(theirs, "accept")
@@ -1224,6 +1226,35 @@ def test_fd_names_of_a_command(root, sonde, tmp_path, strace):
     # (sonde's count has the END record, which kdump prints no line for.)
     counted = int(re.search(r": (\d+) records", p.stderr).group(1))
     assert counted == len({r["offset"] for r in recs}) + 1
+
+
+def test_fd_pairs_named(root, sonde, tmp_path, strace):
+    """--strace -y names the fds pipe2 and socketpair write, as strace -y
+    does: pipe2's as strace (the inode number aside: the trace has none,
+    kdump prints pipe:[]), socketpair's as the calls on them name them."""
+    d = tmp_path / "d"
+    d.mkdir()
+    st = tmp_path / "strace.txt"
+    p = run([strace, "-y", "-o", str(st), CALLS, "decode", str(d)])
+    assert p.returncode == 0, p.stderr
+    for f in d.iterdir():
+        f.unlink()
+    out = tmp_path / "dec.out"
+    p = run([SONDE, "ktrace", "-f", str(out), "--", CALLS, "decode", str(d)],
+            timeout=120)
+    assert p.returncode == 0, p.stderr
+    mine = strace_lines_text(kdump(out, "--strace", "-y").stdout)
+    theirs = strace_lines(st)
+
+    def pipe2(calls):
+        return [re.sub(r"pipe:\[\d+\]", "pipe:[]", a[0]) for n, a, _ in calls
+                if n == "pipe2"]
+    assert pipe2(mine) == pipe2(theirs)
+    assert re.fullmatch(r"\[(\d+)<pipe:\[\]>, (\d+)<pipe:\[\]>\]",
+                        pipe2(mine)[0]), pipe2(mine)
+    pair = next(a[3] for n, a, _ in mine if n == "socketpair")
+    send = next(a[0] for n, a, _ in mine if n == "sendto")
+    assert pair.startswith("[" + send + ", "), (pair, send)
 
 
 # Calls of the test program whose -y names kdump gives as strace -y does
