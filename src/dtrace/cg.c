@@ -1398,6 +1398,7 @@ void dt_cg_unit(struct dt_cg *g, struct dt_unit *u)
 	if (g->chill_cb)
 		dt_cg_chill_callback(g, g->chill_cb - 1);
 	g->chill_cb = 0;
+	dt_cg_str_callbacks(g);
 	dt_emit_finish(g);
 	u->insns = sd_malloc(sizeof(*u->insns) * g->n);
 	memcpy(u->insns, g->insns, sizeof(*u->insns) * g->n);

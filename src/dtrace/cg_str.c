@@ -8,6 +8,59 @@
 #include "cg_str.h"
 #include "emit.h"
 
+/* Go on when reg op imm holds, else leave for label: the way out is the
+ * branch the verifier follows first, the next iteration the one it keeps
+ * for later, so a loop leaves one pending state instead of one per
+ * iteration and exit (the verifier's limit is 8192 of them). */
+static void stay_if(struct dt_cg *g, int op, int reg, int32_t imm, int label)
+{
+	int on = dt_label(g);
+
+	dt_jmp_imm(g, op, reg, imm, on);
+	dt_jmp(g, label);
+	dt_place(g, on);
+}
+
+/* The same for reg op src. */
+static void stay_if_reg(struct dt_cg *g, int op, int reg, int src, int label)
+{
+	int on = dt_label(g);
+
+	dt_jmp_reg(g, op, reg, src, on);
+	dt_jmp(g, label);
+	dt_place(g, on);
+}
+
+/* The inverse of each conditional jump: stay_if(inv(op)) leaves when op
+ * holds. */
+static int inv(int op)
+{
+	switch (op) {
+	case BPF_JEQ: return BPF_JNE;
+	case BPF_JNE: return BPF_JEQ;
+	case BPF_JGE: return BPF_JLT;
+	case BPF_JLT: return BPF_JGE;
+	case BPF_JGT: return BPF_JLE;
+	case BPF_JLE: return BPF_JGT;
+	case BPF_JSGE: return BPF_JSLT;
+	case BPF_JSLT: return BPF_JSGE;
+	case BPF_JSGT: return BPF_JSLE;
+	default: return BPF_JSGT;	/* BPF_JSLE */
+	}
+}
+
+/* Leave a loop for label when reg op imm (src) holds: the continuation is
+ * the pushed state (see stay_if). */
+static void leave_if(struct dt_cg *g, int op, int reg, int32_t imm, int label)
+{
+	stay_if(g, inv(op), reg, imm, label);
+}
+
+static void leave_if_reg(struct dt_cg *g, int op, int reg, int src, int label)
+{
+	stay_if_reg(g, inv(op), reg, src, label);
+}
+
 void dt_cg_strcpy(struct dt_cg *g, int dst, int dst_size, int src,
 		  int src_size)
 {
@@ -130,9 +183,9 @@ int dt_cg_strlen(struct dt_cg *g, int s, int size)
 
 	dt_emit(g, I_MOV_IMM(i, 0));
 	dt_place(g, loop);
-	dt_jmp_imm(g, BPF_JGE, i, size, done);
+	leave_if(g, BPF_JGE, i, size, done);
 	ld_byte(g, c, s, i);
-	dt_jmp_imm(g, BPF_JEQ, c, 0, done);
+	leave_if(g, BPF_JEQ, c, 0, done);
 	dt_emit(g, I_ALU64_IMM(BPF_ADD, i, 1));
 	dt_jmp(g, loop);
 	dt_place(g, done);
@@ -149,11 +202,11 @@ static void copy_range(struct dt_cg *g, int d, int dsize, int at, int s,
 	int c = dt_reg(g), loop = dt_label(g), done = dt_label(g);
 
 	dt_place(g, loop);
-	dt_jmp_imm(g, BPF_JSLE, n, 0, done);
-	dt_jmp_imm(g, BPF_JGE, at, dsize - 1, done);
-	dt_jmp_imm(g, BPF_JGE, from, ssize, done);
+	leave_if(g, BPF_JSLE, n, 0, done);
+	leave_if(g, BPF_JGE, at, dsize - 1, done);
+	leave_if(g, BPF_JGE, from, ssize, done);
 	ld_byte(g, c, s, from);
-	dt_jmp_imm(g, BPF_JEQ, c, 0, done);
+	leave_if(g, BPF_JEQ, c, 0, done);
 	st_byte(g, d, at, c);
 	dt_emit(g, I_ALU64_IMM(BPF_ADD, at, 1));
 	dt_emit(g, I_ALU64_IMM(BPF_ADD, from, 1));
@@ -362,12 +415,12 @@ int dt_cg_pathpart(struct dt_cg *g, int s, int ssize, bool dir, int size)
 	dt_jmp_imm(g, BPF_JEQ, end, 0, dot);
 	/* strip trailing slashes, keeping one character */
 	dt_place(g, l1);
-	dt_jmp_imm(g, BPF_JLE, end, 1, l2);
-	dt_jmp_imm(g, BPF_JGT, end, ssize, l2);
+	leave_if(g, BPF_JLE, end, 1, l2);
+	leave_if(g, BPF_JGT, end, ssize, l2);
 	dt_emit(g, I_MOV(i, end));
 	dt_emit(g, I_ALU64_IMM(BPF_SUB, i, 1));
 	ld_byte(g, c, s, i);
-	dt_jmp_imm(g, BPF_JNE, c, '/', l2);
+	leave_if(g, BPF_JNE, c, '/', l2);
 	dt_emit(g, I_MOV(end, i));
 	dt_jmp(g, l1);
 	dt_place(g, l2);
@@ -378,16 +431,19 @@ int dt_cg_pathpart(struct dt_cg *g, int s, int ssize, bool dir, int size)
 	dt_emit(g, I_MOV_IMM(p, -1));
 	dt_emit(g, I_MOV_IMM(i, 0));
 	dt_place(g, l3);
-	dt_jmp_reg(g, BPF_JGE, i, end, l4);
-	dt_jmp_imm(g, BPF_JGE, i, ssize, l4);
+	leave_if_reg(g, BPF_JGE, i, end, l4);
+	leave_if(g, BPF_JGE, i, ssize, l4);
 	ld_byte(g, c, s, i);
-	{
-		int no = dt_label(g);
-
-		dt_jmp_imm(g, BPF_JNE, c, '/', no);
-		dt_emit(g, I_MOV(p, i));
-		dt_place(g, no);
-	}
+	/* p = c == '/' ? i : p, without a branch (one would leave a state
+	 * per iteration): (c ^ '/') - 1 >> 63 is 1 for a slash, so
+	 * c = 0 for a slash, 1 else, and p = i + c * (p - i) */
+	dt_emit(g, I_ALU64_IMM(BPF_XOR, c, '/'));
+	dt_emit(g, I_ALU64_IMM(BPF_SUB, c, 1));
+	dt_emit(g, I_ALU64_IMM(BPF_RSH, c, 63));
+	dt_emit(g, I_ALU64_IMM(BPF_XOR, c, 1));
+	dt_emit(g, I_ALU64_REG(BPF_SUB, p, i));
+	dt_emit(g, I_ALU64_REG(BPF_MUL, p, c));
+	dt_emit(g, I_ALU64_REG(BPF_ADD, p, i));
 	dt_emit(g, I_ALU64_IMM(BPF_ADD, i, 1));
 	dt_jmp(g, l3);
 	dt_place(g, l4);
@@ -413,12 +469,12 @@ int dt_cg_pathpart(struct dt_cg *g, int s, int ssize, bool dir, int size)
 
 		dt_jmp_imm(g, BPF_JSLT, p, 0, dot);
 		dt_place(g, l5);
-		dt_jmp_imm(g, BPF_JSLE, p, 0, l6);
-		dt_jmp_imm(g, BPF_JGT, p, ssize, l6);
+		leave_if(g, BPF_JSLE, p, 0, l6);
+		leave_if(g, BPF_JGT, p, ssize, l6);
 		dt_emit(g, I_MOV(i, p));
 		dt_emit(g, I_ALU64_IMM(BPF_SUB, i, 1));
 		ld_byte(g, c, s, i);
-		dt_jmp_imm(g, BPF_JNE, c, '/', l6);
+		leave_if(g, BPF_JNE, c, '/', l6);
 		dt_emit(g, I_MOV(p, i));
 		dt_jmp(g, l5);
 		dt_place(g, l6);
@@ -451,21 +507,40 @@ int dt_cg_pathpart(struct dt_cg *g, int s, int ssize, bool dir, int size)
 
 /* index(s, sub[, start]) (or rindex, searching backwards): the first
  * (last) position of sub in s, -1 when absent, left in an 8-byte scratch
- * temporary whose offset is returned. The
- * inner compare runs over sub's buffer, so a literal sub keeps the
- * verifier's work small. */
+ * temporary whose offset is returned. The search is a bpf_loop whose
+ * callback (dt_cg_str_callbacks) takes one step a call: s and sub are
+ * copied to a block of the scratch area with the search's state, so the
+ * verifier checks the step once instead of every position of every
+ * string (a search of a 184-byte string for a 64-byte one was more than
+ * its 8192 pending states). */
+enum {
+	IX_I = 0,		/* the position tried */
+	IX_J = 8,		/* the bytes of sub matched there */
+	IX_LEN = 16,		/* strlen(s) */
+	IX_DIR = 24,		/* 1, or -1 for rindex */
+	IX_RES = 32,		/* the result */
+	IX_S = 40,		/* s, then sub: ix_size() bytes each */
+};
+
+static int ix_size(struct dt_cg *g)
+{
+	return (int)((g->p->opt.strsize + 7) & ~7ull);
+}
+
 int dt_cg_index(struct dt_cg *g, int s, int ssize, int sub, int subsize,
 		int start, bool rev)
 {
-	int len = dt_cg_strlen(g, s, ssize), i = dt_reg(g), j = dt_reg(g),
-	    c1 = dt_reg(g), c2 = dt_reg(g), res = dt_reg(g);
-	int outer = dt_label(g), inner = dt_label(g), found = dt_label(g),
-	    next = dt_label(g), done = dt_label(g), l1 = dt_label(g);
+	int S = ix_size(g), blk = dt_cg_temp(g, IX_S + 2 * S);
+	int len = dt_cg_strlen(g, s, ssize), i = dt_reg(g), t = dt_reg(g);
+	int go = dt_label(g), slot;
+	uint64_t steps = (uint64_t)(S + 2) * (uint64_t)(S + 2);
 
-	dt_emit(g, I_MOV_IMM(res, -1));
-	dt_emit(g, I_MOV_IMM(c1, 0));
-	dt_emit(g, I_MOV_IMM(c2, 0));
-	dt_emit(g, I_MOV_IMM(j, 0));
+	if (!g->index_cb)
+		g->index_cb = dt_label(g) + 1;
+	dt_emit(g, I_ST(BPF_DW, DT_SCRATCH_REG, blk + IX_RES, -1));
+	dt_emit(g, I_ST(BPF_DW, DT_SCRATCH_REG, blk + IX_J, 0));
+	dt_emit(g, I_ST(BPF_DW, DT_SCRATCH_REG, blk + IX_DIR, rev ? -1 : 1));
+	dt_emit(g, I_STX(BPF_DW, DT_SCRATCH_REG, len, blk + IX_LEN));
 	if (start >= 0) {
 		dt_emit(g, I_MOV(i, start));
 	} else if (rev) {
@@ -474,79 +549,98 @@ int dt_cg_index(struct dt_cg *g, int s, int ssize, int sub, int subsize,
 		dt_emit(g, I_MOV_IMM(i, 0));
 	}
 	if (rev) {
-		dt_jmp_imm(g, BPF_JSLT, i, 0, done);
+		/* a negative start finds nothing; past the end is the end */
+		dt_jmp_reg(g, BPF_JSLE, i, len, go);
+		dt_emit(g, I_MOV(i, len));
 	} else {
-		dt_jmp_imm(g, BPF_JSGE, i, 0, l1);
+		dt_jmp_imm(g, BPF_JSGE, i, 0, go);
 		dt_emit(g, I_MOV_IMM(i, 0));
 	}
-	dt_place(g, l1);
-	if (rev) {
-		int ok = dt_label(g);
-
-		dt_jmp_reg(g, BPF_JSLE, i, len, ok);
-		dt_emit(g, I_MOV(i, len));
-		dt_place(g, ok);
-	}
-	launder(g, i);
-	dt_place(g, outer);
-	dt_jmp_reg(g, BPF_JSGT, i, len, done);
-	dt_jmp_imm(g, BPF_JSLT, i, 0, done);
-	dt_jmp_imm(g, BPF_JGT, i, ssize, done);
-	dt_emit(g, I_MOV_IMM(j, 0));
-	dt_place(g, inner);
-	dt_jmp_imm(g, BPF_JGE, j, subsize, found);
-	ld_byte(g, c2, sub, j);
-	dt_jmp_imm(g, BPF_JEQ, c2, 0, found);
-	dt_emit(g, I_MOV(c1, i));
-	dt_emit(g, I_ALU64_REG(BPF_ADD, c1, j));
-	dt_jmp_imm(g, BPF_JGE, c1, ssize, next);
-	dt_emit(g, I_ALU64_REG(BPF_ADD, c1, s));
-	dt_emit(g, I_LDX(BPF_B, c1, c1, 0));
-	dt_jmp_reg(g, BPF_JNE, c1, c2, next);
-	dt_emit(g, I_ALU64_IMM(BPF_ADD, j, 1));
-	dt_jmp(g, inner);
-	dt_place(g, next);
-	launder(g, j);
-	launder(g, c1);
-	launder(g, c2);
-	dt_emit(g, I_ALU64_IMM(BPF_ADD, i, rev ? -1 : 1));
-	dt_jmp(g, outer);
-	dt_place(g, found);
-	dt_emit(g, I_MOV(res, i));
-	dt_place(g, done);
-	/* the result goes through the scratch area, so that the registers
-	 * are freed in the reverse order of their allocation */
-	int tmp = dt_cg_temp(g, 8);
-
-	dt_emit(g, I_STX(BPF_DW, DT_SCRATCH_REG, res, tmp));
-	dt_reg_free(g, res);
-	dt_reg_free(g, c2);
-	dt_reg_free(g, c1);
-	dt_reg_free(g, j);
+	dt_place(g, go);
+	dt_emit(g, I_STX(BPF_DW, DT_SCRATCH_REG, i, blk + IX_I));
+	dt_cg_scratch_ptr(g, t, blk + IX_S);
+	dt_cg_strcpy(g, t, S, s, ssize);
+	dt_cg_scratch_ptr(g, t, blk + IX_S + S);
+	dt_cg_strcpy(g, t, S, sub, subsize);
+	/* the callback's context: the block's address, on the stack */
+	slot = dt_stack_slot(g);
+	dt_cg_scratch_ptr(g, t, blk);
+	dt_emit(g, I_STX(BPF_DW, BPF_REG_10, t, slot));
+	dt_reg_free(g, t);
 	dt_reg_free(g, i);
 	dt_reg_free(g, len);
-	return tmp;
+	dt_call_begin(g);
+	dt_emit(g, I_MOV_IMM(BPF_REG_1, steps > (1u << 23) ? 1 << 23 :
+			     (int32_t)steps));
+	dt_ld_func(g, BPF_REG_2, g->index_cb - 1);
+	dt_emit(g, I_MOV(BPF_REG_3, BPF_REG_10));
+	dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_3, slot));
+	dt_emit(g, I_MOV_IMM(BPF_REG_4, 0));
+	dt_call(g, BPF_FUNC_loop);
+	dt_call_end_void(g);
+	dt_stack_release(g, slot);
+	return blk + IX_RES;
+}
+
+/* index()'s step (index, ctx = &block): compare s[i + j] with sub[j];
+ * all of sub matched is found, a difference moves i on; 1 ends the
+ * loop. */
+static void index_callback(struct dt_cg *g, int label)
+{
+	int S = ix_size(g), b = BPF_REG_6, i = BPF_REG_1, j = BPF_REG_2,
+	    c = BPF_REG_3, t = BPF_REG_4, u = BPF_REG_5;
+	int stop = dt_label(g), found = dt_label(g), miss = dt_label(g);
+
+	dt_place(g, label);
+	dt_emit(g, I_LDX(BPF_DW, b, BPF_REG_2, 0));
+	dt_emit(g, I_LDX(BPF_DW, i, b, IX_I));
+	dt_emit(g, I_LDX(BPF_DW, t, b, IX_LEN));
+	dt_jmp_reg(g, BPF_JSGT, i, t, stop);
+	dt_jmp_imm(g, BPF_JSLT, i, 0, stop);
+	dt_emit(g, I_LDX(BPF_DW, j, b, IX_J));
+	dt_jmp_imm(g, BPF_JGE, j, S, found);
+	dt_emit(g, I_MOV(c, b));
+	dt_emit(g, I_ALU64_REG(BPF_ADD, c, j));
+	dt_emit(g, I_LDX(BPF_B, c, c, IX_S + S));
+	dt_jmp_imm(g, BPF_JEQ, c, 0, found);
+	dt_emit(g, I_MOV(t, i));
+	dt_emit(g, I_ALU64_REG(BPF_ADD, t, j));
+	dt_jmp_imm(g, BPF_JGE, t, S, miss);
+	dt_emit(g, I_ALU64_REG(BPF_ADD, t, b));
+	dt_emit(g, I_LDX(BPF_B, t, t, IX_S));
+	dt_jmp_reg(g, BPF_JNE, t, c, miss);
+	dt_emit(g, I_ALU64_IMM(BPF_ADD, j, 1));
+	dt_emit(g, I_STX(BPF_DW, b, j, IX_J));
+	dt_emit(g, I_MOV_IMM(BPF_REG_0, 0));
+	dt_emit(g, I_EXIT());
+	dt_place(g, miss);
+	dt_emit(g, I_ST(BPF_DW, b, IX_J, 0));
+	dt_emit(g, I_LDX(BPF_DW, u, b, IX_DIR));
+	dt_emit(g, I_ALU64_REG(BPF_ADD, i, u));
+	dt_emit(g, I_STX(BPF_DW, b, i, IX_I));
+	dt_emit(g, I_MOV_IMM(BPF_REG_0, 0));
+	dt_emit(g, I_EXIT());
+	dt_place(g, found);
+	dt_emit(g, I_STX(BPF_DW, b, i, IX_RES));
+	dt_place(g, stop);
+	dt_emit(g, I_MOV_IMM(BPF_REG_0, 1));
+	dt_emit(g, I_EXIT());
+}
+
+void dt_cg_str_callbacks(struct dt_cg *g)
+{
+	if (g->index_cb)
+		index_callback(g, g->index_cb - 1);
+	g->index_cb = 0;
 }
 
 /* strtok(s, delims), strtok(NULL, delims) (s < 0): as illumos, the next
  * token of the string, skipping delimiters first, or the empty string
  * (DTrace's NULL) when only delimiters remain. The string is copied to the
- * scratch area's strtok state (strtok_off: the position, -1 for none;
+ * scratch area's strtok state (strtok_off: the position, -1 before any
+ * string in the firing, -2 once one is used up;
  * then strsize bytes), which lasts for the probe firing, as DTrace's
  * does. The delimiters become a 256-bit map in a temporary. */
-
-/* Go on when reg op imm holds, else leave for label: the way out is the
- * branch the verifier follows first, the next iteration the one it keeps
- * for later, so a loop leaves one pending state instead of one per
- * iteration and exit (the verifier's limit is 8192 of them). */
-static void stay_if(struct dt_cg *g, int op, int reg, int32_t imm, int label)
-{
-	int on = dt_label(g);
-
-	dt_jmp_imm(g, op, reg, imm, on);
-	dt_jmp(g, label);
-	dt_place(g, on);
-}
 
 /* p = c's bit in the map at moff (0 or 1); c stays. */
 static void map_test(struct dt_cg *g, int moff, int c, int p, int t)
@@ -620,6 +714,13 @@ int dt_cg_strtok(struct dt_cg *g, int s, int ssize, int delim, int dsize,
 	dt_emit(g, I_MOV_IMM(p, 0));
 	dt_emit(g, I_MOV_IMM(t, 0));
 	dt_emit(g, I_LDX(BPF_DW, pos, DT_SCRATCH_REG, st));
+	/* strtok(NULL, ...) before any string in the firing (-1; -2 is a
+	 * string used up) is an invalid address, as in dtrace-utils */
+	if (s < 0) {
+		dt_emit(g, I_ALU64_IMM(BPF_ADD, pos, 1));
+		dt_cg_fault_if_zero(g, pos, DTRACEFLT_BADADDR);
+		dt_emit(g, I_ALU64_IMM(BPF_SUB, pos, 1));
+	}
 	dt_jmp_imm(g, BPF_JSLT, pos, 0, none);
 	/* skip delimiters */
 	dt_place(g, skip);
@@ -631,7 +732,7 @@ int dt_cg_strtok(struct dt_cg *g, int s, int ssize, int delim, int dsize,
 	dt_emit(g, I_ALU64_IMM(BPF_ADD, pos, 1));
 	dt_jmp(g, skip);
 	dt_place(g, end);
-	dt_emit(g, I_ST(BPF_DW, DT_SCRATCH_REG, st, -1));
+	dt_emit(g, I_ST(BPF_DW, DT_SCRATCH_REG, st, -2));
 	dt_jmp(g, none);
 	/* the token, up to the next delimiter */
 	dt_place(g, start);

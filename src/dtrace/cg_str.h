@@ -31,6 +31,9 @@ int dt_cg_strcase(struct dt_cg *g, int s, int ssize, bool upper, int size);
 /* v is modified; base 2 to 36 */
 int dt_cg_lltostr(struct dt_cg *g, int v, int base, int size);
 int dt_cg_pathpart(struct dt_cg *g, int s, int ssize, bool dir, int size);
+/* The bpf_loop callbacks the string functions of a unit used, after its
+ * code. */
+void dt_cg_str_callbacks(struct dt_cg *g);
 /* start: a register or -1; returns the scratch offset of the result */
 int dt_cg_index(struct dt_cg *g, int s, int ssize, int sub, int subsize,
 		int start, bool rev);

@@ -100,6 +100,7 @@ struct dt_cg {
 	int rec_base, temp_base, temp_top, temp_max;
 	int skip;		/* the current clause's end label */
 	int chill_cb;		/* chill()'s bpf_loop callback label + 1 */
+	int index_cb;		/* index()'s (cg_str.c) */
 	/* filled before generation */
 	int64_t wall_offset;	/* realtime - monotonic, ns */
 	int off_real_parent, off_tgid, off_sum_exec;	/* task_struct */
