@@ -5,6 +5,7 @@
  * cg.c; data actions reserve room in their clause's record, which the
  * consumer decodes with the layout kept in struct dt_action. */
 #include "cg.h"
+#include "cg_net.h"
 #include "cg_str.h"
 #include "fmt.h"
 #include "btf.h"
@@ -625,11 +626,19 @@ void dt_cg_chill_callback(struct dt_cg *g, int label)
 
 /* ---- string functions (code in cg_str.c) ---- */
 
+/* NULL, or the constant 0 */
+static bool null_const(const struct dt_node *e)
+{
+	return dt_node_is_null(e) || (e->kind == N_INT && !e->ival);
+}
+
+/* A string argument; NULL (the constant 0) passes, and faults when the
+ * function runs (str_arg), as in DTrace. */
 static void need_str(struct dt_ck *k, struct dt_node *n, int i)
 {
 	struct dt_type t = dt_ck_expr(k, n->args[i]);
 
-	if (t.kind != DT_TSTR)
+	if (t.kind != DT_TSTR && !null_const(n->args[i]))
 		dt_error(dt_ck_cc(k), &n->args[i]->loc, "%s() argument #%d "
 			 "must be a string", n->name, i + 1);
 }
@@ -689,6 +698,17 @@ static void check_lltostr(struct dt_ck *k, struct dt_node *n)
 	n->type = strsize_type(k);
 }
 
+/* String argument e in a register: NULL is an invalid address (0) fault
+ * here, and the verifier never follows the code past it. */
+static int str_arg(struct dt_cg *g, struct dt_node *e)
+{
+	int r = dt_cg_expr(g, e);
+
+	if (e->type.kind != DT_TSTR && null_const(e))
+		dt_cg_fault_if_zero(g, r, DTRACEFLT_BADADDR);
+	return r;
+}
+
 /* The scratch buffer at off as a string value in a new register. */
 static int str_at(struct dt_cg *g, int off)
 {
@@ -704,8 +724,15 @@ static int cg_strfn(struct dt_cg *g, struct dt_node *n)
 	int a[3] = { -1, -1, -1 }, off = -1, size = n->type.ssize, r;
 	int sz0 = n->args[0]->type.ssize;
 
+	/* the strings: the first argument (not lltostr's), and the second
+	 * of these */
+	bool one = strcmp(f, "lltostr"),
+	     two = !strcmp(f, "strjoin") || !strcmp(f, "strstr") ||
+		   !strcmp(f, "index") || !strcmp(f, "rindex");
+
 	for (int i = 0; i < n->nargs; i++)
-		a[i] = dt_cg_expr(g, n->args[i]);
+		a[i] = (i == 0 && one) || (i == 1 && two) ?
+		       str_arg(g, n->args[i]) : dt_cg_expr(g, n->args[i]);
 	if (!strcmp(f, "strlen")) {
 		int len = dt_cg_strlen(g, a[0], sz0), tmp = dt_cg_temp(g, 8);
 
@@ -784,7 +811,7 @@ static int cg_strtok(struct dt_cg *g, struct dt_node *n)
 {
 	bool next = n->args[0]->type.kind != DT_TSTR;
 	int s = next ? -1 : dt_cg_expr(g, n->args[0]);
-	int d = dt_cg_expr(g, n->args[1]), off;
+	int d = str_arg(g, n->args[1]), off;
 
 	off = dt_cg_strtok(g, s, n->args[0]->type.ssize, d,
 			   n->args[1]->type.ssize, n->type.ssize);
@@ -1061,6 +1088,11 @@ static void check_tracemem(struct dt_ck *k, struct dt_node *n)
 	int size;
 
 	need_intarg(k, n, 0);
+	dt_ck_expr(k, n->args[1]);
+	if (n->args[1]->kind != N_INT || (int64_t)n->args[1]->ival < 1)
+		dt_cerror(dt_ck_cc(k), &n->loc, D_TRACEMEM_SIZE, "tracemem( ) "
+			  "argument #2 must be a non-zero positive integral "
+			  "constant expression");
 	size = const_size(k, n, 1, 1024);
 	a = dt_ck_action(k, ACT_TRACEMEM, n);
 	/* room for the bytes: a string-sized record value */
@@ -1125,12 +1157,17 @@ static void check_alloca(struct dt_ck *k, struct dt_node *n)
 	struct dt_prog *p = dt_ck_prog(k);
 	struct dt_node *e = n->args[0];
 
+	/* the size the user asked for: -x scratchsize adds the 8 bytes of
+	 * alloca()'s header (options.c), the default of 256 does not */
+	uint64_t max = p->opt.scratchsize == 256 ? 256 :
+		       p->opt.scratchsize - 8;
+
 	need_intarg(k, n, 0);
-	if (e->kind == N_INT && e->ival > p->opt.scratchsize)
-		dt_error(dt_ck_cc(k), &e->loc, "alloca() of %llu bytes: more "
-			 "than scratchsize (%llu bytes)",
-			 (unsigned long long)e->ival,
-			 (unsigned long long)p->opt.scratchsize);
+	if (e->kind == N_INT && e->ival > max)
+		dt_cerror(dt_ck_cc(k), &n->loc, D_ALLOCA_SIZE, "alloca(%llu) "
+			  "size larger than scratchsize %llu",
+			  (unsigned long long)e->ival,
+			  (unsigned long long)max);
 	p->uses_alloca = true;
 	n->type = (struct dt_type){ DT_TPTR, 8, false, 0, 1 };
 	n->type.alloca = true;
@@ -1321,9 +1358,23 @@ static void check_stack(struct dt_ck *k, struct dt_node *n)
 		struct dt_node *a = n->args[0];
 
 		dt_ck_expr(k, a);
-		if (a->kind != N_INT || a->ival < 1 || a->ival > 127)
+		if (a->kind != N_INT || (int64_t)a->ival < 1)
+			dt_cerror(dt_ck_cc(k), &n->loc, n->name[0] == 'u' ?
+				  D_USTACK_FRAMES : D_STACK_SIZE, "%s( ) "
+				  "argument #1 must be a non-zero positive "
+				  "integer constant", n->name);
+		if (a->ival > 127)
 			dt_error(dt_ck_cc(k), &a->loc, "%s() takes a number of "
 				 "frames from 1 to 127", n->name);
+	}
+	if (n->nargs > 1) {
+		struct dt_node *a = n->args[1];
+
+		dt_ck_expr(k, a);
+		if (a->kind != N_INT || (int64_t)a->ival < 0)
+			dt_cerror(dt_ck_cc(k), &n->loc, D_USTACK_STRSIZE,
+				  "%s( ) argument #2 must be a positive "
+				  "integer constant", n->name);
 	}
 	n->type = (struct dt_type){ DT_TSTACK, 8, false, 0, 0, false, 0 };
 }
@@ -1333,6 +1384,14 @@ static int cg_stack(struct dt_cg *g, struct dt_node *n)
 	bool user = n->name[0] == 'u';
 	int r, t, ok = dt_label(g);
 
+	/* BEGIN, END and ERROR run in the consumer's bpf() call: no kernel
+	 * stack of the traced system, empty as in DTrace */
+	if (!user && !strcmp(g->u->prov->name, "dtrace")) {
+		r = dt_reg(g);
+		dt_emit(g, I_MOV_IMM(r, -1));
+		dt_emit(g, I_MOV32(r, r));
+		return r;
+	}
 	g->need_stacks = true;
 	dt_call_begin(g);
 	dt_emit(g, I_LDX(BPF_DW, BPF_REG_1, BPF_REG_10, DT_FP_CTX));
@@ -1598,6 +1657,78 @@ static int cg_inet_ntoa(struct dt_cg *g, struct dt_node *n)
 	return d;
 }
 
+/* inet_ntoa6(struct in6_addr *[, int strict]) (cg_net.c) */
+static void check_inet_ntoa6(struct dt_ck *k, struct dt_node *n)
+{
+	struct dt_cc *cc = dt_ck_cc(k);
+	struct dt_type t = dt_ck_expr(k, n->args[0]);
+	char b[80];
+
+	dt_type_name(&t, b, sizeof(b));
+	if (!null_const(n->args[0]) && strcmp(b, "struct in6_addr *") &&
+	    strcmp(b, "in6_addr_t *"))
+		dt_cerror(cc, &n->loc, D_PROTO_ARG, "inet_ntoa6( ) argument "
+			  "#1 is incompatible with prototype:\n\tprototype: "
+			  "struct in6_addr *\n\t argument: %s", b);
+	if (n->nargs == 2) {
+		struct dt_node *e = n->args[1];
+
+		t = dt_ck_expr(k, e);
+		if (e->kind != N_INT || !dt_type_is_int(&t))
+			dt_cerror(cc, &n->loc, D_PROTO_ARG, "inet_ntoa6( ) "
+				  "argument #2 must be an integer constant");
+	}
+	n->type = strsize_type(k);
+}
+
+
+/* link_ntop(int type, void *addr) (cg_net.c) */
+static void check_link_ntop(struct dt_ck *k, struct dt_node *n)
+{
+	struct dt_type t;
+
+	need_intarg(k, n, 0);
+	t = dt_ck_expr(k, n->args[1]);
+	if (t.kind != DT_TPTR && !dt_type_is_int(&t))
+		dt_cerror(dt_ck_cc(k), &n->loc, D_PROTO_ARG, "link_ntop( ) "
+			  "argument #2 must be an address");
+	n->type = strsize_type(k);
+}
+
+/* The text at scratch offset text (64 bytes) as a string of the call's
+ * size, in a new register. */
+static int net_result(struct dt_cg *g, struct dt_node *n, int text)
+{
+	int size = n->type.ssize, off = dt_cg_temp(g, (size + 7) & ~7), d, s;
+
+	d = dt_reg(g);
+	s = dt_reg(g);
+	dt_cg_scratch_ptr(g, d, off);
+	dt_cg_scratch_ptr(g, s, text);
+	dt_cg_strcpy(g, d, size, s, 64);
+	dt_reg_free(g, s);
+	return d;
+}
+
+static int cg_inet_ntoa6(struct dt_cg *g, struct dt_node *n)
+{
+	int a = dt_cg_expr(g, n->args[0]), text;
+
+	text = dt_cg_inet_ntoa6(g, a, n->nargs == 2 && n->args[1]->ival);
+	dt_reg_free(g, a);
+	return net_result(g, n, text);
+}
+
+static int cg_link_ntop(struct dt_cg *g, struct dt_node *n)
+{
+	int type = dt_cg_expr(g, n->args[0]), a = dt_cg_expr(g, n->args[1]);
+	int text = dt_cg_link_ntop(g, type, a);
+
+	dt_reg_free(g, a);
+	dt_reg_free(g, type);
+	return net_result(g, n, text);
+}
+
 /* ---- setopt ---- */
 
 /* setopt(name[, value]): the consumer sets the option when it reads the
@@ -1682,7 +1813,7 @@ static const struct dt_func funcs[] = {
 	{ "denormalize", 1, 1, false, true, AGG_NONE, check_aggact,
 	  cg_aggact },
 	{ "stack", 0, 1, false, false, AGG_NONE, check_stack, cg_stack },
-	{ "ustack", 0, 1, false, false, AGG_NONE, check_stack, cg_stack },
+	{ "ustack", 0, 2, false, false, AGG_NONE, check_stack, cg_stack },
 	{ "strtok", 2, 2, false, false, AGG_NONE, check_strtok, cg_strtok },
 	/* D functions that come with the rest of the language */
 	{ "alloca", 1, 1, false, false, AGG_NONE, check_alloca, cg_alloca },
@@ -1713,11 +1844,15 @@ static const struct dt_func funcs[] = {
 	LATER("mutex_owned"),
 	{ "inet_ntoa", 1, 1, false, false, AGG_NONE, check_inet_ntoa,
 	  cg_inet_ntoa },
+	{ "inet_ntoa6", 1, 2, false, false, AGG_NONE, check_inet_ntoa6,
+	  cg_inet_ntoa6 },
+	{ "link_ntop", 2, 2, false, false, AGG_NONE, check_link_ntop,
+	  cg_link_ntop },
 	LATER("inet_ntop"),
 	LATER("ddi_pathname"), LATER("msgsize"),
 	LATER("breakpoint"), LATER("panic"), LATER("copyout"),
 	LATER("copyoutstr"), LATER("print"), LATER("strtoll"),
-	LATER("link_ntop"), LATER("d_path"),
+	LATER("d_path"),
 };
 
 const struct dt_func *dt_func_lookup(const char *name)

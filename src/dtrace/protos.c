@@ -149,7 +149,9 @@ static bool compatible(enum pkind k, const char *pname,
 	case P_INT:
 		return t->kind == DT_TINT || t->kind == DT_TSYM;
 	case P_STR:
-		return t->kind == DT_TSTR ||
+		/* NULL or 0: a null pointer constant, faulting at run time */
+		return t->kind == DT_TSTR || dt_node_is_null(a) ||
+		       (a->kind == N_INT && !a->ival) ||
 		       (t->kind == DT_TPTR && t->pointee == 1 && !t->xlate);
 	case P_PTR:
 		/* a string is a char *: only void * and char * take it */

@@ -189,6 +189,37 @@ def test_bcopy_outside_alloca_memory_faults(sonde, root):
                            (5, 2, base - 8), (6, 3, base)])
 
 
+def test_inet_ntoa6_matches_python(sonde, root):
+    """inet_ntoa6() of addresses with zero words in every place (the
+    longest run, the first of equal ones, becomes "::"; a single zero word
+    stays "0") writes what Python's ipaddress writes (RFC 5952). The
+    addresses keep one of their first five words non-zero: IPv4 in IPv6
+    is DTrace's own rule (the suite's tst.inet_ntoa6* check it)."""
+    import ipaddress
+    import random
+    rnd = random.Random(14)
+    addrs = []
+    for i in range(16):  # a clause each: 16 fit in one BEGIN program
+        words = [rnd.choice([0, 0, 0, 1, 0xffff, rnd.randrange(1 << 16)])
+                 for _ in range(8)]
+        if not any(words[:5]):
+            words[rnd.randrange(5)] = rnd.randrange(1, 1 << 16)
+        addrs.append(b"".join(w.to_bytes(2, "big") for w in words))
+    lines = []
+    for a in addrs:
+        lines += ["BEGIN {", "this->a = (char *)alloca(16);"]
+        lines += ["*(uint64_t *)(this->a + %d) = 0x%xULL;" %
+                  (i, int.from_bytes(a[i:i + 8], "little")) for i in (0, 8)]
+        lines.append('printf("%s\\n", '
+                     "inet_ntoa6((struct in6_addr *)this->a)); }")
+    lines += ["BEGIN { exit(0); }"]
+    p = dtrace(sonde, "-q", "-n", "\n".join(lines))
+    assert p.returncode == 0, p.stderr
+    want = [str(ipaddress.IPv6Address(a)) for a in addrs]
+    # (dtrace's closing newline last)
+    assert p.stdout.split("\n") == want + ["", ""]
+
+
 def test_store_outside_alloca_memory_faults(sonde, root):
     """*p = x writes only into the bytes alloca() handed out in the clause
     (8 at a time): past them, straddling their end, before them, through a
