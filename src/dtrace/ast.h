@@ -431,6 +431,8 @@ enum dt_actkind {
 	ACT_COMMIT, ACT_DISCARD,	/* speculations */
 	ACT_TRACEMEM,		/* raw bytes (vals[0]: ssize bytes) */
 	ACT_SETOPT,		/* setopt(name[, value]): two strings */
+	ACT_FREOPEN,		/* a printf whose text names the new output */
+	ACT_FTRUNCATE,		/* ftruncate(): empty the output file */
 };
 
 /* One printf argument or trace value in a record. */

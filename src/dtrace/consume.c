@@ -205,6 +205,54 @@ static void run_system(struct dt_session *s, const struct dt_action *a,
 	free(cmd);
 }
 
+/* freopen(): output to the file the text names, appended to ("" is the
+ * output the run began with); a file that cannot be opened, "." or ".."
+ * is reported and the output stays where it was (dtrace-utils'
+ * dt_freopen). */
+static void do_freopen(struct dt_session *s, const struct dt_action *a,
+		       const uint8_t *rec, uint32_t probe)
+{
+	char *path = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&path, &len), *f;
+
+	if (!m)
+		return;
+	if (a->fmt[0])
+		print_printf(s, a, rec, probe, m);
+	fclose(m);
+	fflush(s->out);
+	if (!path[0]) {
+		if (s->out_orig) {
+			fclose(s->out);
+			s->out = s->out_orig;
+			s->out_orig = NULL;
+		}
+	} else if (!strcmp(path, ".") || !strcmp(path, "..")) {
+		sd_warn("freopen(): '%s' is not a file", path);
+	} else if (!(f = fopen(path, "a"))) {
+		sd_warn("freopen(): cannot open '%s': %s", path,
+			strerror(errno));
+	} else {
+		if (s->out_orig)
+			fclose(s->out);
+		else
+			s->out_orig = s->out;
+		s->out = f;
+	}
+	free(path);
+}
+
+/* ftruncate(): the output file emptied, written from its start again. */
+static void do_ftruncate(struct dt_session *s)
+{
+	fflush(s->out);
+	if (ftruncate(fileno(s->out), 0) == 0)
+		rewind(s->out);
+	else
+		sd_warn("ftruncate(): %s", strerror(errno));
+}
+
 /* ---- aggregations ---- */
 
 struct kv {
@@ -1045,6 +1093,12 @@ static int on_record(void *ctx, void *data, size_t size)
 			break;
 		case ACT_SETOPT:
 			do_setopt(s, a, rec, h);
+			break;
+		case ACT_FREOPEN:
+			do_freopen(s, a, rec, h->probe);
+			break;
+		case ACT_FTRUNCATE:
+			do_ftruncate(s);
 			break;
 		case ACT_TRACEMEM:
 			print_rawbytes(s->out, rec + a->vals[0].off,

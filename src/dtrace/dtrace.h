@@ -39,6 +39,7 @@ struct dt_session {
 	int possible_cpus;
 	/* consume.c */
 	FILE *out;
+	FILE *out_orig;		/* freopen(): the output before, or NULL */
 	struct ring_buffer *rb;
 	bool done;		/* exit() seen */
 	int status;		/* exit()'s value */

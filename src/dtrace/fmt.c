@@ -13,7 +13,7 @@ enum dt_fmt_arg dt_fmt_wants(char conv)
 {
 	switch (conv) {
 	case 'd': case 'i': case 'u': case 'o': case 'x': case 'X':
-	case 'c': case 'p': case 'Y': case 'a': case 'A':
+	case 'c': case 'p': case 'Y': case 'T': case 'a': case 'A':
 		return FMT_INT;
 	case 's': case 'S':
 		return FMT_STR;
@@ -397,6 +397,19 @@ void dt_fmt_print(FILE *f, const struct dt_fmt *fmt,
 
 			localtime_r(&t, &tm);
 			strftime(buf, sizeof(buf), "%Y %b %e %T", &tm);
+			strcpy(p, "s");
+			fprintf(f, spec, buf);
+			break;
+		}
+		case 'T': {
+			/* RFC 822 time, as dtrace-utils' pfprint_time822:
+			 * "Sun, 25 Jan 2004 13:00:00 PST" */
+			time_t t = (time_t)(sval(v) / 1000000000);
+			struct tm tm;
+			char buf[64];
+
+			localtime_r(&t, &tm);
+			strftime(buf, sizeof(buf), "%a, %d %b %Y %T %Z", &tm);
 			strcpy(p, "s");
 			fprintf(f, spec, buf);
 			break;

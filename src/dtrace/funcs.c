@@ -126,8 +126,8 @@ static void check_printf(struct dt_ck *k, struct dt_node *n)
 
 	memcpy(convs, fmt.convs, sizeof(*convs) * nconv);
 	dt_fmt_free(&fmt);
-	a = dt_ck_action(k, strcmp(fn, "system") ? ACT_PRINTF : ACT_SYSTEM,
-			 n);
+	a = dt_ck_action(k, !strcmp(fn, "system") ? ACT_SYSTEM :
+			 !strcmp(fn, "freopen") ? ACT_FREOPEN : ACT_PRINTF, n);
 	a->fmt = n->args[0]->sval;
 	for (int i = 0; i < nconv; i++) {
 		struct dt_conv *c = &convs[i];
@@ -568,6 +568,29 @@ static void check_system(struct dt_ck *k, struct dt_node *n)
 	check_printf(k, n);
 }
 
+/* freopen(fmt, ...): the consumer sends the output to the file the
+ * printf-formatted text names (appending), or back where it went first
+ * for freopen(""); ftruncate() empties the output file. */
+static void check_freopen(struct dt_ck *k, struct dt_node *n)
+{
+	struct dt_node *f = n->args[0];
+
+	need_destructive(k, n);
+	if (f->kind == N_STR && n->nargs == 1 && !strcmp(f->sval, "."))
+		dt_cerror(dt_ck_cc(k), &n->loc, D_FREOPEN_INVALID, "freopen( ) "
+			  "argument #1 cannot be \".\"");
+	if (f->kind == N_STR && n->nargs == 1 && !f->sval[0]) {
+		dt_ck_action(k, ACT_FREOPEN, n)->fmt = "";
+		return;
+	}
+	check_printf(k, n);
+}
+
+static void check_ftruncate(struct dt_ck *k, struct dt_node *n)
+{
+	dt_ck_action(k, ACT_FTRUNCATE, n);
+}
+
 static void check_chill(struct dt_ck *k, struct dt_node *n)
 {
 	check_signal_act(k, n);
@@ -776,7 +799,7 @@ static int cg_strfn(struct dt_cg *g, struct dt_node *n)
 	} else if (!strcmp(f, "substr")) {
 		if (a[2] < 0) {
 			a[2] = dt_reg(g);
-			dt_emit(g, I_MOV_IMM(a[2], sz0));
+			dt_emit(g, I_MOV_IMM(a[2], size));	/* strsize, as DTrace */
 		}
 		off = dt_cg_substr(g, a[0], sz0, a[1], a[2], size);
 	} else if (!strcmp(f, "strchr") || !strcmp(f, "strrchr")) {
@@ -1807,6 +1830,9 @@ static const struct dt_func funcs[] = {
 	{ "stop", 0, 0, false, true, AGG_NONE, check_signal_act,
 	  cg_signal_act },
 	{ "system", 1, 64, false, true, AGG_NONE, check_system, cg_printf },
+	{ "freopen", 1, 64, false, true, AGG_NONE, check_freopen, cg_printf },
+	{ "ftruncate", 0, 0, false, true, AGG_NONE, check_ftruncate,
+	  cg_nothing },
 	{ "chill", 1, 1, false, true, AGG_NONE, check_chill, cg_chill },
 	{ "clear", 1, 1, false, true, AGG_NONE, check_aggact, cg_aggact },
 	{ "normalize", 2, 2, false, true, AGG_NONE, check_aggact, cg_aggact },
@@ -1829,7 +1855,6 @@ static const struct dt_func funcs[] = {
 	{ "ufunc", 1, 1, false, false, AGG_NONE, check_sym, cg_sym },
 	LATER("printm"),
 	{ "setopt", 1, 2, false, true, AGG_NONE, check_setopt, cg_setopt },
-	LATER("ftruncate"), LATER("freopen"),
 	{ "progenyof", 1, 1, false, false, AGG_NONE, check_intfn,
 	  cg_progenyof },
 	{ "rand", 0, 0, false, false, AGG_NONE, check_intfn, cg_rand },

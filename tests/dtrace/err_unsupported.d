@@ -2,5 +2,5 @@
 /* What this version does not do fails at compile time, clearly. */
 BEGIN
 {
-	ftruncate();
+	ddi_pathname(0, 0);
 }

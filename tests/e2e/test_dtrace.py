@@ -220,6 +220,18 @@ def test_inet_ntoa6_matches_python(sonde, root):
     assert p.stdout.split("\n") == want + ["", ""]
 
 
+def test_printf_T_is_rfc822_time(sonde, root):
+    """printf's %T writes a walltimestamp-like value (ns) as RFC 822 time
+    in the local zone; the text is the one DTrace's own suite expects
+    (printa/tst.walltimestamp.r) for the same instant and zone."""
+    p = dtrace(sonde, "-q", "-n", 'BEGIN { t = (int64_t)1075064400; '
+               'printf("%T|%Y\\n", t * 1000000000, t * 1000000000); '
+               'exit(0); }', env=dict(os.environ, TZ="US/Pacific"))
+    assert p.returncode == 0, p.stderr
+    assert p.stdout == ("Sun, 25 Jan 2004 13:00:00 PST|"
+                        "2004 Jan 25 13:00:00\n\n")
+
+
 def test_store_outside_alloca_memory_faults(sonde, root):
     """*p = x writes only into the bytes alloca() handed out in the clause
     (8 at a time): past them, straddling their end, before them, through a
