@@ -501,6 +501,8 @@ int dt_list(struct dt_session *s, FILE *f, char **msg)
 	 * stays 0 (an empty answer to a query, not an error). */
 	struct sbuf sb;
 
+	int status = 0;
+
 	sbuf_init(&sb);
 	for (int i = 0; i < p->nclauses; i++)
 		for (int j = 0; j < p->clauses[i]->npds; j++) {
@@ -512,14 +514,16 @@ int dt_list(struct dt_session *s, FILE *f, char **msg)
 			sbuf_printf(&sb, "dtrace: failed to match %s:%s:%s:%s: "
 				    "No probe matches description\n", pd->prov,
 				    pd->mod, pd->func, pd->name);
-			/* sonde's reason, for a person only (the text above
-			 * is what scripts compare) */
-			if (!strcmp(pd->prov, "fbt") && isatty(STDERR_FILENO) &&
-			    fbt_missing(why, sizeof(why)))
+			/* A provider this kernel cannot run is not an empty
+			 * answer: why, and a failure (scripts see it too). */
+			if (!strcmp(pd->prov, "fbt") &&
+			    fbt_missing(why, sizeof(why))) {
 				sbuf_printf(&sb, "dtrace: %s\n", why);
+				status = SD_EXIT_FAIL;
+			}
 		}
 	*msg = sb.len ? sbuf_steal(&sb) : NULL;
 	sbuf_free(&sb);
 	free(l.seen);
-	return 0;
+	return status;
 }
