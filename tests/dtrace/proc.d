@@ -5,7 +5,9 @@
  * fails to exec /nonexistent with ENOENT and runs /bin/true); SIGUSR1
  * handled; SIGUSR2 taken by sigwait. Events of the target and of its
  * children only; counts, so the order of parent and child does not
- * matter. */
+ * matter. lwp-start and lwp-exit fire for every task, a new process's
+ * first thread included, as dtrace-utils fires them: 4 starts (the
+ * thread, the three children), 5 exits (those and the fixture). */
 proc:::create,proc:::start,proc:::lwp-create,proc:::lwp-start,
 proc:::lwp-exit,proc:::exec,proc:::exec-success
 /pid == $target || ppid == $target/

@@ -137,3 +137,18 @@ def test_switchrate_wakes_the_consumer(sonde, root):
     assert p.returncode == 0, p.stderr
     slow = int((p.stdout.split() or ["0"])[0])   # none: no line
     assert fast >= 40 and slow < fast / 3, (fast, slow)
+
+
+def test_proc_start_and_exit_fire_their_lwp_probes(sonde, root):
+    """A new process fires start then lwp-start, and at its end lwp-exit
+    then exit, as dtrace-utils fires them (its proc/tst.startexit)."""
+    prog = ('proc:::start, proc:::lwp-start, proc:::lwp-exit, proc:::exit'
+            ' /ppid == $target/ { printf("%d %s\\n", pid, probename); }')
+    p = dtrace(sonde, "-q", "-c", "/bin/sh -c '/bin/sleep 0.2; true'",
+               "-n", prog)
+    assert p.returncode == 0, p.stderr
+    rows = [l.split() for l in p.stdout.splitlines() if l.strip()]
+    assert rows, p.stdout
+    pid = rows[0][0]
+    assert [r[1] for r in rows if r[0] == pid] == [
+        "start", "lwp-start", "lwp-exit", "exit"], p.stdout

@@ -6,10 +6,13 @@
  *   create, lwp-create   sched_process_fork (a new process, a new thread)
  *   start, lwp-start     sys_exit of clone/clone3/fork/vfork returning 0:
  *                        the first thing the new task does, in its context
+ *                        (start in a new process, then lwp-start in every
+ *                        new task, as dtrace-utils)
  *   exec                 sys_enter of execve/execveat
  *   exec-success         sched_process_exec
  *   exec-failure         sys_exit of execve/execveat with an error
- *   exit, lwp-exit       sched_process_exit (the last thread, the others)
+ *   exit, lwp-exit       sched_process_exit (lwp-exit in every thread,
+ *                        then exit in the last)
  *   signal-send          signal_generate, in the sender
  *   signal-handle        signal_deliver, in the receiver
  *   signal-clear         sys_exit of rt_sigtimedwait returning a signal
@@ -38,6 +41,13 @@ enum {
 
 enum tp { TP_FORK, TP_ENTER, TP_EXIT, TP_EXEC, TP_PEXIT, TP_SIGGEN,
 	  TP_SIGDELIVER };
+
+/* A unit's arg: its tracepoint, and which of the two units of one
+ * tracepoint it is: lwp-start and lwp-exit have units of their own, so
+ * that one event fires two probes as in dtrace-utils (start then
+ * lwp-start in a new process, lwp-exit then exit in its last thread);
+ * units of a tracepoint run in the order of their arg. */
+enum { UNIT_TP = 0xff, UNIT_LWP = 0x100, UNIT_LAST = 0x200 };
 
 static const char *const tp_names[] = {
 	[TP_FORK] = "sched_process_fork", [TP_ENTER] = "sys_enter",
@@ -103,8 +113,12 @@ static struct dt_probe *by_id(struct dt_provs *ps, uint32_t id)
 static void unit_of(const struct dt_probe *p, char *key, size_t len,
 		    uint64_t *arg)
 {
-	snprintf(key, len, "%s", tp_names[table[p->arg].tp]);
-	*arg = table[p->arg].tp;
+	bool lwp = p->arg == P_LWP_START || p->arg == P_LWP_EXIT;
+
+	snprintf(key, len, "%s%s", tp_names[table[p->arg].tp],
+		 lwp ? "+lwp" : "");
+	*arg = table[p->arg].tp | (lwp ? UNIT_LWP : 0) |
+	       (p->arg == P_EXIT ? UNIT_LAST : 0);
 }
 
 static bool enabled(struct dt_cg *g, int probe)
@@ -168,13 +182,13 @@ static void sys_exit_probes(struct dt_cg *g, int leave, int go)
 	int ex = dt_label(g), clone = dt_label(g), wait = dt_label(g);
 	bool fail = enabled(g, P_EXEC_FAILURE), clear = enabled(g,
 								P_SIGNAL_CLEAR);
-	bool start = enabled(g, P_START) || enabled(g, P_LWP_START);
+	bool start = enabled(g, P_START), lwp = enabled(g, P_LWP_START);
 
 	if (fail) {
 		jmp_nr(g, BPF_REG_7, "execve", ex);
 		jmp_nr(g, BPF_REG_7, "execveat", ex);
 	}
-	if (start) {
+	if (start || lwp) {
 		jmp_nr(g, BPF_REG_7, "clone", clone);
 		jmp_nr(g, BPF_REG_7, "clone3", clone);
 		jmp_nr(g, BPF_REG_7, "fork", clone);
@@ -190,22 +204,22 @@ static void sys_exit_probes(struct dt_cg *g, int leave, int go)
 		dt_emit(g, I_STX(BPF_DW, BPF_REG_10, BPF_REG_8, DT_FP_STASH2));
 		fire(g, P_EXEC_FAILURE, go);
 	}
-	if (start) {
-		int lwp = dt_label(g);
-
-		/* the child's first return: 0 in a new task */
+	if (lwp) {
+		/* the child's first return: 0 in every new task (lwp-start's
+		 * own unit, after start's) */
+		dt_place(g, clone);
+		dt_jmp_imm(g, BPF_JNE, BPF_REG_8, 0, leave);
+		fire(g, P_LWP_START, go);
+	} else if (start) {
+		/* ... and start in a new process's first thread */
 		dt_place(g, clone);
 		dt_jmp_imm(g, BPF_JNE, BPF_REG_8, 0, leave);
 		dt_call(g, BPF_FUNC_get_current_pid_tgid);
 		dt_emit(g, I_MOV(BPF_REG_1, BPF_REG_0));
 		dt_emit(g, I_ALU64_IMM(BPF_RSH, BPF_REG_1, 32));
 		dt_emit(g, I_MOV32(BPF_REG_0, BPF_REG_0));
-		dt_jmp_reg(g, BPF_JNE, BPF_REG_0, BPF_REG_1, lwp);
-		if (!fire(g, P_START, go))
-			dt_jmp(g, leave);
-		dt_place(g, lwp);
-		if (!fire(g, P_LWP_START, go))
-			dt_jmp(g, leave);
+		dt_jmp_reg(g, BPF_JNE, BPF_REG_0, BPF_REG_1, leave);
+		fire(g, P_START, go);
 	}
 	if (clear) {
 		dt_place(g, wait);
@@ -221,7 +235,7 @@ static void prologue(struct dt_cg *g)
 	int leave = dt_label(g), go = dt_label(g);
 
 	dt_emit(g, I_LDX(BPF_DW, BPF_REG_6, BPF_REG_10, DT_FP_CTX));
-	switch ((enum tp)g->u->arg) {
+	switch ((enum tp)(g->u->arg & UNIT_TP)) {
 	case TP_FORK: {
 		int thread = dt_label(g);
 
@@ -258,18 +272,16 @@ static void prologue(struct dt_cg *g)
 		dt_emit(g, I_STX(BPF_DW, BPF_REG_10, BPF_REG_8, DT_FP_STASH2));
 		sys_exit_probes(g, leave, go);
 		break;
-	case TP_PEXIT: {
-		int lwp = dt_label(g);
-
+	case TP_PEXIT:
+		/* lwp-exit in every thread (its own unit, first); exit in
+		 * the last one (group_dead) */
+		if (fire(g, P_LWP_EXIT, go))
+			break;
 		dt_emit(g, I_LDX(BPF_DW, BPF_REG_7, BPF_REG_6, 8));
 		dt_emit(g, I_ALU64_IMM(BPF_AND, BPF_REG_7, 0xff));
-		dt_jmp_imm(g, BPF_JEQ, BPF_REG_7, 0, lwp);
-		if (!fire(g, P_EXIT, go))
-			dt_jmp(g, leave);
-		dt_place(g, lwp);
-		fire(g, P_LWP_EXIT, go);
+		dt_jmp_imm(g, BPF_JEQ, BPF_REG_7, 0, leave);
+		fire(g, P_EXIT, go);
 		break;
-	}
 	case TP_EXEC: case TP_SIGGEN: case TP_SIGDELIVER:
 		/* one probe each: nothing to tell apart */
 		dt_emit(g, I_ST(BPF_DW, BPF_REG_10, DT_FP_STASH1,
@@ -326,7 +338,7 @@ static int cg_args(struct dt_cg *g, int i)
 {
 	int r;
 
-	switch ((enum tp)g->u->arg) {
+	switch ((enum tp)(g->u->arg & UNIT_TP)) {
 	case TP_FORK:		/* (parent, child) */
 		return dt_kit_tp_arg(g, 1);
 	case TP_ENTER: {	/* the path: execve's arg0, execveat's arg1 */
@@ -446,7 +458,7 @@ static int probestr(struct dt_cg *g, int which)
 
 static int attach(struct dt_unit *u, char *err, size_t len)
 {
-	return dt_kit_attach_raw_tp(u, u->key, err, len);
+	return dt_kit_attach_raw_tp(u, tp_names[u->arg & UNIT_TP], err, len);
 }
 
 const struct dt_provider dt_prov_proc = {
@@ -457,6 +469,7 @@ const struct dt_provider dt_prov_proc = {
 	.match = match,
 	.by_id = by_id,
 	.unit_of = unit_of,
+	.ordered_units = true,
 	.cg_prologue = prologue,
 	.cg_guard = guard,
 	.cg_probe_id = probe_id,
