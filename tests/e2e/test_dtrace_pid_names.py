@@ -152,3 +152,18 @@ def test_proc_start_and_exit_fire_their_lwp_probes(sonde, root):
     pid = rows[0][0]
     assert [r[1] for r in rows if r[0] == pid] == [
         "start", "lwp-start", "lwp-exit", "exit"], p.stdout
+
+
+def test_provider_glob_names_the_process(sonde, root):
+    """p*d$target is pid$target (dtrace(1): the trailing digits are the
+    process); a glob that does not fit pidN matches nothing."""
+    need_uprobes()
+    p = dtrace(sonde, "-l", "-c", "/bin/sleep 10", "-n",
+               "p*d$target:libc:malloc:entry")
+    assert p.returncode == 0, p.stderr
+    rows = [l.split() for l in p.stdout.splitlines()[1:]]
+    assert len(rows) == 1 and rows[0][1].startswith("pid"), p.stdout
+    assert rows[0][2:] == ["libc.so.6", "malloc", "entry"]
+    p = dtrace(sonde, "-l", "-c", "/bin/sleep 10", "-n",
+               "q*d$target:libc:malloc:entry")
+    assert p.stdout.splitlines()[1:] == []

@@ -427,8 +427,20 @@ static long pid_of(const char *prov)
 	char *end;
 	long pid;
 
-	if (strncmp(prov, "pid", 3) || !isdigit((unsigned char)prov[3]))
-		return -1;
+	if (strncmp(prov, "pid", 3) || !isdigit((unsigned char)prov[3])) {
+		/* a glob naming pidN ("p*d$target"), as dtrace(1): N is the
+		 * trailing digits */
+		size_t n = strlen(prov), d = n;
+		char name[32];
+
+		while (d && isdigit((unsigned char)prov[d - 1]))
+			d--;
+		if (d == n || !is_glob(prov))
+			return -1;
+		pid = strtol(prov + d, NULL, 10);
+		snprintf(name, sizeof(name), "pid%ld", pid);
+		return dt_glob(prov, name) ? pid : -1;
+	}
 	pid = strtol(prov + 3, &end, 10);
 	return *end ? -1 : pid;
 }

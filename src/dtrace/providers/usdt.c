@@ -317,7 +317,7 @@ static int match(struct dt_provs *ps, const struct dt_pdesc *pd,
 	for (size_t i = 0; i < st->nprobes; i++) {
 		struct usdt *u = st->probes[i];
 
-		if (strcmp(u->provname, pd->prov) ||
+		if (!dt_glob(pd->prov, u->provname) ||
 		    !dt_uprobe_mod_matches(u->mod, pd->mod) ||
 		    !dt_glob(pd->func, u->func) || !dt_glob(pd->name, u->name))
 			continue;
