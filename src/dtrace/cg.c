@@ -154,7 +154,9 @@ void dt_cg_store_val(struct dt_cg *g, struct dt_node *e, int ptr, int off,
 		dt_reg_free(g, r);
 		return;
 	default:
+		/* a value is cut to its type where it is kept (cg_binary) */
 		r = dt_cg_expr(g, e);
+		dt_cg_normalize(g, r, &e->type);
 		dt_emit(g, I_STX(BPF_DW, ptr, r, off));
 		dt_reg_free(g, r);
 	}
@@ -781,7 +783,6 @@ static void cg_arith(struct dt_cg *g, int op, int a, int b,
 		dt_place(g, l3);
 		dt_reg_free(g, neg);
 		dt_reg_free(g, b);
-		dt_cg_normalize(g, a, t);
 		return;
 	}
 	default:
@@ -795,7 +796,6 @@ static void cg_arith(struct dt_cg *g, int op, int a, int b,
 	if (alu != BPF_DIV && alu != BPF_MOD)
 		dt_emit(g, I_ALU64_REG(alu, a, b));
 	dt_reg_free(g, b);
-	dt_cg_normalize(g, a, t);
 }
 
 /* An integer constant (a literal, perhaps negated). */
@@ -872,11 +872,13 @@ static int cg_binary(struct dt_cg *g, struct dt_node *n)
 					       dt_ptr_step(&n->a->type)));
 		return a;
 	}
+	/* As dtrace-utils: the operation is done on the 64-bit registers,
+	 * and the result is cut to its type only where it is stored or
+	 * traced ((i * j) / j is i even when i * j overflows an int). A
+	 * right shift of a narrow unsigned value must not see sign bits. */
 	c = n->type;
-	if (n->op != T_SHL && n->op != T_SHR) {
+	if (n->op == T_SHR && !c.sign)
 		dt_cg_normalize(g, a, &c);
-		dt_cg_normalize(g, b, &c);
-	}
 	cg_arith(g, n->op, a, b, &c);
 	return a;
 }

@@ -331,11 +331,15 @@ void dt_fmt_print(FILE *f, const struct dt_fmt *fmt,
 			p += sprintf(p, ".%d", prec);
 		switch (c->conv) {
 		case 'd': case 'i':
+			/* as dtrace-utils' pfcheck_dint: an unsigned value
+			 * prints as %u */
+			if (!v->is_str && !v->sign) {
+				strcpy(p, "llu");
+				fprintf(f, spec, (unsigned long long)uval(v));
+				break;
+			}
 			strcpy(p, "lld");
-			/* as C promotes: unsigned narrow types stay positive */
-			fprintf(f, spec, (long long)(v->is_str ? 0 :
-				v->sign || v->size >= 8 ? sval(v) :
-				(int64_t)uval(v)));
+			fprintf(f, spec, (long long)(v->is_str ? 0 : sval(v)));
 			break;
 		case 'u': case 'o': case 'x': case 'X':
 			p[0] = 'l';

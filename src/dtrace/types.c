@@ -206,25 +206,20 @@ static const char *scope_prefix(enum dt_scope s)
 
 /* ---- integer conversions ---- */
 
-static struct dt_type promote(struct dt_type t)
-{
-	if (t.kind == DT_TINT && t.size < 4)
-		return dt_int;
-	return t;
-}
-
-/* C's usual arithmetic conversions (pointers count as uint64_t). */
+/* The type of a binary arithmetic result as DTrace gives it
+ * (dt_type_promote): no promotion to int; the operand of higher rank
+ * (bits, plus one for unsigned) wins, the left one on a tie. Pointers
+ * count as uint64_t. */
 static struct dt_type arith(struct dt_type a, struct dt_type b)
 {
-	a = promote(a);
-	b = promote(b);
 	if (a.kind == DT_TPTR)
 		a = dt_ulong;
 	if (b.kind == DT_TPTR)
 		b = dt_ulong;
-	if (a.size == b.size)
-		return a.sign && b.sign ? a : (a.sign ? b : a);
-	return a.size > b.size ? a : b;
+	a.bits = b.bits = 0;
+	int ra = a.size * 8 + !a.sign, rb = b.size * 8 + !b.sign;
+
+	return rb > ra ? b : a;
 }
 
 static void need_int(struct dt_ck *k, struct dt_node *n, const struct dt_type *t,
@@ -1209,7 +1204,7 @@ static struct dt_type check_binary(struct dt_ck *k, struct dt_node *n)
 	if (n->op == T_MINUS && a.kind == DT_TPTR && b.kind == DT_TPTR)
 		return dt_long;
 	if (n->op == T_SHL || n->op == T_SHR)
-		return promote(a);
+		return arith(a, a);	/* the left operand's type */
 	return arith(a, b);
 }
 
@@ -1341,7 +1336,7 @@ static struct dt_type check_expr(struct dt_ck *k, struct dt_node *n)
 				  "requires an operand of arithmetic type",
 				  dt_tok_name(n->op));
 		}
-		t = n->op == T_BANG ? dt_int : promote(a);
+		t = n->op == T_BANG ? dt_int : arith(a, a);
 		if (t.kind == DT_TPTR && n->op != T_BANG)
 			t = dt_ulong;
 		break;
