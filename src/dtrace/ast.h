@@ -212,10 +212,13 @@ struct dt_type {
 /* Kernel structures D sees through a translator (xlate.c): the pointer
  * is the kernel's (a task_struct, a kernel_siginfo), the members are
  * computed from it. */
-enum dt_xlate { DT_XL_NONE, DT_XL_PSINFO, DT_XL_LWPSINFO, DT_XL_SIGINFO };
+enum dt_xlate { DT_XL_NONE, DT_XL_PSINFO, DT_XL_LWPSINFO, DT_XL_SIGINFO,
+	DT_XL_CPUINFO };
 /* A member of a translated struct: its type and index; false if none. */
 bool dt_xlate_member(int xl, const char *name, struct dt_type *t, int *idx);
 const char *dt_xlate_name(int xl);	/* "psinfo_t" */
+/* A member DTrace's struct has that its translator does not define. */
+bool dt_xlate_noconv(int xl, const char *name);
 
 /* A struct, union or array the program declares (decl.c), laid out as
  * the C ABI lays it out, which is how DTrace sizes it. */
@@ -610,6 +613,8 @@ enum dt_builtin {
 	BI_ARGS,		/* args[N] (an N_INDEX; ival: N) */
 	BI_CURPSINFO, BI_CURLWPSINFO,
 	BI_CURTHREAD,		/* struct task_struct * (the kernel's BTF) */
+	BI_STACKDEPTH, BI_USTACKDEPTH, BI_CALLER, BI_UCALLER,
+	BI_CURCPU,		/* cpuinfo_t *: this CPU's scratch area */
 	BI_NBUILTINS
 };
 

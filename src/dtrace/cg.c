@@ -417,10 +417,51 @@ static int cg_helper0(struct dt_cg *g, int helper)
 	return dt_call_end(g);
 }
 
+/* stackdepth, ustackdepth: the frames bpf_get_stack() finds; caller,
+ * ucaller: the second frame's address (dtrace-utils' get_bvar). BEGIN,
+ * END and ERROR run in sonde's own process, not in a traced context:
+ * 0, as in DTrace. */
+static int cg_stackvar(struct dt_cg *g, int bi)
+{
+	bool depth = bi == BI_STACKDEPTH || bi == BI_USTACKDEPTH;
+	bool user = bi == BI_USTACKDEPTH || bi == BI_UCALLER;
+	uint64_t frames = g->p->opt.maxframes;
+	int size, off, r, ok = dt_label(g);
+
+	if (!frames || frames > 127)	/* perf_event_max_stack */
+		frames = 127;
+	size = depth ? (int)frames * 8 : 16;
+
+	if (g->u->prov == &dt_prov_dtrace)
+		return dt_cg_const(g, 0);
+	off = dt_cg_temp(g, size);
+	if (!depth) {
+		dt_emit(g, I_ST(BPF_DW, DT_SCRATCH_REG, off, 0));
+		dt_emit(g, I_ST(BPF_DW, DT_SCRATCH_REG, off + 8, 0));
+	}
+	dt_call_begin(g);
+	dt_emit(g, I_LDX(BPF_DW, BPF_REG_1, BPF_REG_10, DT_FP_CTX));
+	dt_emit(g, I_MOV(BPF_REG_2, DT_SCRATCH_REG));
+	dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_2, off));
+	dt_emit(g, I_MOV_IMM(BPF_REG_3, size));
+	dt_emit(g, I_MOV_IMM(BPF_REG_4, user ? BPF_F_USER_STACK : 0));
+	dt_call(g, BPF_FUNC_get_stack);
+	r = dt_call_end(g);
+	if (!depth) {
+		dt_emit(g, I_LDX(BPF_DW, r, DT_SCRATCH_REG, off + 8));
+		return r;
+	}
+	dt_jmp_imm(g, BPF_JSGE, r, 0, ok);
+	dt_emit(g, I_MOV_IMM(r, 0));
+	dt_place(g, ok);
+	dt_emit(g, I_ALU64_IMM(BPF_RSH, r, 3));
+	return r;
+}
+
 static int cg_builtin(struct dt_cg *g, struct dt_node *n)
 {
 	const struct dt_provider *pv = g->u->prov;
-	int r, t;
+	int r, t, off;
 
 	/* sched:::on-cpu: the task coming on is "current" */
 	if (pv->cg_builtin && (r = pv->cg_builtin(g, n->bi)) >= 0)
@@ -466,7 +507,7 @@ static int cg_builtin(struct dt_cg *g, struct dt_node *n)
 		dt_cg_normalize(g, t, &n->type);
 		return t;
 	case BI_EXECNAME: {
-		int off = dt_cg_temp(g, 16);
+		off = dt_cg_temp(g, 16);
 
 		dt_call_begin(g);
 		dt_emit(g, I_MOV(BPF_REG_1, DT_SCRATCH_REG));
@@ -497,6 +538,17 @@ static int cg_builtin(struct dt_cg *g, struct dt_node *n)
 		return r;
 	case BI_CURPSINFO: case BI_CURLWPSINFO: case BI_CURTHREAD:
 		return cg_helper0(g, BPF_FUNC_get_current_task);
+	case BI_CURCPU:
+		/* an address that is this CPU's: its scratch area */
+		off = dt_cg_temp(g, 8);
+		r = dt_reg(g);
+		/* through memory: a number, not a pointer, to the verifier */
+		dt_emit(g, I_STX(BPF_DW, DT_SCRATCH_REG, DT_SCRATCH_REG, off));
+		dt_emit(g, I_LDX(BPF_DW, r, DT_SCRATCH_REG, off));
+		return r;
+	case BI_STACKDEPTH: case BI_USTACKDEPTH:
+	case BI_CALLER: case BI_UCALLER:
+		return cg_stackvar(g, n->bi);
 	default:
 		if (n->bi >= BI_ARG0 && n->bi <= BI_ARG9) {
 			if (pv->cg_arg)

@@ -132,13 +132,17 @@ static const struct {
 				       DT_XL_PSINFO } },
 	{ "curlwpsinfo", BI_CURLWPSINFO, { DT_TPTR, 8, false, 0, 8, false,
 					   DT_XL_LWPSINFO } },
+	{ "stackdepth", BI_STACKDEPTH, { DT_TINT, 4, false } },
+	{ "ustackdepth", BI_USTACKDEPTH, { DT_TINT, 4, false } },
+	{ "caller", BI_CALLER, { DT_TINT, 8, false } },
+	{ "ucaller", BI_UCALLER, { DT_TINT, 8, false } },
+	{ "curcpu", BI_CURCPU, { DT_TPTR, 8, false, 0, 8, false,
+				 DT_XL_CPUINFO } },
 };
 
 /* Names D defines that this version does not provide. */
 static const char *const later_vars[] = {
-	"args", "cwd", "root",
-	"stackdepth", "ustackdepth", "caller", "ucaller", "ipl", "uregs",
-	"zonename", "curcpu", "arg10",
+	"args", "cwd", "root", "ipl", "uregs", "zonename", "arg10",
 };
 
 struct dt_ck {
@@ -622,6 +626,9 @@ static struct dt_type check_var(struct dt_ck *k, struct dt_node *n)
 		if (find_var(k->p, n->name, DT_ARRAY))
 			dt_cerror(k->cc, &n->loc, D_IDENT_BADREF, "associative "
 				 "array '%s' may not be referenced as scalar", n->name);
+		if (!strcmp(n->name, "args"))	/* DTrace's words */
+			dt_cerror(k->cc, &n->loc, D_IDENT_BADREF, "array "
+				  "'args' may not be referenced as scalar");
 		for (size_t i = 0; i < ARRAY_SIZE(later_vars); i++)
 			if (!strcmp(later_vars[i], n->name))
 				dt_error(k->cc, &n->loc, "not supported: "
@@ -668,17 +675,30 @@ static struct dt_type check_args(struct dt_ck *k, struct dt_node *n)
 	bool have = false;
 	int i;
 
-	if (n->nargs != 1 || n->args[0]->kind != N_INT)
-		dt_error(k->cc, &n->loc, "args[] needs one integer constant "
-			 "index");
-	i = (int)n->args[0]->ival;
+	int64_t v;
+
+	/* dtrace-utils' dt_idcook_args, in its words */
+	if (n->nargs != 1)
+		dt_cerror(k->cc, &n->loc, D_PROTO_LEN, "args[ ] prototype "
+			  "mismatch: %d arg%spassed, 1 expected", n->nargs,
+			  n->nargs == 1 ? " " : "s ");
+	if (!const_eval(n->args[0], &v)) {
+		struct dt_type at = check_expr(k, n->args[0]);
+
+		dt_cerror(k->cc, &n->loc, D_PROTO_ARG, "args[ ] argument #1 "
+			  "is incompatible with prototype:\n\tprototype: "
+			  "integer constant\n\t argument: %s",
+			  tname(&at, b1));
+	}
+	i = (int)v;
 	for (int j = 0; cl && j < cl->nprobes; j++) {
 		const struct dt_probe *p = cl->probes[j];
 
 		if (!p->prov->args_type || !p->prov->args_type(p, i, &pt))
-			dt_error(k->cc, &n->loc, "args[%d] is not defined for "
-				 "probe %s:%s:%s:%s", i, dt_probe_field(p, 0),
-				 p->mod, p->func, p->name);
+			dt_cerror(k->cc, &n->loc, D_ARGS_IDX, "index %d is "
+				  "out of range for %s:%s:%s:%s args[ ]", i,
+				  dt_probe_field(p, 0), p->mod, p->func,
+				  p->name);
 		if (have && (pt.kind != t.kind || pt.xlate != t.xlate ||
 			     (pt.kind == DT_TINT && pt.size != t.size)))
 			dt_error(k->cc, &n->loc, "args[%d] is %s for some of "
@@ -866,6 +886,10 @@ static struct dt_type check_member(struct dt_ck *k, struct dt_node *n)
 	if (n->op != T_ARROW)
 		dt_error(k->cc, &n->loc, "%s is a pointer: use -> for its "
 			 "members", tname(&a, b));
+	if (!dt_xlate_member(a.xlate, n->name, &t, &idx) &&
+	    dt_xlate_noconv(a.xlate, n->name))
+		dt_cerror(k->cc, &n->loc, D_XLATE_NOCONV, "translator does "
+			  "not define conversion for member: %s", n->name);
 	if (!dt_xlate_member(a.xlate, n->name, &t, &idx))
 		dt_error(k->cc, &n->loc, "%s has no member %s in this version",
 			 dt_xlate_name(a.xlate), n->name);

@@ -15,11 +15,16 @@
 #define PRFNSZ 16	/* pr_fname */
 #define PRARGSZ 80	/* pr_psargs */
 
-enum how { PLAIN, STR, PSARGS };
+enum how { PLAIN, STR, PSARGS, CPUID,
+	CONST,		/* size: the value */
+	SELF,		/* the pointer itself (pr_addr) */
+	STATE, SNAME, FLAG,	/* from task_struct.__state */
+};
 
 struct step {
 	const char *type, *member;	/* BTF; type NULL: fixed offset */
-	int off;
+	int off;			/* added to the member's */
+	const char *type2, *member2;	/* a member of that member */
 };
 
 struct member {
@@ -27,7 +32,7 @@ struct member {
 	struct dt_type type;
 	enum how how;
 	int size;		/* bytes read by the last step */
-	struct step steps[2];
+	struct step steps[3];
 	int nsteps;
 };
 
@@ -49,6 +54,32 @@ static const struct member psinfo[] = {
 	{ "pr_fname", STR_T(PRFNSZ), STR, PRFNSZ,
 	  { { "task_struct", "comm", 0 } }, 1 },
 	{ "pr_psargs", STR_T(PRARGSZ), PSARGS, PRARGSZ, { { 0 } }, 0 },
+	/* as dtrace-utils' procfs.d translator */
+	{ "pr_nlwp", INT_T(4, true), CONST, 1, { { 0 } }, 0 },
+	{ "pr_pgid", INT_T(4, true), PLAIN, 4,
+	  { { "task_struct", "signal", 0 }, { "signal_struct", "pids", 2 * 8 },
+	    { "pid", "numbers", 0 } }, 3 },	/* PIDTYPE_PGID */
+	{ "pr_sid", INT_T(4, true), PLAIN, 4,
+	  { { "task_struct", "signal", 0 }, { "signal_struct", "pids", 3 * 8 },
+	    { "pid", "numbers", 0 } }, 3 },	/* PIDTYPE_SID */
+	{ "pr_egid", INT_T(4, false), PLAIN, 4,
+	  { { "task_struct", "real_cred", 0 }, { "cred", "egid", 0 } }, 2 },
+	{ "pr_addr", INT_T(8, false), SELF, 8, { { 0 } }, 0 },
+	{ "pr_wstat", INT_T(4, true), CONST, 0, { { 0 } }, 0 },
+	{ "pr_dmodel", INT_T(1, true), CONST, 2, { { 0 } }, 0 },	/* LP64 */
+	{ "pr_taskid", INT_T(4, true), CONST, 0, { { 0 } }, 0 },
+	{ "pr_projid", INT_T(4, true), CONST, 0, { { 0 } }, 0 },
+	{ "pr_nzomb", INT_T(4, true), CONST, 0, { { 0 } }, 0 },
+	{ "pr_poolid", INT_T(4, true), CONST, 0, { { 0 } }, 0 },
+	{ "pr_zoneid", INT_T(4, true), CONST, 0, { { 0 } }, 0 },
+	{ "pr_contract", INT_T(4, true), CONST, 0, { { 0 } }, 0 },
+};
+
+/* psinfo_t's members DTrace's translator leaves out */
+static const char *const psinfo_noconv[] = {
+	"pr_flag", "pr_size", "pr_rssize", "pr_pad", "pr_ttydev",
+	"pr_pctcpu", "pr_pctmem", "pr_start", "pr_time", "pr_ctime",
+	"pr_filler", "pr_lwp",
 };
 
 static const struct member lwpsinfo[] = {
@@ -58,6 +89,23 @@ static const struct member lwpsinfo[] = {
 	  { { "task_struct", "prio", 0 } }, 1 },
 	{ "pr_name", STR_T(PRFNSZ), STR, PRFNSZ,
 	  { { "task_struct", "comm", 0 } }, 1 },
+	{ "pr_flag", INT_T(4, true), FLAG, 4,
+	  { { "task_struct", "__state", 0 } }, 1 },
+	{ "pr_addr", INT_T(8, false), SELF, 8, { { 0 } }, 0 },
+	{ "pr_wchan", INT_T(8, false), CONST, 0, { { 0 } }, 0 },
+	{ "pr_stype", INT_T(1, true), CONST, 0, { { 0 } }, 0 },
+	{ "pr_state", INT_T(1, true), STATE, 4,
+	  { { "task_struct", "__state", 0 } }, 1 },
+	{ "pr_sname", INT_T(1, true), SNAME, 4,
+	  { { "task_struct", "__state", 0 } }, 1 },
+	{ "pr_onpro", INT_T(4, true), PLAIN, 4,
+	  { { "task_struct", "thread_info", 0, "thread_info", "cpu" } }, 1 },
+};
+
+static const char *const lwpsinfo_noconv[] = {
+	"pr_nice", "pr_syscall", "pr_oldpri", "pr_cpu", "pr_pctcpu",
+	"pr_pad", "pr_start", "pr_time", "pr_clname", "pr_bindpro",
+	"pr_bindpset", "pr_lgrp", "pr_filler",
 };
 
 /* siginfo's layout is user ABI: fixed offsets. */
@@ -70,14 +118,24 @@ static const struct member siginfo[] = {
 	{ "si_status", INT_T(4, true), PLAIN, 4, { { NULL, NULL, 24 } }, 1 },
 };
 
+/* cpuinfo_t (curcpu): the CPU's number; the pointer is opaque. */
+static const struct member cpuinfo[] = {
+	{ "cpu_id", INT_T(4, true), CPUID, 4, { { 0 } }, 0 },
+};
+
 static const struct {
 	const char *name;
 	const struct member *m;
 	int n;
+	const char *const *noconv;
+	int nnoconv;
 } structs[] = {
-	[DT_XL_PSINFO] = { "psinfo_t", psinfo, ARRAY_SIZE(psinfo) },
-	[DT_XL_LWPSINFO] = { "lwpsinfo_t", lwpsinfo, ARRAY_SIZE(lwpsinfo) },
+	[DT_XL_PSINFO] = { "psinfo_t", psinfo, ARRAY_SIZE(psinfo),
+			   psinfo_noconv, ARRAY_SIZE(psinfo_noconv) },
+	[DT_XL_LWPSINFO] = { "lwpsinfo_t", lwpsinfo, ARRAY_SIZE(lwpsinfo),
+			     lwpsinfo_noconv, ARRAY_SIZE(lwpsinfo_noconv) },
 	[DT_XL_SIGINFO] = { "siginfo_t", siginfo, ARRAY_SIZE(siginfo) },
+	[DT_XL_CPUINFO] = { "cpuinfo_t", cpuinfo, ARRAY_SIZE(cpuinfo) },
 };
 
 const char *dt_xlate_name(int xl)
@@ -96,6 +154,16 @@ bool dt_xlate_member(int xl, const char *name, struct dt_type *t, int *idx)
 			*idx = i;
 			return true;
 		}
+	return false;
+}
+
+bool dt_xlate_noconv(int xl, const char *name)
+{
+	if (xl <= 0 || xl >= (int)ARRAY_SIZE(structs))
+		return false;
+	for (int i = 0; i < structs[xl].nnoconv; i++)
+		if (!strcmp(structs[xl].noconv[i], name))
+			return true;
 	return false;
 }
 
@@ -233,6 +301,47 @@ static int psargs(struct dt_cg *g, int task)
 	return r;
 }
 
+/* pr_state, pr_sname and pr_flag from a task's __state, as
+ * dtrace-utils' lwpsinfo_t translator: the first bit set decides. */
+static int task_state(struct dt_cg *g, int st, enum how how)
+{
+	static const struct { uint32_t mask; char state, sname; } map[] = {
+		{ 0x0001, 1, 'S' },	/* TASK_INTERRUPTIBLE: SSLEEP */
+		{ 0x0002, 1, 'S' },	/* TASK_UNINTERRUPTIBLE */
+		{ 0x0004, 4, 'T' },	/* __TASK_STOPPED: SSTOP */
+		{ 0x0008, 4, 'T' },	/* __TASK_TRACED */
+		{ 0x0020, 3, 'Z' },	/* EXIT_ZOMBIE: SZOMB */
+		{ 0x0010, 3, 'Z' },	/* EXIT_DEAD */
+		{ 0x0080, 3, 'Z' },	/* TASK_DEAD */
+		{ 0x0100, 7, 'W' },	/* TASK_WAKEKILL: SWAIT */
+		{ 0x0200, 7, 'W' },	/* TASK_WAKING */
+	};
+	int r = dt_reg(g), done = dt_label(g);
+
+	if (how == FLAG) {	/* PR_STOPPED */
+		dt_emit(g, I_MOV(r, st));
+		dt_emit(g, I_ALU64_IMM(BPF_RSH, r, 2));
+		dt_emit(g, I_ALU64_IMM(BPF_AND, r, 1));
+		dt_reg_free(g, st);
+		return r;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(map); i++) {
+		int next = dt_label(g);
+
+		dt_emit(g, I_MOV(r, st));
+		dt_emit(g, I_ALU64_IMM(BPF_AND, r, (int32_t)map[i].mask));
+		dt_jmp_imm(g, BPF_JEQ, r, 0, next);
+		dt_emit(g, I_MOV_IMM(r, how == STATE ? map[i].state :
+				     map[i].sname));
+		dt_jmp(g, done);
+		dt_place(g, next);
+	}
+	dt_emit(g, I_MOV_IMM(r, how == STATE ? 2 : 'R'));	/* SRUN */
+	dt_place(g, done);
+	dt_reg_free(g, st);
+	return r;
+}
+
 int dt_xlate_cg(struct dt_cg *g, int xl, int idx, int ptr)
 {
 	const struct member *m = &structs[xl].m[idx];
@@ -240,10 +349,26 @@ int dt_xlate_cg(struct dt_cg *g, int xl, int idx, int ptr)
 
 	if (m->how == PSARGS)
 		return psargs(g, ptr);
+	if (m->how == CONST || m->how == SELF) {
+		if (m->how == SELF)
+			return ptr;
+		dt_reg_free(g, ptr);
+		return dt_cg_const(g, m->size);
+	}
+	if (m->how == CPUID) {
+		dt_reg_free(g, ptr);
+		dt_call_begin(g);
+		dt_call(g, BPF_FUNC_get_smp_processor_id);
+		return dt_call_end(g);
+	}
 	for (int i = 0; i < m->nsteps; i++) {
 		const struct step *s = &m->steps[i];
-		int off = s->type ? btf_off(g, s->type, s->member) : s->off;
+		int off = s->type ? btf_off(g, s->type, s->member) + s->off :
+			  s->off;
 		bool last = i == m->nsteps - 1;
+
+		if (s->type2)
+			off += btf_off(g, s->type2, s->member2);
 
 		if (last && m->how == STR) {
 			int buf = dt_cg_temp(g, m->size);
@@ -256,6 +381,8 @@ int dt_xlate_cg(struct dt_cg *g, int xl, int idx, int ptr)
 		r = dt_cg_read(g, r, off, last ? m->size : 8,
 				BPF_FUNC_probe_read_kernel);
 	}
+	if (m->how == STATE || m->how == SNAME || m->how == FLAG)
+		r = task_state(g, r, m->how);
 	dt_cg_normalize(g, r, &m->type);
 	return r;
 }

@@ -162,19 +162,21 @@ def test_proc_killed_and_dumped(sonde, root, tmp_path):
 
 
 @pytest.mark.parametrize("prog,message", [
-    ("proc:::exit { trace(args[3]); }",
-     "args[3] is not defined for probe proc:vmlinux::exit"),
+    ("proc:::exit { trace(args[3]); }",   # dtrace-utils' words
+     "[D_ARGS_IDX] in action list: index 3 is out of range for "
+     "proc:vmlinux::exit args[ ]"),
     ("proc:::exit,proc:::create { trace(args[0]); }",
      "args[0] is int for some of the clause's probes and psinfo_t *"),
     ("proc:::create { trace(args[0]->pr_nope); }",
      "psinfo_t has no member pr_nope"),
-    ("syscall::read:entry { trace(args[0]); }",
-     "args[0] is not defined for probe syscall:vmlinux:read:entry"),
+    # read(2)'s tracepoint has three fields: args[0..2]
+    ("syscall::read:entry { trace(args[3]); }",
+     "index 3 is out of range for syscall:vmlinux:read:entry args[ ]"),
     ("BEGIN { x = 1; trace(x->pr_pid); }",
      "operator -> must be applied to a pointer"),
 ])
 def test_args_errors(sonde, prog, message):
-    p = dtrace(sonde, "-e", "-n", prog)
+    p = dtrace(sonde, "-e", "-x", "errtags", "-n", prog)
     assert p.returncode == 1  # a compile error, as dtrace(1)
     assert message in p.stderr, p.stderr
 

@@ -10,6 +10,7 @@
 #include "../emit.h"
 #include "../../lib/bpf.h"
 #include "../../lib/syscalls.h"
+#include "../../lib/tracefs.h"
 #include "../../lib/util.h"
 
 #include <bpf/bpf.h>
@@ -233,6 +234,61 @@ static int arg(struct dt_cg *g, int i)
 			  BPF_FUNC_probe_read_kernel);
 }
 
+/* args[i]: typed as dtrace-utils types it, by the fields of the
+ * syscall's tracepoint (events/syscalls/sys_enter_NAME: the arguments;
+ * sys_exit_NAME: the return value). A pointer field is a pointer, the
+ * others integers of the field's size and signedness. */
+static bool args_type(const struct dt_probe *p, int i, struct dt_type *t)
+{
+	const char *root = tracefs_root();
+	char path[512], line[512];
+	bool found = false;
+	int n = -1;
+	FILE *f;
+
+	if (!root || i < 0)
+		return false;
+	snprintf(path, sizeof(path), "%s/events/syscalls/sys_%s_%s/format",
+		 root, strcmp(p->name, "return") ? "enter" : "exit", p->func);
+	if (!(f = fopen(path, "r")))
+		return false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		char *fld = strstr(line, "field:"), *end, *sz, *sg;
+
+		if (!fld || !(end = strchr(fld, ';')))
+			continue;
+		if (n < 0) {	/* the fields after __syscall_nr */
+			char *nr = strstr(fld, "__syscall_nr");
+
+			n = nr && nr < end ? 0 : -1;
+			continue;
+		}
+		if (n++ != i)
+			continue;
+		sz = strstr(end, "size:");
+		sg = strstr(end, "signed:");
+		*end = '\0';
+		*t = (struct dt_type){ DT_TINT, 8, true };
+		if (strchr(fld, '*')) {
+			*t = (struct dt_type){ DT_TPTR, 8, false, 0, 1 };
+		} else {
+			if (sz)
+				t->size = (uint8_t)atoi(sz + 5);
+			if (t->size != 1 && t->size != 2 && t->size != 4)
+				t->size = 8;
+			t->sign = sg && atoi(sg + 7) != 0;
+		}
+		found = true;
+	}
+	fclose(f);
+	return found;
+}
+
+static int cg_args(struct dt_cg *g, int i)
+{
+	return arg(g, i);
+}
+
 static int errno_(struct dt_cg *g)
 {
 	int r = dt_reg(g), zero = dt_label(g), done = dt_label(g);
@@ -323,6 +379,8 @@ const struct dt_provider dt_prov_syscall = {
 	.cg_probe_id = probe_id,
 	.cg_arg = arg,
 	.cg_errno = errno_,
+	.args_type = args_type,
+	.cg_args = cg_args,
 	.cg_probestr = probestr,
 	.names_map = names_map,
 	.attach = attach,
