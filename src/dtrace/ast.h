@@ -354,6 +354,8 @@ struct dt_clause {
 	struct dt_node *body;	/* statement list */
 	bool has_body;		/* false: "-n probe" with no { } */
 	struct dt_loc loc;
+	struct dt_loc end;	/* its '}' (DTrace's line for errors found
+				 * when the whole clause is read) */
 	/* types.c */
 	bool emits;		/* writes a record (data actions, or empty) */
 	int rec_size;		/* bytes of its record, header included */
@@ -592,6 +594,9 @@ int dt_literal(struct dt_prog *p, const char *s, size_t ssize);
 void dt_parse(struct dt_cc *cc, struct dt_prog *prog, const struct dt_src *src);
 /* Resolve names, check types, lay out records, keys and variables. */
 void dt_check(struct dt_cc *cc, struct dt_prog *prog);
+/* Check the inline definitions alone (a program of declarations only:
+ * DTrace checks each where it is defined). */
+void dt_check_inlines(struct dt_cc *cc, struct dt_prog *prog);
 /* Apply one option as -x or #pragma D option would: 0, or -ENOENT for an
  * unknown name, -EINVAL for a bad value, with dtrace(1)'s words in err
  * ("Invalid option name", "Invalid value for specified option"). */

@@ -483,8 +483,20 @@ static int cg_builtin(struct dt_cg *g, struct dt_node *n)
 		r = cg_helper0(g, BPF_FUNC_get_current_uid_gid);
 		dt_emit(g, I_ALU64_IMM(BPF_RSH, r, 32));
 		return r;
-	case BI_TIMESTAMP:
-		return cg_helper0(g, BPF_FUNC_ktime_get_ns);
+	case BI_TIMESTAMP: {
+		/* one value per probe firing, as in DTrace */
+		int have = dt_label(g);
+
+		r = dt_reg(g);
+		dt_emit(g, I_LDX(BPF_DW, r, BPF_REG_10, DT_FP_TS));
+		dt_jmp_imm(g, BPF_JNE, r, 0, have);
+		t = cg_helper0(g, BPF_FUNC_ktime_get_ns);
+		dt_emit(g, I_STX(BPF_DW, BPF_REG_10, t, DT_FP_TS));
+		dt_emit(g, I_MOV(r, t));
+		dt_reg_free(g, t);
+		dt_place(g, have);
+		return r;
+	}
 	case BI_WALLTIMESTAMP:
 		r = cg_helper0(g, BPF_FUNC_ktime_get_ns);
 		t = dt_reg(g);
@@ -573,6 +585,10 @@ static int cg_mem_addr(struct dt_cg *g, struct dt_node *n)
 	if (n->kind == N_MEMBER && n->in_mem) {
 		r = n->op == T_ARROW ? dt_cg_expr(g, n->a) :
 		    dt_cg_addr(g, n->a);
+		/* p->m of a NULL p faults at address 0, not at m's offset
+		 * (dtrace-utils checks the pointer first) */
+		if (n->op == T_ARROW && n->ival)
+			dt_cg_fault_if_zero(g, r, DTRACEFLT_BADADDR);
 		if (n->ival)
 			dt_emit(g, I_ALU64_IMM(BPF_ADD, r, (int32_t)n->ival));
 		return r;
@@ -1409,6 +1425,7 @@ void dt_cg_unit(struct dt_cg *g, struct dt_unit *u)
 	r = u->prov->cg_probe_id(g);
 	dt_emit(g, I_STX(BPF_DW, BPF_REG_10, r, DT_FP_PROBE));
 	dt_reg_free(g, r);
+	dt_emit(g, I_ST(BPF_DW, BPF_REG_10, DT_FP_TS, 0));
 	for (int i = 0; i < u->nclauses; i++)
 		self |= uses_self(u->clauses[i]->pred) ||
 			uses_self(u->clauses[i]->body);

@@ -293,6 +293,7 @@ int dt_compile(struct dt_session *s)
 		parse_program(s, &s->srcs[i]);
 	}
 	if (!p->nclauses) {
+		dt_check_inlines(&s->cc, p);
 		/* -x empty: nothing to trace, which the caller reports */
 		if (p->opt.empty)
 			return 0;

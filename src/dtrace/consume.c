@@ -842,6 +842,32 @@ static const char *fault_name(uint32_t fault)
 	       fault == 1000 ? "library-level fault" : "unknown fault";
 }
 
+/* The N of dtrace-utils' dt_clause_N: it compiles a clause once per
+ * probe description (BEGIN,END { } is two), numbering them in order;
+ * the description that matched probe p decides. */
+static unsigned stmt_id(const struct dt_session *s, uint32_t ci,
+			const struct dt_probe *p)
+{
+	unsigned n = 0;
+
+	if (ci >= (uint32_t)s->prog.nclauses)
+		return ci;
+	for (uint32_t i = 0; i < ci; i++)
+		n += (unsigned)s->prog.clauses[i]->npds;
+	const struct dt_clause *cl = s->prog.clauses[ci];
+
+	for (int j = 0; p && j < cl->npds; j++) {
+		const struct dt_pdesc *pd = &cl->pds[j];
+
+		if (dt_glob(pd->prov ? pd->prov : "", dt_probe_field(p, 0)) &&
+		    dt_glob(pd->mod ? pd->mod : "", p->mod) &&
+		    dt_glob(pd->func ? pd->func : "", p->func) &&
+		    dt_glob(pd->name ? pd->name : "", p->name))
+			return n + (unsigned)j;
+	}
+	return n;
+}
+
 /* A fault, in dtrace-utils' words (dt_handle_err): the clause by its
  * name, the probe, the fault and its detail, the BPF instruction. */
 static void on_error(struct dt_session *s, const struct dt_rechdr *h,
@@ -860,15 +886,17 @@ static void on_error(struct dt_session *s, const struct dt_rechdr *h,
 	else if (e->fault == 11)
 		snprintf(details, sizeof(details), " (%lld)",
 			 (long long)e->addr);
+	unsigned n = stmt_id(s, h->clause, p);
+
 	fprintf(stderr, "dtrace: error in dt_clause_%u for probe ID %u "
-		"(%s:%s:%s:%s): %s%s at BPF pc %u\n", h->clause, h->probe,
+		"(%s:%s:%s:%s): %s%s at BPF pc %u\n", n, h->probe,
 		p ? dt_probe_field(p, 0) : "?", p ? p->mod : "?",
 		p ? p->func : "?", p ? p->name : "?", fault_name(e->fault),
 		details, e->insn);
 	if (s->error) {
 		/* dtrace-utils' dt_probe_error: the probe ID, the clause
 		 * (dt_clause_N's N), the BPF pc, the fault, its value */
-		uint64_t args[6] = { 0, h->probe, h->clause, e->insn,
+		uint64_t args[6] = { 0, h->probe, n, e->insn,
 				     e->fault, e->addr };
 
 		dt_dtrace_fire(s->error, args, 6);
@@ -912,7 +940,7 @@ static void do_setopt(struct dt_session *s, const struct dt_action *a,
 		fflush(s->out);
 		fprintf(stderr, "dtrace: error in dt_clause_%u for probe ID %u "
 			"(%s:%s:%s:%s): couldn't set option \"%s\" to \"%s\": "
-			"%s\n\n", h->clause, h->probe,
+			"%s\n\n", stmt_id(s, h->clause, p), h->probe,
 			p ? dt_probe_field(p, 0) : "?", p ? p->mod : "?",
 			p ? p->func : "?", p ? p->name : "?", name, val, err);
 	}

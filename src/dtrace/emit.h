@@ -27,7 +27,9 @@ enum {
 	DT_FP_KEY = -32,	/* small map keys */
 	DT_FP_TID = -40,	/* the thread id, key of self-> variables */
 	DT_FP_PROBE = -48,	/* the id of the probe that fired */
-	DT_FP_SPILL = -56,	/* spill slots grow down from here */
+	DT_FP_TS = -56,		/* timestamp, once read in the firing (0: not
+				 * yet) */
+	DT_FP_SPILL = -64,	/* spill slots grow down from here */
 };
 
 #define DT_SCRATCH_REG BPF_REG_9

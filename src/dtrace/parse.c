@@ -2283,6 +2283,7 @@ next_desc:
 		next(p);
 		cl->has_body = true;
 		cl->body = statements(p);
+		cl->end = p->tok.loc;	/* the '}' */
 		c = dt_lex_skip(&p->lx);
 	}
 	if (c == ';')

@@ -363,18 +363,22 @@ static void no_whole(struct dt_ck *k, const struct dt_node *n,
 			 "members" : "elements");
 }
 
-static void need_lvalue(struct dt_ck *k, struct dt_node *n, const char *what)
+/* n is assigned with operator op (=, +=, ++...): DTrace's D_OP_LVAL
+ * and D_OP_WRITE errors, in its words, and sonde's own limits. */
+static void need_lvalue(struct dt_ck *k, struct dt_node *n, int op)
 {
+	const char *what = op == T_ASSIGN ? "assignment" : dt_tok_name(op);
+
 	resolve_part(k, n);
 	switch (n->kind) {
 	case N_VAR:
 		if (!strcmp(n->name, "NULL"))
-			dt_error(k->cc, &n->loc, "%s: NULL cannot be modified",
-				 what);
+			break;
 		for (size_t i = 0; i < ARRAY_SIZE(builtins); i++)
 			if (!strcmp(builtins[i].name, n->name))
-				dt_error(k->cc, &n->loc, "%s: built-in variable "
-					 "%s cannot be modified", what, n->name);
+				dt_cerror(k->cc, &n->loc, D_OP_WRITE, "operator "
+					  "%s can only be applied to a writable "
+					  "variable", dt_tok_name(op));
 		/* fall through */
 	case N_SELF: case N_THIS: case N_INDEX:
 		return;
@@ -407,9 +411,10 @@ static void need_lvalue(struct dt_ck *k, struct dt_node *n, const char *what)
 					 "(a member of memory elsewhere)", what,
 					 tname(&t, b));
 		}
-		dt_error(k->cc, &n->loc, "%s needs a variable on its left",
-			 what);
+		break;
 	}
+	dt_cerror(k->cc, &n->loc, D_OP_LVAL, "operator %s requires "
+		  "modifiable lvalue as an operand", dt_tok_name(op));
 }
 
 static bool is_deref(const struct dt_node *n)
@@ -587,6 +592,27 @@ bool dt_node_is_null(const struct dt_node *n)
 	       !strcmp(n->name, "NULL");
 }
 
+/* Whether /proc/kallsyms lists kernel data (CONFIG_KALLSYMS_ALL): a
+ * kernel without it lists a few dozen data symbols among its functions;
+ * read only to explain a `name that is not found. */
+static bool kallsyms_has_data(void)
+{
+	FILE *f = fopen("/proc/kallsyms", "r");
+	char line[256];
+	long data = 0;
+
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f) && data < 1000) {
+		char *t = strchr(line, ' ');
+
+		if (t && strchr("dDbB", t[1]))
+			data++;
+	}
+	fclose(f);
+	return data >= 1000;
+}
+
 static struct dt_type check_var(struct dt_ck *k, struct dt_node *n)
 {
 	/* NULL: a pointer constant (to strtok(), and == NULL on the strings
@@ -640,6 +666,17 @@ static struct dt_type check_var(struct dt_ck *k, struct dt_node *n)
 			n->ival = (uint64_t)value;
 			n->type = (struct dt_type){ DT_TINT, (uint8_t)size, true };
 			return n->type;
+		}
+		if (strchr(n->name, '`')) {
+			/* a kernel symbol (`max_pfn): DTrace's words */
+			if (n->name[strlen(n->name) - 1] != '`' &&
+			    !kallsyms_has_data())
+				k->cc->why = "kernel variables are found in "
+					"/proc/kallsyms, which lists no data "
+					"symbols on this kernel (it was built "
+					"without CONFIG_KALLSYMS_ALL)";
+			dt_cerror(k->cc, &n->loc, D_IDENT_UNDEF, "failed to "
+				  "resolve %s: Unknown symbol name", n->name);
 		}
 		k->cc->hint = "a variable must be declared or assigned before "
 			      "it is used";
@@ -1071,7 +1108,7 @@ static struct dt_type check_assign(struct dt_ck *k, struct dt_node *n)
 				  "not be applied to operand of type \"%s\"",
 				  dt_tok_name(n->op), tname(&av->type, b1));
 	}
-	need_lvalue(k, l, "assignment");
+	need_lvalue(k, l, n->op);
 	if (n->op == T_ASSIGN && sou_assign(k, n))
 		return n->a->type;
 	rt = check_expr(k, n->b);
@@ -1402,7 +1439,7 @@ static struct dt_type check_expr(struct dt_ck *k, struct dt_node *n)
 		t = check_assign(k, n);
 		break;
 	case N_PREINC: case N_POSTINC:
-		need_lvalue(k, n->a, dt_tok_name(n->op));
+		need_lvalue(k, n->a, n->op);
 		implicit_int(k, n->a, true);
 		a = check_expr(k, n->a);
 		if (!dt_type_is_int(&a))
@@ -2129,6 +2166,32 @@ static struct dt_type xlate_member(struct dt_ck *k, struct dt_node *n)
 		  "conversion for member: %s", n->name);
 }
 
+/* Each inline's definition, where it is defined. */
+static void check_inlines(struct dt_ck *k)
+{
+	for (struct dt_inline *in = k->p->inlines; in; in = in->next) {
+		struct dt_type t;
+		char b1[80], b2[80];
+
+		k->cl = NULL;
+		k->cc->cur = in->loc.src;
+		t = check_expr(k, in->expr);
+		if ((in->type.kind == DT_TSTR) != (t.kind == DT_TSTR) ||
+		    t.kind == DT_TVOID)
+			dt_cerror(k->cc, &in->loc, D_OP_INCOMPAT, "inline %s "
+				  "definition uses incompatible types: \"%s\" = "
+				  "\"%s\"", in->name, tname(&in->type, b1),
+				  tname(&t, b2));
+	}
+}
+
+void dt_check_inlines(struct dt_cc *cc, struct dt_prog *p)
+{
+	struct dt_ck k = { .cc = cc, .p = p };
+
+	check_inlines(&k);
+}
+
 void dt_check(struct dt_cc *cc, struct dt_prog *p)
 {
 	struct dt_ck k = { .cc = cc, .p = p };
@@ -2141,21 +2204,7 @@ void dt_check(struct dt_cc *cc, struct dt_prog *p)
 	for (struct dt_var *v = p->vars; v; v = v->next)
 		if (v->typed && v->type.kind == DT_TSTR)
 			v->type.ssize = (uint16_t)p->opt.strsize;
-	/* each inline's definition, where it is defined */
-	for (struct dt_inline *in = p->inlines; in; in = in->next) {
-		struct dt_type t;
-		char b1[80], b2[80];
-
-		k.cl = NULL;
-		cc->cur = in->loc.src;
-		t = check_expr(&k, in->expr);
-		if ((in->type.kind == DT_TSTR) != (t.kind == DT_TSTR) ||
-		    t.kind == DT_TVOID)
-			dt_cerror(cc, &in->loc, D_OP_INCOMPAT, "inline %s "
-				  "definition uses incompatible types: \"%s\" = "
-				  "\"%s\"", in->name, tname(&in->type, b1),
-				  tname(&t, b2));
-	}
+	check_inlines(&k);
 	for (struct dt_xlator *x = p->xlators; x; x = x->next)
 		check_xlator(&k, x);
 	for (int i = 0; i < p->nclauses; i++) {
@@ -2175,9 +2224,14 @@ void dt_check(struct dt_cc *cc, struct dt_prog *p)
 			cc->region = "predicate";
 			struct dt_type t = check_top(&k, cl->pred);
 
-			if (!dt_type_is_int(&t) && t.kind != DT_TSTR &&
-			    t.kind != DT_TSYM)
-				dt_cerror(cc, &cl->pred->loc, D_PRED_SCALAR,
+			/* an array (which decayed to its address) is no
+			 * scalar to DTrace */
+			if ((!dt_type_is_int(&t) && t.kind != DT_TSTR &&
+			     t.kind != DT_TSYM) ||
+			    (cl->pred->kind == N_ADDR &&
+			     cl->pred->a->type.kind == DT_TARRAY))
+				dt_cerror(cc, cl->has_body ? &cl->end :
+					  &cl->pred->loc, D_PRED_SCALAR,
 					  "predicate result must be of scalar "
 					  "type");
 		}

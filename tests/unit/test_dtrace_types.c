@@ -241,13 +241,13 @@ static void test_errors(void **state)
 	check_error("BEGIN { x = 1 + trace(1); }", "operands have "
 		    "incompatible types: \"int\" + \"void\"");
 	check_error("BEGIN { x = \"a\" == 1; }", "cannot compare string with");
-	check_error("BEGIN { pid = 1; }", "built-in variable pid cannot be "
-		    "modified");
+	check_error("BEGIN { pid = 1; }", "operator = can only be applied "
+		    "to a writable variable");	/* DTrace's D_OP_WRITE */
 	/* found by fuzzing: op= and ++ on a built-in */
-	check_error("BEGIN { pid *= 2; }", "built-in variable pid cannot be "
-		    "modified");
-	check_error("BEGIN { timestamp++; }", "++: built-in variable timestamp "
-		    "cannot be modified");
+	check_error("BEGIN { pid *= 2; }", "operator *= can only be applied "
+		    "to a writable variable");
+	check_error("BEGIN { timestamp++; }", "operator ++ can only be applied "
+		    "to a writable variable");
 	check_error("BEGIN { printf(\"%d\\n\"); }", "conversion #1 (%d) is "
 		    "missing a corresponding value argument");
 	check_error("BEGIN { printf(\"%s\\n\", 1); }", "argument #2 is "
@@ -352,7 +352,8 @@ static void test_errors(void **state)
 		    "the right side of '=' has no value");
 	check_error("BEGIN { x = strtok(1, \",\"); }", "strtok( ) argument #1 is incompatible with prototype:\n\tprototype: char *");
 	check_error("BEGIN { x = strtok(\"a\", 1); }", "strtok( ) argument #2 is incompatible with prototype:\n\tprototype: char *");
-	check_error("BEGIN { NULL = 1; }", "NULL cannot be modified");
+	check_error("BEGIN { NULL = 1; }", "operator = requires modifiable "
+		    "lvalue as an operand");	/* D_OP_LVAL */
 	/* stores through pointers: alloca()'s memory only, integers only */
 	check_error("BEGIN { p = (int *)arg0; *p = 1; }", "assignment through "
 		    "a pointer: only to alloca()'s memory, not a pointer to "
@@ -363,8 +364,8 @@ static void test_errors(void **state)
 		    "assign a string through a pointer (copy it with bcopy())");
 	check_error("BEGIN { p = (int *)arg0; (*p)++; }", "++ through a "
 		    "pointer: only to alloca()'s memory");
-	check_error("BEGIN { -x = 1; }", "assignment needs a variable on its "
-		    "left");
+	check_error("BEGIN { -x = 1; }", "operator = requires modifiable "
+		    "lvalue as an operand");
 	/* %k */
 	check_error("BEGIN { printf(\"%k\", 1); }", "conversion: %k\n\t "
 		    "prototype: stack\n\t  argument: int");
