@@ -616,6 +616,7 @@ enum dt_builtin {
 	BI_PROBEPROV, BI_PROBEMOD, BI_PROBEFUNC, BI_PROBENAME,
 	BI_ARG0, BI_ARG9 = BI_ARG0 + 9, BI_ERRNO, BI_EPID, BI_ID,
 	BI_ARGS,		/* args[N] (an N_INDEX; ival: N) */
+	BI_UREGS,		/* uregs[N] (an N_INDEX; ival: N) */
 	BI_CURPSINFO, BI_CURLWPSINFO,
 	BI_CURTHREAD,		/* struct task_struct * (the kernel's BTF) */
 	BI_STACKDEPTH, BI_USTACKDEPTH, BI_CALLER, BI_UCALLER,

@@ -8,6 +8,7 @@
  * the ring buffer. Instructions are appended to a list with labels that
  * are resolved at the end; every instruction remembers the D source it
  * came from, so that a verifier rejection names a line. */
+#include "btf.h"
 #include "cg.h"
 #include "cg_agg.h"
 #include "cg_str.h"
@@ -456,6 +457,36 @@ static int cg_stackvar(struct dt_cg *g, int bi)
 	dt_place(g, ok);
 	dt_emit(g, I_ALU64_IMM(BPF_RSH, r, 3));
 	return r;
+}
+
+/* uregs[i]: the current task's user registers, pt_regs[i] (through
+ * bpf_task_pt_regs()), or for 21..25 its thread's ds, es, fsbase,
+ * gsbase and trap_nr (x86_64, as dtrace-utils). */
+static int cg_uregs(struct dt_cg *g, int i)
+{
+	static const char *const thread[] = { "ds", "es", "fsbase", "gsbase",
+					      "trap_nr" };
+	static const int size[] = { 2, 2, 8, 8, 8 };
+	int r;
+
+	if (i >= 21) {
+		int off = dt_btf_member_offset("task_struct", "thread"), m;
+
+		m = dt_btf_member_offset("thread_struct", thread[i - 21]);
+		if (off < 0 || m < 0)
+			dt_error(g->cc, &g->loc, "uregs[%d] needs the kernel's "
+				 "BTF for task_struct.thread.%s", i,
+				 thread[i - 21]);
+		r = cg_helper0(g, BPF_FUNC_get_current_task);
+		return dt_cg_read(g, r, off + m, size[i - 21],
+				  BPF_FUNC_probe_read_kernel);
+	}
+	dt_call_begin(g);
+	dt_call(g, BPF_FUNC_get_current_task_btf);
+	dt_emit(g, I_MOV(BPF_REG_1, BPF_REG_0));
+	dt_call(g, BPF_FUNC_task_pt_regs);
+	r = dt_call_end(g);
+	return dt_cg_read(g, r, i * 8, 8, BPF_FUNC_probe_read_kernel);
 }
 
 static int cg_builtin(struct dt_cg *g, struct dt_node *n)
@@ -1122,6 +1153,10 @@ int dt_cg_expr(struct dt_cg *g, struct dt_node *n)
 	case N_SELF: case N_THIS: case N_INDEX: {
 		if (n->kind == N_INDEX && n->bi == BI_ARGS) {
 			r = g->u->prov->cg_args(g, (int)n->ival);
+			break;
+		}
+		if (n->kind == N_INDEX && n->bi == BI_UREGS) {
+			r = cg_uregs(g, (int)n->ival);
 			break;
 		}
 		struct lval lv = lval_of(g, n);

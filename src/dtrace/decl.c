@@ -191,6 +191,9 @@ struct dt_type dt_ptr_type(struct dt_cc *cc, const struct dt_type *t)
 	p.pointee = t->kind == DT_TVOID ? 1 : size > 8 || !size ? 8 :
 		    (uint8_t)size;
 	p.pointee_unsigned = t->kind == DT_TINT && !t->sign;
+	/* psinfo_t * and the like: the translated kernel pointer */
+	if (t->kind == DT_TSOU && t->xlate)
+		p.xlate = t->xlate;
 	return p;
 }
 

@@ -168,6 +168,23 @@ static const struct {
 	{ "mode_t", 4, false }, { "loff_t", 8, true },
 };
 
+/* psinfo_t, lwpsinfo_t, siginfo_t, cpuinfo_t: the structs D's own
+ * translators make (xlate.c), as types for xlate <psinfo_t *>(t) and
+ * declarations; members are known only through their pointers. */
+static bool xlate_type(struct parser *p, const char *s, struct dt_type *t)
+{
+	for (int xl = DT_XL_PSINFO; xl <= DT_XL_CPUINFO; xl++)
+		if (!strcmp(dt_xlate_name(xl), s)) {
+			struct dt_ctype *ct = dt_ctype_new(p->cc, false, s);
+
+			dt_ctype_end(ct);
+			*t = (struct dt_type){ .kind = DT_TSOU, .ct = ct,
+					       .xlate = (uint8_t)xl };
+			return true;
+		}
+	return false;
+}
+
 static int typedef_index(const char *s)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(typedefs); i++)
@@ -220,8 +237,14 @@ static bool starts_type(struct parser *p)
 	case T_CONST: case T_VOLATILE: case T_STRUCT: case T_UNION:
 	case T_ENUM:
 		return true;
-	case T_IDENT:
-		return typedef_index(t->sval) >= 0 || user_typedef(p, t->sval);
+	case T_IDENT: {
+		struct dt_type xt;
+
+		return typedef_index(t->sval) >= 0 ||
+		       user_typedef(p, t->sval) ||
+		       (!user_typedef(p, t->sval) &&
+			xlate_type(p, t->sval, &xt));
+	}
 	default:
 		return false;
 	}
@@ -316,6 +339,11 @@ static struct dt_type parse_type(struct parser *p)
 			   !nlong && !have_named &&
 			   (c = user_typedef(p, k->sval))) {
 			named = c->type;
+			have_named = true;
+			next(p);
+		} else if (k->t == T_IDENT && !base && td < 0 && !sign &&
+			   !nlong && !have_named && xlate_type(p, k->sval,
+							      &named)) {
 			have_named = true;
 			next(p);
 		} else {
@@ -1865,6 +1893,21 @@ static void xlator_decl(struct parser *p)
 
 	expect(p, T_SEMI);
 	x->loc = end;	/* where dtrace(1) reports what is wrong with it */
+	if (x->out.kind == DT_TSOU && x->out.xlate) {
+		/* D's own: procfs.d translates a task_struct * to each */
+		const struct dt_type *r = x->in.kind == DT_TPTR ? x->in.ref :
+					  NULL;
+
+		if (r && r->kind == DT_TSOU && r->ct && r->ct->tag &&
+		    !strcmp(r->ct->tag, "task_struct"))
+			dt_cerror(cc, &end, D_XLATE_REDECL, "translator from "
+				  "%s to %s has already been declared",
+				  dt_type_name(&x->in, b1, sizeof(b1)),
+				  dt_xlate_name(x->out.xlate));
+		dt_error(cc, &end, "not supported: translators to %s from "
+			 "other types in this version",
+			 dt_xlate_name(x->out.xlate));
+	}
 	if (x->out.kind != DT_TSOU)
 		dt_cerror(cc, &end, D_XLATE_SOU, "translator output type must "
 			  "be a struct or union");
@@ -2344,6 +2387,9 @@ void dt_parse(struct dt_cc *cc, struct dt_prog *prog, const struct dt_src *src)
 		for (struct dt_var *v = prog->vars; v && !found; v = v->next)
 			found = v->scope == DT_GLOBAL &&
 				!strcmp(v->name, p.pending[i].name);
+		for (struct dt_inline *in = prog->inlines; in && !found;
+		     in = in->next)
+			found = !strcmp(in->name, p.pending[i].name);
 		if (!found)
 			dt_cerror(cc, &p.pending[i].loc, D_PRAGMA_UNUSED,
 				  "unused #pragma attributes");

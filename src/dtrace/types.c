@@ -142,7 +142,7 @@ static const struct {
 
 /* Names D defines that this version does not provide. */
 static const char *const later_vars[] = {
-	"args", "cwd", "root", "ipl", "uregs", "zonename", "arg10",
+	"args", "cwd", "root", "ipl", "zonename", "arg10",
 };
 
 struct dt_ck {
@@ -160,6 +160,7 @@ struct dt_ck {
 
 static struct dt_type check_expr(struct dt_ck *k, struct dt_node *n);
 static struct dt_type xlate_member(struct dt_ck *k, struct dt_node *n);
+static bool builtin_xlate(struct dt_ck *k, struct dt_node *x);
 static struct dt_type check_top(struct dt_ck *k, struct dt_node *n);
 
 static struct dt_type str_type(struct dt_ck *k)
@@ -652,9 +653,10 @@ static struct dt_type check_var(struct dt_ck *k, struct dt_node *n)
 		if (find_var(k->p, n->name, DT_ARRAY))
 			dt_cerror(k->cc, &n->loc, D_IDENT_BADREF, "associative "
 				 "array '%s' may not be referenced as scalar", n->name);
-		if (!strcmp(n->name, "args"))	/* DTrace's words */
+		if (!strcmp(n->name, "args") || !strcmp(n->name, "uregs"))
 			dt_cerror(k->cc, &n->loc, D_IDENT_BADREF, "array "
-				  "'args' may not be referenced as scalar");
+				  "'%s' may not be referenced as scalar",
+				  n->name);	/* DTrace's words */
 		for (size_t i = 0; i < ARRAY_SIZE(later_vars); i++)
 			if (!strcmp(later_vars[i], n->name))
 				dt_error(k->cc, &n->loc, "not supported: "
@@ -751,6 +753,32 @@ static struct dt_type check_args(struct dt_ck *k, struct dt_node *n)
 	n->bi = BI_ARGS;
 	n->ival = (uint64_t)i;
 	return t;
+}
+
+/* uregs[N]: the interrupted user registers, N one of regs.d's R_*
+ * (an index into pt_regs; 21..25 are task->thread's ds, es, fsbase,
+ * gsbase, trap_nr, as dtrace-utils' dt_cg_uregs on x86_64). */
+static struct dt_type check_uregs(struct dt_ck *k, struct dt_node *n)
+{
+	struct dt_type at;
+	char b[80];
+	int64_t v;
+
+	if (n->nargs != 1)
+		dt_cerror(k->cc, &n->loc, D_PROTO_LEN, "uregs[ ] prototype "
+			  "mismatch: %d arg%spassed, 1 expected", n->nargs,
+			  n->nargs == 1 ? " " : "s ");
+	at = check_expr(k, n->args[0]);
+	if (!const_eval(n->args[0], &v))
+		dt_cerror(k->cc, &n->loc, D_PROTO_ARG, "uregs[ ] argument #1 "
+			  "is incompatible with prototype:\n\tprototype: "
+			  "integer constant\n\t argument: %s", tname(&at, b));
+	if (v < 0 || v > 25)
+		dt_cerror(k->cc, &n->loc, D_UNKNOWN_CTF, "uregs[]: index out "
+			  "of bounds (%d)", (int)v);
+	n->bi = BI_UREGS;
+	n->ival = (uint64_t)v;
+	return dt_ulong;
 }
 
 /* An array used as a value is the address of its first element (C's
@@ -960,6 +988,8 @@ static struct dt_type check_index(struct dt_ck *k, struct dt_node *n)
 
 	if (!v && !strcmp(n->name, "args"))
 		return check_args(k, n);
+	if (!v && !strcmp(n->name, "uregs"))
+		return check_uregs(k, n);
 	if (!v) {
 		if (find_var(k->p, n->name, DT_GLOBAL))
 			dt_cerror(k->cc, &n->loc, D_IDENT_BADREF, "scalar '%s' may "
@@ -1369,6 +1399,8 @@ static struct dt_type check_expr(struct dt_ck *k, struct dt_node *n)
 		t = n->type;
 		break;
 	case N_XLATE:
+		if (n->cast.kind == DT_TPTR && builtin_xlate(k, n))
+			return check_expr(k, n);
 		dt_error(k->cc, &n->loc, "not supported: a translated struct as "
 			 "a whole value in this version (use its members: "
 			 "xlate <T>(x).member)");
@@ -1463,6 +1495,10 @@ static struct dt_type check_expr(struct dt_ck *k, struct dt_node *n)
 			*n = *n->a;
 			return check_expr(k, n);
 		}
+		if (n->a->kind == N_XLATE && n->a->cast.kind == DT_TPTR &&
+		    n->a->cast.xlate && n->cast.kind == DT_TPTR &&
+		    n->cast.xlate == n->a->cast.xlate)
+			builtin_xlate(k, n->a);	/* to its own type */
 		if (n->a->kind == N_XLATE)
 			dt_cerror(k->cc, &n->loc, D_CAST_INVAL, "invalid cast "
 				  "expression: \"pointer to translated data\" to "
@@ -2118,8 +2154,35 @@ static bool xl_input_ok(const struct dt_type *in, const struct dt_type *t)
 /* xlate <T>(e).m, xlate <T *>(e)->m: member m's definition in the
  * translator from e's type to T, with e for its input, as T's member
  * type. n becomes that expression. */
+/* xlate <psinfo_t *>(e), xlate <psinfo_t>(e): D's own translators take
+ * a kernel pointer (a task_struct) and their members are computed from
+ * it (xlate.c); x becomes the pointer cast to the translated type. */
+static bool builtin_xlate(struct dt_ck *k, struct dt_node *x)
+{
+	struct dt_type out = x->cast, it;
+	char b1[80];
+
+	if (!out.xlate)
+		return false;
+	it = check_expr(k, x->a);
+	if (it.kind != DT_TPTR && !dt_type_is_int(&it))
+		dt_cerror(k->cc, &x->loc, D_XLATE_NONE, "cannot translate from "
+			  "\"%s\" to \"%s\"", tname(&it, b1),
+			  dt_xlate_name(out.xlate));
+	x->kind = N_CAST;
+	x->cast = (struct dt_type){ DT_TPTR, 8, false, 0, 8, false,
+				    out.xlate };
+	x->type = x->cast;
+	return true;
+}
+
 static struct dt_type xlate_member(struct dt_ck *k, struct dt_node *n)
 {
+	if (builtin_xlate(k, n->a)) {
+		n->op = T_ARROW;	/* .m of the struct is ->m */
+		return check_expr(k, n);
+	}
+
 	struct dt_node *x = n->a, *in = dt_node_clone(k->cc, x->a), *e;
 	struct dt_type out = x->cast, st = out, it, mt;
 	struct dt_xlator *xl = NULL;
