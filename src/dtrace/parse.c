@@ -205,6 +205,7 @@ static struct dt_cname *user_typedef(struct parser *p, const char *s)
 static struct dt_type parse_type(struct parser *p);
 static struct dt_node *ternary(struct parser *p);
 static struct dt_type sou_spec(struct parser *p);
+static void param_list(struct parser *p, bool array, const char *name);
 static struct dt_type enum_spec(struct parser *p);
 
 static bool is_word(const struct dt_token *t, const char *w)
@@ -638,6 +639,29 @@ static struct dt_type sou_spec(struct parser *p)
 			if (peek(p)->t == T_COLON) {
 				/* an unnamed bit-field: padding */
 				bitfield(p, ct, &mt, NULL);
+				continue;
+			}
+			if (peek(p)->t == T_LPAREN) {
+				/* int (*fp)(); int (*afp[2])(): pointers to
+				 * functions, 8 bytes each */
+				struct dt_type fp = dt_ptr_type(p->cc, &dt_void);
+
+				next(p);
+				if (!accept(p, T_STAR))
+					syntax(p, "a member in ( ) must be a "
+					       "pointer to a function");
+				while (accept(p, T_STAR))
+					;
+				id = expect(p, T_IDENT);
+				vt = array_suffix(p, fp, id.sval);
+				expect(p, T_RPAREN);
+				if (peek(p)->t == T_LPAREN)
+					param_list(p, false, id.sval);
+				if (!dt_ctype_add(p->cc, ct, id.sval, &vt))
+					dt_cerror(p->cc, &id.loc, D_UNKNOWN_CTF,
+						  "failed to define member "
+						  "'%s': Duplicate member or "
+						  "variable name", id.sval);
 				continue;
 			}
 			id = expect(p, T_IDENT);
@@ -2089,6 +2113,47 @@ static struct dt_token funcptr_declarator(struct parser *p)
 	return id;
 }
 
+/* Whether name is one of D's functions in D version vers: those after
+ * 1.0 from dtrace-utils' identifier table (dt_open.c), the others 1.0. */
+static bool builtin_func(const char *name, uint32_t vers)
+{
+	static const struct { const char *name; uint32_t since; } later[] = {
+		{ "freopen", DT_VERSION(1, 1, 0) },
+		{ "index", DT_VERSION(1, 1, 0) },
+		{ "rindex", DT_VERSION(1, 1, 0) },
+		{ "strchr", DT_VERSION(1, 1, 0) },
+		{ "strrchr", DT_VERSION(1, 1, 0) },
+		{ "strstr", DT_VERSION(1, 1, 0) },
+		{ "strtok", DT_VERSION(1, 1, 0) },
+		{ "substr", DT_VERSION(1, 1, 0) },
+		{ "func", DT_VERSION(1, 2, 0) }, { "mod", DT_VERSION(1, 2, 0) },
+		{ "setopt", DT_VERSION(1, 2, 0) },
+		{ "sym", DT_VERSION(1, 2, 0) }, { "uaddr", DT_VERSION(1, 2, 0) },
+		{ "ufunc", DT_VERSION(1, 2, 0) },
+		{ "umod", DT_VERSION(1, 2, 0) }, { "usym", DT_VERSION(1, 2, 0) },
+		{ "htonl", DT_VERSION(1, 3, 0) },
+		{ "htonll", DT_VERSION(1, 3, 0) },
+		{ "htons", DT_VERSION(1, 3, 0) },
+		{ "ntohl", DT_VERSION(1, 3, 0) },
+		{ "ntohll", DT_VERSION(1, 3, 0) },
+		{ "ntohs", DT_VERSION(1, 3, 0) },
+		{ "inet_ntoa", DT_VERSION(1, 5, 0) },
+		{ "inet_ntoa6", DT_VERSION(1, 5, 0) },
+		{ "inet_ntop", DT_VERSION(1, 5, 0) },
+		{ "link_ntop", DT_VERSION(1, 5, 0) },
+		{ "stddev", DT_VERSION(1, 6, 0) },
+		{ "llquantize", DT_VERSION(1, 6, 4) },
+		{ "pcap", DT_VERSION(1, 6, 4) },
+	};
+
+	if (!dt_func_lookup(name) && !dt_proto(name))
+		return false;
+	for (size_t i = 0; i < ARRAY_SIZE(later); i++)
+		if (!strcmp(later[i].name, name))
+			return vers >= later[i].since;
+	return true;
+}
+
 static void declaration(struct parser *p)
 {
 	enum dt_scope scope = DT_GLOBAL;
@@ -2193,6 +2258,10 @@ static void declaration(struct parser *p)
 			c->type = t;
 			continue;
 		}
+		if (scope == DT_GLOBAL && !p->is_extern &&
+		    builtin_func(id.sval, p->prog->opt.version))
+			dt_cerror(p->cc, &id.loc, D_DECL_IDRED, "built-in "
+				  "identifier redeclared: %s", id.sval);
 		if (t.kind == DT_TSOU && !t.ct->complete)
 			dt_cerror(p->cc, &id.loc, D_DECL_INCOMPLETE,
 				  "incomplete struct/union/enum %s: %s",
