@@ -236,3 +236,32 @@ def test_two_processes_usdt_probes(sonde, root, tmp_path):
     pids = sorted(int(l.split()[0]) for l in p.stdout.splitlines()
                   if l.strip())
     assert pids == sorted([a.pid, b.pid]), p.stdout
+
+
+def test_32bit_program_probes(sonde, root, tmp_path):
+    """-G of a 32-bit object is a 32-bit object, and the usdt provider
+    reads a 32-bit program's notes (4-byte addresses)."""
+    need_gcc()
+    if not os.path.exists("/sys/bus/event_source/devices/uprobe"):
+        pytest.skip("this kernel has no uprobe PMU")
+    (tmp_path / "prov.d").write_text("provider tp { probe go(int); };\n")
+    (tmp_path / "m.c").write_text(
+        '#include "prov.h"\nint main(void) { TP_GO(5); return 0; }\n')
+    assert dtrace(sonde, "-h", "-s", "prov.d", cwd=tmp_path).returncode == 0
+    r = subprocess.run(["gcc", "-m32", "-c", "m.c"], cwd=tmp_path,
+                       capture_output=True)
+    if r.returncode:
+        pytest.skip("gcc cannot build 32-bit programs here")
+    assert dtrace(sonde, "-G", "-s", "prov.d", "m.o",
+                  cwd=tmp_path).returncode == 0
+    r = subprocess.run(["gcc", "-m32", "-o", "m", "m.o", "prov.o"],
+                       cwd=tmp_path, capture_output=True)
+    if r.returncode:
+        pytest.skip("no 32-bit C library to link with")
+    ns = notes(tmp_path / "m")
+    assert [(n["prov"], n["name"]) for n in ns] == [("tp", "go")]
+    p = dtrace(sonde, "-q", "-c", str(tmp_path / "m"), "-n",
+               'tp$target:::go { printf("%s:%s %d\\n", probefunc, '
+               'probename, arg0); }', cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.strip() == "main:go 5"

@@ -16,7 +16,7 @@
  * register, its size and sign), "8@-16(%rbp)" (memory at a register plus
  * a displacement, read from user space), "4@$5" (a constant). Operands
  * relative to a symbol (sym(%rip)) are not decoded: they read 0. x86_64
- * only. */
+ * and 32-bit x86 programs (whose notes hold 4-byte addresses). */
 #include "kit.h"
 #include "../emit.h"
 #include "../../lib/bpf.h"
@@ -246,6 +246,8 @@ static void scan(struct dt_provs *ps, long pid, struct dt_umod *m)
 			have_base = true;
 		}
 	}
+	size_t asz = gelf_getclass(elf) == ELFCLASS32 ? 4 : 8;
+
 	while ((scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
 		GElf_Nhdr nh;
@@ -259,16 +261,18 @@ static void scan(struct dt_provs *ps, long pid, struct dt_umod *m)
 			const char *desc = (const char *)d->d_buf + doff;
 			const char *prov, *name, *spec, *end = desc +
 							       nh.n_descsz;
-			uint64_t pc, base, sem;
+			uint64_t pc = 0, base = 0, sem = 0;
 
 			if (nh.n_type != 3 || nh.n_namesz != 8 ||
 			    memcmp((char *)d->d_buf + noff, "stapsdt", 8) ||
-			    nh.n_descsz < 3 * 8 + 3)
+			    nh.n_descsz < 3 * asz + 3)
 				continue;
-			memcpy(&pc, desc, 8);
-			memcpy(&base, desc + 8, 8);
-			memcpy(&sem, desc + 16, 8);
-			prov = desc + 24;
+			/* the addresses are the file's size (4 bytes in a
+			 * 32-bit program) */
+			memcpy(&pc, desc, asz);
+			memcpy(&base, desc + asz, asz);
+			memcpy(&sem, desc + 2 * asz, asz);
+			prov = desc + 3 * asz;
 			name = memchr(prov, 0, (size_t)(end - prov));
 			if (!name++ || name >= end)
 				continue;
