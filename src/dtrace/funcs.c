@@ -1072,11 +1072,28 @@ static int const_size(struct dt_ck *k, struct dt_node *n, int i, int max)
 	return (int)e->ival;
 }
 
+/* The scratch size the user asked for: -x scratchsize adds the 8 bytes
+ * of alloca()'s header (options.c), the default of 256 does not. */
+static uint64_t user_scratchsize(const struct dt_prog *p)
+{
+	return p->opt.scratchsize == 256 ? 256 : p->opt.scratchsize - 8;
+}
+
 /* copyin(addr, size): size bytes of user memory in a scratch buffer;
  * its address is a char * (for casts, * and stringof()). */
 static void check_copyin(struct dt_ck *k, struct dt_node *n)
 {
+	struct dt_node *e = n->args[1];
+	uint64_t max = user_scratchsize(dt_ck_prog(k));
+
 	need_intarg(k, n, 0);
+	dt_ck_expr(k, e);
+	/* the buffer is scratch memory, as alloca()'s (dtrace-utils) */
+	if (e->kind == N_INT && e->ival > max)
+		dt_cerror(dt_ck_cc(k), &n->loc, D_ALLOCA_SIZE, "copyin(%llu) "
+			  "size larger than scratchsize %llu",
+			  (unsigned long long)e->ival,
+			  (unsigned long long)max);
 	n->ival = (uint64_t)const_size(k, n, 1, 4096);
 	n->type = (struct dt_type){ DT_TPTR, 8, false, 0, 1 };
 }
@@ -1180,10 +1197,7 @@ static void check_alloca(struct dt_ck *k, struct dt_node *n)
 	struct dt_prog *p = dt_ck_prog(k);
 	struct dt_node *e = n->args[0];
 
-	/* the size the user asked for: -x scratchsize adds the 8 bytes of
-	 * alloca()'s header (options.c), the default of 256 does not */
-	uint64_t max = p->opt.scratchsize == 256 ? 256 :
-		       p->opt.scratchsize - 8;
+	uint64_t max = user_scratchsize(p);
 
 	need_intarg(k, n, 0);
 	if (e->kind == N_INT && e->ival > max)
