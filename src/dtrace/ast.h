@@ -494,6 +494,7 @@ struct dt_options {
 	bool noresolve;		/* addresses, not symbols */
 	bool nolibs;		/* no D library */
 	bool cpp;		/* -C */
+	bool pspec;		/* top-level text is a probe description */
 	bool cpphdrs;		/* -H */
 	int64_t cpu;		/* -1: every CPU */
 	uint64_t maxframes, stackframes, ustackframes, jstackframes;

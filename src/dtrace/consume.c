@@ -1237,7 +1237,7 @@ void dt_print_drops(struct dt_session *s)
 	size_t vsz = ((size_t)s->scratch_size + 7) & ~(size_t)7;
 	uint8_t *vals = sd_calloc((size_t)ncpu, vsz);
 	uint32_t zero = 0;
-	uint64_t dyn = 0, unavail = 0;
+	uint64_t dyn = 0, unavail = 0, specdrops = s->specdrops;
 
 	if (bpf_map_lookup_elem(s->map_fds[DT_MAP_SCRATCH], &zero, vals)) {
 		free(vals);
@@ -1259,15 +1259,16 @@ void dt_print_drops(struct dt_session *s)
 				ct.aggdrops == 1 ? "" : "s", c);
 		dyn += ct.dyndrops;
 		unavail += ct.specunavail;
+		specdrops += ct.specdrops;
 	}
 	if (dyn)
 		fprintf(stderr, "dtrace: %s%llu dynamic variable drop%s\n",
 			DROPTAG(s, DYNAMIC), (unsigned long long)dyn,
 			dyn == 1 ? "" : "s");
-	if (s->specdrops)
+	if (specdrops)
 		fprintf(stderr, "dtrace: %s%llu speculative drop%s\n",
-			DROPTAG(s, SPEC), (unsigned long long)s->specdrops,
-			s->specdrops == 1 ? "" : "s");
+			DROPTAG(s, SPEC), (unsigned long long)specdrops,
+			specdrops == 1 ? "" : "s");
 	if (unavail)
 		fprintf(stderr, "dtrace: %s%llu failed speculation%s (no "
 			"speculative buffer available)\n",

@@ -987,6 +987,21 @@ static void check_speculate(struct dt_ck *k, struct dt_node *n)
 	dt_ck_clause(k)->emits = true;
 }
 
+/* A clause whose record is larger than specsize is a speculative drop
+ * and ends at speculate(), as dtrace-utils ends it when a value it
+ * stores passes specsize (what earlier clauses put in the buffer is
+ * counted by the consumer, spec_keep: a record that does not fit there
+ * is a drop too, the clause having run). */
+static void spec_room(struct dt_cg *g, int id)
+{
+	if ((uint64_t)g->cl->rec_size <= g->p->opt.specsize)
+		return;
+	dt_cg_count(g, DT_SCR(counters.specdrops));
+	/* id is not 0 here: a conditional jump, as the verifier refuses
+	 * code no jump reaches */
+	dt_jmp_imm(g, BPF_JNE, id, 0, g->skip);
+}
+
 static int cg_speculate(struct dt_cg *g, struct dt_node *n)
 {
 	int id;
@@ -1014,6 +1029,7 @@ static int cg_speculate(struct dt_cg *g, struct dt_node *n)
 		dt_reg_free(g, w);
 		dt_reg_free(g, p);
 	}
+	spec_room(g, id);
 	dt_emit(g, I_ALU64_IMM(BPF_AND, id, DT_REC_SPEC_MAX));
 	dt_emit(g, I_ALU64_IMM(BPF_LSH, id, DT_REC_SPEC_SHIFT));
 	dt_emit(g, I_ALU64_IMM(BPF_OR, id, (int32_t)(DT_REC_DATA |

@@ -74,6 +74,7 @@ struct dt_counters {
 	uint64_t dyndrops;	/* thread-local / array map full */
 	uint64_t errors;	/* faults */
 	uint64_t specunavail;	/* speculation(): every buffer in use */
+	uint64_t specdrops;	/* speculate(): the buffer's specsize full */
 };
 
 /* The scratch area's fixed part. After it: this-> variables, strtok()'s
@@ -144,7 +145,7 @@ _Static_assert(sizeof(struct dt_rechdr) == 16, "record header");
 _Static_assert(sizeof(struct dt_errrec) == 24, "error record");
 _Static_assert(offsetof(struct dt_errmsg, err) == sizeof(struct dt_rechdr),
 	       "an error record follows its header");
-_Static_assert(sizeof(struct dt_counters) == 40, "counters");
+_Static_assert(sizeof(struct dt_counters) == 48, "counters");
 _Static_assert(sizeof(struct dt_scratch) % 8 == 0,
 	       "this-> variables are 8-aligned");
 _Static_assert(sizeof(((struct dt_scratch *)0)->zero) >=

@@ -286,7 +286,7 @@ static const struct option {
 	{ "pgmax", K_SIZE, NONE },
 	{ "preallocate", K_SIZE, NONE },
 	{ "procfspath", K_STRING, NONE },
-	{ "pspec", K_FLAG, NONE },
+	{ "pspec", K_FLAG, OFF(pspec), 1 },
 	{ "stdc", K_STDC, OFF(stdc) },
 	{ "strip", K_FLAG, NONE },
 	{ "syslibdir", K_STRING, NONE },

@@ -2313,6 +2313,11 @@ static void declaration(struct parser *p)
 		*tail = v;
 	} while (accept(p, T_COMMA));
 	p->is_extern = false;
+	/* dtrace-utils' lexer reports a declaration cut by the end of the
+	 * program itself, in its own words */
+	if (peek(p)->t == T_EOF)
+		dt_cerror(p->cc, &peek(p)->loc, D_SYNTAX, "syntax error near "
+			  "end-of-input");
 	expect(p, T_SEMI);
 }
 
@@ -2443,7 +2448,8 @@ void dt_parse(struct dt_cc *cc, struct dt_prog *prog, const struct dt_src *src)
 			p.have = false;
 			continue;
 		}
-		if (decl_start(&p)) {
+		/* -x pspec: no declarations, "int*x" is a probe glob */
+		if (!prog->opt.pspec && decl_start(&p)) {
 			declaration(&p);
 			continue;
 		}
