@@ -110,11 +110,12 @@ void json_arr_begin(struct json *j) { open(j, '['); }
 void json_arr_end(struct json *j) { close(j, ']'); }
 
 static void put_string(struct json *j, const char *s, size_t n);
+static void put_cstring(struct json *j, const char *s);
 
 void json_key(struct json *j, const char *key)
 {
 	sep(j);
-	put_string(j, key, strlen(key));
+	put_cstring(j, key);
 	if (j->pretty)
 		put(j, ": ", 2);
 	else
@@ -233,6 +234,32 @@ static void put_string(struct json *j, const char *str, size_t n)
 	putch(j, '"');
 }
 
+/* A NUL-terminated string: measured as it is copied (keys, names). */
+static void put_cstring(struct json *j, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t room = JSON_BUF - j->len;
+
+	if (room > 2) {
+		char *d = j->buf + j->len + 1;
+
+		for (size_t i = 0; i < room - 2; i++) {
+			unsigned char c = s[i];
+
+			if (special[c]) {
+				if (c)
+					break;
+				d[-1] = '"';
+				d[i] = '"';
+				j->len += i + 2;
+				return;
+			}
+			d[i] = (char)c;
+		}
+	}
+	put_string(j, str, strlen(str));
+}
+
 void json_write_string(FILE *f, const char *s, size_t n)
 {
 	struct json j;
@@ -249,7 +276,9 @@ void json_str(struct json *j, const char *s)
 		json_null(j);
 		return;
 	}
-	json_strn(j, s, strlen(s));
+	value(j);
+	put_cstring(j, s);
+	done(j);
 }
 
 void json_strn(struct json *j, const char *s, size_t n)
