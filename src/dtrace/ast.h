@@ -207,6 +207,10 @@ struct dt_type {
 				 * an integer of pointee bytes) */
 	uint8_t bits;		/* a bit-field of an integer type of size
 				 * bytes: its width (0: not one) */
+	uint8_t bit_off;	/* a kernel (BTF) bit-field: its first bit in
+				 * the byte at the member's offset */
+	bool kbits;		/* a kernel bit-field, which may share its
+				 * bytes with others: read only, in memory */
 };
 
 /* Kernel structures D sees through a translator (xlate.c): the pointer

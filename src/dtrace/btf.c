@@ -209,14 +209,22 @@ void dt_btf_complete(struct dt_cc *cc, struct dt_ctype *ct)
 		__u32 bits = btf_member_bit_offset(t, (__u32)i);
 		struct dt_cmember *m;
 
-		/* bit-fields: not readable in this version (D's model
-		 * keeps them in bytes of their own) */
-		if (btf_member_bitfield_size(t, (__u32)i))
-			continue;
+		__u32 width = btf_member_bitfield_size(t, (__u32)i);
+
 		m = &ct->members[ct->nmembers++];
 		m->name = nm && *nm ? dt_strdup(&cc->arena, nm) : NULL;
 		m->off = bits / 8;
 		m->type = type_of(cc, btf, (int)mem->type);
+		/* a bit-field: read from its first byte, shifted and masked
+		 * (cg_mem_load); it may share bytes with its neighbours */
+		if (width && m->type.kind == DT_TINT && width < 64) {
+			m->type.bits = (uint8_t)width;
+			m->type.bit_off = (uint8_t)(bits % 8);
+			m->type.kbits = true;
+		} else if (width) {
+			ct->nmembers--;
+			continue;
+		}
 		/* an unnamed struct or union: its members are the outer's */
 		if (!m->name && m->type.kind == DT_TSOU)
 			dt_btf_complete(cc, (struct dt_ctype *)m->type.ct);

@@ -635,6 +635,13 @@ static int cg_mem_load(struct dt_cg *g, struct dt_node *n)
 	int tmp = dt_cg_temp(g, 8), addr = cg_mem_addr(g, n), rc, r;
 	int size = (int)dt_type_size(&n->type);
 
+	/* a kernel bit-field: the bytes its bits span */
+	if (n->type.kbits) {
+		int nb = (n->type.bit_off + n->type.bits + 7) / 8;
+
+		size = nb <= 1 ? 1 : nb <= 2 ? 2 : nb <= 4 ? 4 : 8;
+	}
+
 	if (n->type.kind != DT_TINT && n->type.kind != DT_TPTR)
 		dt_error(g->cc, &n->loc, "internal error: reading a %s from "
 			 "memory", n->type.kind == DT_TSOU ? "struct" :
@@ -653,6 +660,8 @@ static int cg_mem_load(struct dt_cg *g, struct dt_node *n)
 	r = dt_reg(g);
 	dt_emit(g, I_LDX(size == 1 ? BPF_B : size == 2 ? BPF_H : size == 4 ?
 			 BPF_W : BPF_DW, r, DT_SCRATCH_REG, tmp));
+	if (n->type.kbits && n->type.bit_off)
+		dt_emit(g, I_ALU64_IMM(BPF_RSH, r, n->type.bit_off));
 	dt_cg_normalize(g, r, &n->type);
 	return r;
 }

@@ -287,6 +287,11 @@ static void resolve_part(struct dt_ck *k, struct dt_node *n)
 				  base->type.ct->is_union ? "union" : "struct",
 				  base->type.ct->tag ? base->type.ct->tag :
 				  "(anon)");
+		if (t.kbits)
+			dt_error(k->cc, &n->loc, "not supported: a kernel "
+				 "bit-field of a D variable (%s.%s) in this "
+				 "version (only through a pointer)", base->name,
+				 n->name);
 		name = dt_alloc(&k->cc->arena, strlen(base->name) +
 				strlen(n->name) + 2);
 		sprintf(name, "%s.%s", base->name, n->name);

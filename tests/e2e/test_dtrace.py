@@ -808,3 +808,45 @@ def test_strsize_beyond_a_string_size_is_refused(sonde):
     assert p.returncode == 1
     assert p.stderr == "dtrace: failed to set -x strsize: Invalid value " \
         "for specified option\n"
+
+
+def test_kernel_bitfields_match_the_btf_layout(sonde, root):
+    """A kernel bit-field read through a pointer (curthread->frozen) is its
+    bits as bpftool lays out task_struct: each field equals the 64-bit word
+    it lies in, shifted and masked by bpftool's offsets, for the tasks
+    whose system calls fire (sched_contributes_to_load and
+    sched_remote_wakeup are often set)."""
+    import shutil
+    if not shutil.which("bpftool"):
+        pytest.skip("bpftool (the BTF layout oracle) is not installed")
+    dump = subprocess.run(["bpftool", "btf", "dump", "file",
+                           "/sys/kernel/btf/vmlinux"], capture_output=True,
+                          text=True).stdout
+    body = dump.split("STRUCT 'task_struct' size=", 1)[1].split("\n[", 1)[0]
+    fields = [(m[0], int(m[1]), int(m[2])) for m in re.findall(
+        r"'(\w+)' type_id=\d+ bits_offset=(\d+) bitfield_size=(\d+)", body)]
+    words = sorted({f[1] // 64 * 8 for f in fields})[:2]
+    fields = [f for f in fields if f[1] // 64 * 8 in words][:12]
+    assert len(fields) >= 4
+    prog = ("syscall:::entry /n++ < 3000/ { printf(\"%x %x" +
+            " %d" * len(fields) + "\\n\", " +
+            ", ".join("*(uint64_t *)((uintptr_t)curthread + %d)" % w
+                      for w in (words * 2)[:2]) + ", " +
+            ", ".join("curthread->" + f[0] for f in fields) +
+            "); } tick-1s { exit(0); }")
+    p = dtrace(sonde, "-q", "-n", prog, "-c", "sh -c 'ls / >/dev/null; "
+               "sleep 0.2; cat /proc/self/status >/dev/null'")
+    assert p.returncode == 0, p.stderr
+    lines = {l for l in p.stdout.splitlines() if l.strip()}
+    assert lines
+    set_bits = 0
+    for l in lines:
+        w = l.split()
+        raw = dict(zip((words * 2)[:2], (int(x, 16) for x in w[:2])))
+        got = [int(x) for x in w[2:]]
+        want = [(raw[off // 64 * 8] >> (off % 64)) & ((1 << n) - 1)
+                for _, off, n in fields]
+        assert got == want, (l, fields)
+        set_bits += sum(want)
+    if not set_bits:
+        pytest.skip("no traced task had one of these bit-fields set")
