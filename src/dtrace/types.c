@@ -993,6 +993,15 @@ static struct dt_type check_index(struct dt_ck *k, struct dt_node *n)
 
 	if (!v && !strcmp(n->name, "args"))
 		return check_args(k, n);
+	/* execname[0]: a char of a built-in string, as s[i] of a string
+	 * variable */
+	for (size_t i = 0; !v && n->nargs == 1 && i < ARRAY_SIZE(builtins);
+	     i++)
+		if (!strcmp(builtins[i].name, n->name) &&
+		    builtins[i].type.kind == DT_TSTR) {
+			to_deref(k, n);
+			return check_expr(k, n);
+		}
 	if (!v && !strcmp(n->name, "uregs"))
 		return check_uregs(k, n);
 	if (!v) {
@@ -2260,6 +2269,41 @@ void dt_check_inlines(struct dt_cc *cc, struct dt_prog *p)
 	check_inlines(&k);
 }
 
+/* Whether expression e assigns a variable (=, op=, ++, --). */
+static bool assigns(const struct dt_node *e)
+{
+	if (!e)
+		return false;
+	if (e->kind == N_ASSIGN || e->kind == N_PREINC ||
+	    e->kind == N_POSTINC)
+		return true;
+	if (assigns(e->a) || assigns(e->b) || assigns(e->c))
+		return true;
+	for (int i = 0; i < e->nargs; i++)
+		if (assigns(e->args[i]))
+			return true;
+	return false;
+}
+
+static void check_pred(struct dt_ck *k, struct dt_clause *cl)
+{
+	struct dt_cc *cc = k->cc;
+
+	if (!cl->pred)
+		return;
+	cc->region = "predicate";
+	struct dt_type t = check_top(k, cl->pred);
+
+	/* an array (which decayed to its address) is no scalar to DTrace */
+	if ((!dt_type_is_int(&t) && t.kind != DT_TSTR &&
+	     t.kind != DT_TSYM) ||
+	    (cl->pred->kind == N_ADDR &&
+	     cl->pred->a->type.kind == DT_TARRAY))
+		dt_cerror(cc, cl->has_body ? &cl->end : &cl->pred->loc,
+			  D_PRED_SCALAR, "predicate result must be of scalar "
+			  "type");
+}
+
 void dt_check(struct dt_cc *cc, struct dt_prog *p)
 {
 	struct dt_ck k = { .cc = cc, .p = p };
@@ -2286,23 +2330,14 @@ void dt_check(struct dt_cc *cc, struct dt_prog *p)
 		 * clause: a variable the actions assign types the predicate
 		 * that reads it ("/x == 0/ { x++; }") */
 		cc->cur = cl->loc.src;
+		/* ... unless the predicate assigns: it runs first, so what
+		 * it assigns types the actions ("/(this->a = epid) || 1/") */
+		if (assigns(cl->pred))
+			check_pred(&k, cl);
 		cc->region = "action list";
 		check_stmts(&k, cl->body);
-		if (cl->pred) {
-			cc->region = "predicate";
-			struct dt_type t = check_top(&k, cl->pred);
-
-			/* an array (which decayed to its address) is no
-			 * scalar to DTrace */
-			if ((!dt_type_is_int(&t) && t.kind != DT_TSTR &&
-			     t.kind != DT_TSYM) ||
-			    (cl->pred->kind == N_ADDR &&
-			     cl->pred->a->type.kind == DT_TARRAY))
-				dt_cerror(cc, cl->has_body ? &cl->end :
-					  &cl->pred->loc, D_PRED_SCALAR,
-					  "predicate result must be of scalar "
-					  "type");
-		}
+		if (!assigns(cl->pred))
+			check_pred(&k, cl);
 		cc->region = NULL;
 		if (!cl->body)
 			cl->emits = true;	/* the default action */
