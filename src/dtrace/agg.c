@@ -332,6 +332,18 @@ struct hist {
 	bool pos, neg;
 };
 
+/* A bar of at most len characters for val: |val| in long double (llabs
+ * of INT64_MIN overflows) and never past len when values overflowed. */
+static unsigned bar_depth(int64_t val, unsigned len, long double total)
+{
+	long double a = val < 0 ? -(long double)val : (long double)val, d;
+
+	if (total <= 0)
+		return 0;
+	d = a * (long double)len / total + 0.5;
+	return d >= (long double)len ? len : (unsigned)d;
+}
+
 static void quantline(const struct hist *h, int64_t val)
 {
 	static const char ats[] = "@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@";
@@ -341,22 +353,20 @@ static void quantline(const struct hist *h, int64_t val)
 
 	if (!h->neg) {
 		if (h->pos)
-			depth = (unsigned)(llabs(val) * (long double)len /
-					   h->total + 0.5);
+			depth = bar_depth(val, len, h->total);
 		fprintf(h->f, "|%s%s %-9lld\n", ats + len - depth,
 			spaces + depth, shown);
 		return;
 	}
 	if (!h->pos) {
-		depth = (unsigned)(llabs(val) * (long double)len / h->total +
-				   0.5);
+		depth = bar_depth(val, len, h->total);
 		fprintf(h->f, "%s%s| %-9lld\n", spaces + depth,
 			ats + len - depth, shown);
 		return;
 	}
 	/* Both signs: half-size bars on each side of a centre line. */
 	len /= 2;
-	depth = (unsigned)(llabs(val) * (long double)len / h->total + 0.5);
+	depth = bar_depth(val, len, h->total);
 	if (val <= 0)
 		fprintf(h->f, "%s%s|%*s %-9lld\n", spaces + 20 + depth,
 			ats + 20 + len - depth, (int)len, "", shown);
@@ -393,7 +403,7 @@ static void hist_head(struct hist *h, const int64_t *d, int first, int last)
 	for (int i = first; i <= last; i++) {
 		h->pos |= d[i] > 0;
 		h->neg |= d[i] < 0;
-		h->total += llabs(d[i]);
+		h->total += d[i] < 0 ? -(long double)d[i] : (long double)d[i];
 	}
 	fprintf(h->f, "\n%16s %41s %-9s\n", "value",
 		"------------- Distribution -------------", "count");
@@ -469,7 +479,7 @@ static void print_llquantize(struct hist *h, const struct dt_var *v,
 	for (i = first; i <= last; i++) {
 		h->pos |= d[i] > 0;
 		h->neg |= d[i] < 0;
-		h->total += llabs(d[i]);
+		h->total += d[i] < 0 ? -(long double)d[i] : (long double)d[i];
 	}
 	fprintf(h->f, "\n%16s %41s %-9s\n", "value",
 		"------------- Distribution -------------", "count");
