@@ -515,10 +515,13 @@ int dt_list(struct dt_session *s, FILE *f, char **msg)
 			sbuf_printf(&sb, "dtrace: failed to match %s:%s:%s:%s: "
 				    "No probe matches description\n", pd->prov,
 				    pd->mod, pd->func, pd->name);
-			/* A provider this kernel cannot run is not an empty
-			 * answer: why, and a failure (scripts see it too). */
+			/* A probe this kernel has but cannot trace is not
+			 * an empty answer: why, and a failure (scripts see
+			 * it too). A function the kernel does not have
+			 * matches nothing, as with dtrace(1). */
 			if (!strcmp(pd->prov, "fbt") &&
-			    fbt_missing(why, sizeof(why))) {
+			    fbt_missing(why, sizeof(why)) &&
+			    dt_fbt_kernel_has(pd)) {
 				sbuf_printf(&sb, "dtrace: %s\n", why);
 				status = SD_EXIT_FAIL;
 			}

@@ -337,6 +337,12 @@ def test_fbt_list_and_compile_name_the_missing_features(sonde):
         assert "the fbt provider needs kprobes or fentry" in p.stderr
         assert "CONFIG_KPROBES" in p.stderr
         assert "CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS" in p.stderr
+    # A function the kernel does not have: nothing to explain, dtrace(1)'s
+    # one line and status 0 (DTrace's tst.ListProbesNameEmpty).
+    p = dtrace(sonde, "-l", "-n", "fbt:des:des3_crunch_block:return")
+    assert p.returncode == 0, p.stderr
+    assert p.stderr == ("dtrace: failed to match fbt:des:des3_crunch_block:"
+                        "return: No probe matches description\n")
 
 
 # ---- stacks ----

@@ -162,6 +162,38 @@ static int match(struct dt_provs *ps, const struct dt_pdesc *pd,
 	return n;
 }
 
+bool dt_fbt_kernel_has(const struct dt_pdesc *pd)
+{
+	bool entry = dt_glob(pd->name, "entry");
+	bool ret = dt_glob(pd->name, "return");
+	char *text = (entry || ret) ? sd_read_file("/proc/kallsyms", NULL) :
+				      NULL;
+	char *save = NULL;
+	bool found = false;
+
+	if (!text)
+		return false;
+	for (char *line = strtok_r(text, "\n", &save); line && !found;
+	     line = strtok_r(NULL, "\n", &save)) {
+		/* "ADDR TYPE NAME [MODULE]" */
+		char *type = strchr(line, ' '), *name, *mod;
+
+		if (!type || !strchr("tTwW", type[1]) || type[2] != ' ')
+			continue;
+		name = type + 3;
+		mod = strchr(name, '\t');
+		if (mod) {
+			*mod++ = '\0';
+			mod += *mod == '[';
+			mod[strcspn(mod, "]")] = '\0';
+		}
+		found = dt_glob(pd->mod, mod && *mod ? mod : "vmlinux") &&
+			dt_glob(pd->func, name);
+	}
+	free(text);
+	return found;
+}
+
 static struct dt_probe *by_id(struct dt_provs *ps, uint32_t id)
 {
 	struct state *st = dt_provs_state(ps, &dt_prov_fbt);

@@ -131,6 +131,10 @@ void dt_probe_attrs(const struct dt_probe *p, const char *desc[3],
 const char *dt_probe_field(const struct dt_probe *p, int which);
 /* fnmatch with DTrace's rule that an empty pattern matches anything. */
 bool dt_glob(const char *pattern, const char *s);
+/* Whether the kernel has a function an fbt description names (its
+ * /proc/kallsyms code symbols, module "vmlinux" for the kernel's own):
+ * on a kernel fbt cannot run on, whether the description would match. */
+bool dt_fbt_kernel_has(const struct dt_pdesc *pd);
 
 /* Probe id ranges. */
 enum {
