@@ -86,7 +86,8 @@ static void print_trace(struct dt_session *s, const struct dt_recval *v,
 	if (v->kind == KEY_SYM) {
 		char *str = sym_str(s, rec + v->off, v->which, true);
 
-		fprintf(f, q ? "%s" : "  %-33s", str);
+		/* dtrace-utils' dt_print_sym/usym/mod/umod, quiet or not */
+		fprintf(f, "  %-50s", str);
 		free(str);
 		return;
 	}

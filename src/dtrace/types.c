@@ -1923,6 +1923,19 @@ static void check_agg(struct dt_ck *k, struct dt_node *s)
 
 static void check_stmts(struct dt_ck *k, struct dt_node *s);
 
+/* The functions naming an address (sym(), ufunc(), uaddr() ...): DTrace
+ * actions when they are a statement of their own. */
+static bool is_symfn(const char *name)
+{
+	static const char *const fns[] = { "sym", "func", "mod", "usym",
+					   "ufunc", "umod", "uaddr" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(fns); i++)
+		if (!strcmp(name, fns[i]))
+			return true;
+	return false;
+}
+
 static void check_stmt(struct dt_ck *k, struct dt_node *s)
 {
 	struct dt_type t;
@@ -1930,10 +1943,12 @@ static void check_stmt(struct dt_ck *k, struct dt_node *s)
 	s->action = ++k->action;
 	switch (s->kind) {
 	case S_EXPR:
-		/* stack(); ustack(); alone: trace() them, as DTrace records
-		 * them where the statement falls in the clause's output */
+		/* stack(); ustack(); ufunc(pc); ... alone: trace() them, as
+		 * DTrace records them where the statement falls in the
+		 * clause's output */
 		if (s->a->kind == N_CALL && (!strcmp(s->a->name, "stack") ||
-					     !strcmp(s->a->name, "ustack"))) {
+					     !strcmp(s->a->name, "ustack") ||
+					     is_symfn(s->a->name))) {
 			struct dt_node *tr = dt_alloc(&k->cc->arena,
 						      sizeof(*tr));
 

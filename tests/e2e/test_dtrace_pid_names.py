@@ -167,3 +167,24 @@ def test_provider_glob_names_the_process(sonde, root):
     p = dtrace(sonde, "-l", "-c", "/bin/sleep 10", "-n",
                "q*d$target:libc:malloc:entry")
     assert p.stdout.splitlines()[1:] == []
+
+
+def test_symbol_functions_as_statements(sonde, root, tmp_path):
+    """ufunc(pc); usym(pc); umod(pc); alone are actions that print the
+    name as dtrace-utils prints it ("  %-50s", quiet or not)."""
+    need_uprobes()
+    if not shutil.which("gcc"):
+        pytest.skip("no gcc")
+    src = tmp_path / "x.c"
+    src.write_text("__attribute__((noinline)) int marker(int a)"
+                   " { return a + 1; }\n"
+                   "int main(void) { return marker(1) - 2; }\n")
+    subprocess.run(["gcc", "-O0", "-fno-omit-frame-pointer", "-o",
+                    str(tmp_path / "x"), str(src)], check=True)
+    p = dtrace(sonde, "-q", "-c", str(tmp_path / "x"), "-n",
+               'pid$target:a.out:marker:entry { ufunc(ucaller);'
+               ' printf("|\\n"); umod(ucaller); printf("|\\n"); }')
+    assert p.returncode == 0, p.stderr
+    assert [l for l in p.stdout.splitlines() if l] == [
+        "  " + "x`main".ljust(50) + "|",
+        "  " + "x".ljust(50) + "|"], p.stdout
