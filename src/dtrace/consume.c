@@ -1200,6 +1200,17 @@ int dt_consume(struct dt_session *s, int timeout_ms)
 	return n;
 }
 
+int dt_fire_only(struct dt_session *s, struct dt_unit *u)
+{
+	int ret;
+
+	if (!u)
+		return 0;
+	ret = dt_dtrace_fire(u, NULL, 0);
+	check_exit_flag(s);
+	return ret;
+}
+
 int dt_fire(struct dt_session *s, struct dt_unit *u)
 {
 	int ret;

@@ -465,18 +465,23 @@ static int run(struct dt_session *s, struct child *child, pid_t watch,
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	sigaction(SIGPIPE, &(struct sigaction){ .sa_handler = SIG_IGN }, NULL);
-	if (dt_fire(s, s->begin)) {
+	/* BEGIN runs first, but what it recorded is consumed once every
+	 * probe is on, as in DTrace (whose probes are enabled before BEGIN
+	 * fires): a command BEGIN's system() starts is traced. */
+	if (dt_fire_only(s, s->begin)) {
 		sd_err("cannot run BEGIN: %s", strerror(errno));
 		return SD_EXIT_FAIL;
 	}
 	if (!s->done) {
 		ret = dt_attach(s, err, sizeof(err));
 		if (ret) {
+			dt_consume(s, 0);
 			dt_say("could not enable tracing: %s", err);
 			dt_detach(s);
 			return SD_EXIT_FAIL;
 		}
 	}
+	dt_consume(s, 0);
 	release_child(child);
 	pfd[0].fd = ring_buffer__epoll_fd(s->rb);
 	pfd[0].events = POLLIN;

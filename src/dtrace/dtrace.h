@@ -94,6 +94,9 @@ int dt_consume_open(struct dt_session *s);
 int dt_consume(struct dt_session *s, int timeout_ms);
 /* Run BEGIN or END, then print what it wrote. */
 int dt_fire(struct dt_session *s, struct dt_unit *u);
+/* Run u (BEGIN) without consuming what it recorded (s->done if it
+ * called exit()): 0 or -1 with errno. */
+int dt_fire_only(struct dt_session *s, struct dt_unit *u);
 /* A stack() or ustack() key (stacks.c) as DTrace prints it: one frame a
  * line, indented (malloc'd); at most nframes (0: all). With readable, Rust
  * functions demangled; without, the symbols as they are (merge keys). */

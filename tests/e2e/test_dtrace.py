@@ -289,6 +289,22 @@ def test_stop_stops_the_process(sonde, root, fixture_bin):
             child.wait()
 
 
+def test_begin_system_is_traced(sonde, tmp_path):
+    """As in DTrace, every probe is on before BEGIN's actions run: the
+    command BEGIN's system() starts is seen by the script's other probes
+    (DTrace's tst.args-match-argN relies on it; sonde used to enable them
+    after consuming BEGIN, so the write below went unseen)."""
+    mark = tmp_path / "mark"
+    p = dtrace(sonde, "-w", "-q", "-n",
+               f'BEGIN {{ system("exec /bin/touch {mark}"); }} '
+               'syscall::openat:entry, syscall::utimensat:entry '
+               '/execname == "touch"/ { printf("%s seen\\n", probefunc); '
+               'exit(0); }', timeout=20)
+    assert p.returncode == 0, p.stderr
+    assert mark.exists()
+    assert " seen" in p.stdout, (p.stdout, p.stderr)
+
+
 def test_destructive_actions_need_w(sonde, tmp_path):
     """dtrace(1) refuses destructive actions when it enables tracing
     (after "matched", in its words); a later #pragma D option destructive
