@@ -13,6 +13,7 @@
  * their notes and refuses a probe the provider does not declare, as
  * dtrace(1) does. The objects themselves are never modified. */
 #include "usdt_gen.h"
+#include "providers/provider.h"
 #include "../lib/outfile.h"
 #include "../lib/util.h"
 
@@ -552,6 +553,23 @@ static bool has_probe(const struct gprov *pv, const char *name)
 	return false;
 }
 
+/* A probe site of an object -G links: declared? */
+static int check_note(const struct dt_stapsdt *n, void *arg)
+{
+	struct gen *g = arg;
+	const struct gprov *pv = find_prov(g, n->prov);
+
+	if (!pv) {
+		snprintf(g->err, g->errlen, "no such provider %s", n->prov);
+		return -1;
+	}
+	if (!has_probe(pv, n->name)) {
+		snprintf(g->err, g->errlen, "no such probe %s", n->name);
+		return -1;
+	}
+	return 0;
+}
+
 /* One object: its ELF class and machine; its stapsdt notes checked
  * against the declarations. */
 static int check_object(struct gen *g, const char *path, int *cls,
@@ -560,7 +578,6 @@ static int check_object(struct gen *g, const char *path, int *cls,
 	int fd = open(path, O_RDONLY | O_CLOEXEC), r = 0;
 	Elf *elf;
 	GElf_Ehdr eh;
-	Elf_Scn *scn = NULL;
 
 	if (fd < 0) {
 		snprintf(g->err, g->errlen, "failed to open %s: %s", path,
@@ -594,43 +611,8 @@ static int check_object(struct gen *g, const char *path, int *cls,
 		*cls = eh.e_ident[EI_CLASS];
 		*mach = eh.e_machine;
 	}
-	size_t asz = *cls == ELFCLASS32 ? 4 : 8;
-
-	while (!r && (scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		GElf_Nhdr nh;
-		Elf_Data *d;
-		size_t off = 0, noff, doff;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE ||
-		    !(d = elf_getdata(scn, NULL)))
-			continue;
-		while (!r && (off = gelf_getnote(d, off, &nh, &noff, &doff))) {
-			const char *desc = (const char *)d->d_buf + doff,
-				   *end = desc + nh.n_descsz, *prov, *name;
-			const struct gprov *pv;
-
-			if (nh.n_type != 3 || nh.n_namesz != 8 ||
-			    memcmp((char *)d->d_buf + noff, "stapsdt", 8) ||
-			    nh.n_descsz < 3 * asz + 2)
-				continue;
-			prov = desc + 3 * asz;
-			name = memchr(prov, 0, (size_t)(end - prov));
-			if (!name++ || name >= end ||
-			    !memchr(name, 0, (size_t)(end - name)))
-				continue;
-			pv = find_prov(g, prov);
-			if (!pv) {
-				snprintf(g->err, g->errlen, "no such provider "
-					 "%s", prov);
-				r = -1;
-			} else if (!has_probe(pv, name)) {
-				snprintf(g->err, g->errlen, "no such probe %s",
-					 name);
-				r = -1;
-			}
-		}
-	}
+	if (!r)
+		r = dt_stapsdt_each(elf, check_note, g);
 	elf_end(elf);
 	close(fd);
 	return r;

@@ -172,6 +172,20 @@ int dt_uprobe_attach(struct dt_unit *u, const struct dt_probe *p,
 		     bool ret, long pid, char *err, size_t len);
 /* pid and usdt probes share one id range (DT_ID_UPROBE on). */
 uint32_t dt_uprobe_new_id(struct dt_provs *ps, struct dt_probe *p);
+
+struct Elf;
+
+/* One .note.stapsdt note (<sys/sdt.h>'s probe site, and what -G writes):
+ * the file's addresses (4 bytes each in a 32-bit file) and its strings. */
+struct dt_stapsdt {
+	uint64_t pc, base, sem;
+	const char *prov, *name, *args;
+};
+/* fn on each well-formed stapsdt note of elf, until it returns non-zero
+ * (then that). */
+int dt_stapsdt_each(struct Elf *elf,
+		    int (*fn)(const struct dt_stapsdt *n, void *arg),
+		    void *arg);
 struct dt_probe *dt_uprobe_by_id(struct dt_provs *ps, uint32_t id);
 
 /* dtrace provider: run BEGIN/END/ERROR by hand (BPF_PROG_TEST_RUN). */

@@ -214,6 +214,72 @@ static void add_site(struct dt_provs *ps, long pid, struct dt_umod *m,
 	st->probes[st->nprobes++] = u;
 }
 
+int dt_stapsdt_each(struct Elf *elf,
+		    int (*fn)(const struct dt_stapsdt *n, void *arg),
+		    void *arg)
+{
+	size_t asz = gelf_getclass(elf) == ELFCLASS32 ? 4 : 8;
+	Elf_Scn *scn = NULL;
+	int r = 0;
+
+	while (!r && (scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		GElf_Nhdr nh;
+		Elf_Data *d;
+		size_t off = 0, noff, doff;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE ||
+		    !(d = elf_getdata(scn, NULL)))
+			continue;
+		while (!r && (off = gelf_getnote(d, off, &nh, &noff, &doff)) > 0) {
+			const char *desc = (const char *)d->d_buf + doff;
+			const char *end = desc + nh.n_descsz;
+			struct dt_stapsdt n = { 0 };
+
+			if (nh.n_type != 3 || nh.n_namesz != 8 ||
+			    memcmp((char *)d->d_buf + noff, "stapsdt", 8) ||
+			    nh.n_descsz < 3 * asz + 3)
+				continue;
+			memcpy(&n.pc, desc, asz);
+			memcpy(&n.base, desc + asz, asz);
+			memcpy(&n.sem, desc + 2 * asz, asz);
+			n.prov = desc + 3 * asz;
+			n.name = memchr(n.prov, 0, (size_t)(end - n.prov));
+			if (!n.name++ || n.name >= end)
+				continue;
+			n.args = memchr(n.name, 0, (size_t)(end - n.name));
+			if (!n.args++ || n.args >= end ||
+			    !memchr(n.args, 0, (size_t)(end - n.args)))
+				continue;
+			r = fn(&n, arg);
+		}
+	}
+	return r;
+}
+
+struct scan_ctx {
+	struct dt_provs *ps;
+	long pid;
+	struct dt_umod *m;
+	uint64_t base_addr;
+	bool have_base;
+};
+
+static int scan_note(const struct dt_stapsdt *n, void *arg)
+{
+	struct scan_ctx *c = arg;
+	uint64_t pc = n->pc, sem = n->sem;
+
+	/* prelinked: move by the base section's shift */
+	if (c->have_base && n->base) {
+		pc += c->base_addr - n->base;
+		if (sem)
+			sem += c->base_addr - n->base;
+	}
+	add_site(c->ps, c->pid, c->m, n->prov, n->name, n->args, pc, sem);
+	return 0;
+}
+
 /* The stapsdt notes of one file. */
 static void scan(struct dt_provs *ps, long pid, struct dt_umod *m)
 {
@@ -246,49 +312,9 @@ static void scan(struct dt_provs *ps, long pid, struct dt_umod *m)
 			have_base = true;
 		}
 	}
-	size_t asz = gelf_getclass(elf) == ELFCLASS32 ? 4 : 8;
+	struct scan_ctx c = { ps, pid, m, base_addr, have_base };
 
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		GElf_Nhdr nh;
-		Elf_Data *d;
-		size_t off = 0, noff, doff;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE ||
-		    !(d = elf_getdata(scn, NULL)))
-			continue;
-		while ((off = gelf_getnote(d, off, &nh, &noff, &doff)) > 0) {
-			const char *desc = (const char *)d->d_buf + doff;
-			const char *prov, *name, *spec, *end = desc +
-							       nh.n_descsz;
-			uint64_t pc = 0, base = 0, sem = 0;
-
-			if (nh.n_type != 3 || nh.n_namesz != 8 ||
-			    memcmp((char *)d->d_buf + noff, "stapsdt", 8) ||
-			    nh.n_descsz < 3 * asz + 3)
-				continue;
-			/* the addresses are the file's size (4 bytes in a
-			 * 32-bit program) */
-			memcpy(&pc, desc, asz);
-			memcpy(&base, desc + asz, asz);
-			memcpy(&sem, desc + 2 * asz, asz);
-			prov = desc + 3 * asz;
-			name = memchr(prov, 0, (size_t)(end - prov));
-			if (!name++ || name >= end)
-				continue;
-			spec = memchr(name, 0, (size_t)(end - name));
-			if (!spec++ || spec >= end || !memchr(spec, 0,
-						(size_t)(end - spec)))
-				continue;
-			/* prelinked: move by the base section's shift */
-			if (have_base && base) {
-				pc += base_addr - base;
-				if (sem)
-					sem += base_addr - base;
-			}
-			add_site(ps, pid, m, prov, name, spec, pc, sem);
-		}
-	}
+	dt_stapsdt_each(elf, scan_note, &c);
 	elf_end(elf);
 	close(fd);
 }
