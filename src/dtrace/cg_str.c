@@ -569,15 +569,8 @@ int dt_cg_index(struct dt_cg *g, int s, int ssize, int sub, int subsize,
 	dt_reg_free(g, t);
 	dt_reg_free(g, i);
 	dt_reg_free(g, len);
-	dt_call_begin(g);
-	dt_emit(g, I_MOV_IMM(BPF_REG_1, steps > (1u << 23) ? 1 << 23 :
-			     (int32_t)steps));
-	dt_ld_func(g, BPF_REG_2, g->index_cb - 1);
-	dt_emit(g, I_MOV(BPF_REG_3, BPF_REG_10));
-	dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_3, slot));
-	dt_emit(g, I_MOV_IMM(BPF_REG_4, 0));
-	dt_call(g, BPF_FUNC_loop);
-	dt_call_end_void(g);
+	dt_call_loop(g, steps > (1u << 23) ? 1 << 23 : (int32_t)steps,
+		     g->index_cb, slot);
 	dt_stack_release(g, slot);
 	return blk + IX_RES;
 }

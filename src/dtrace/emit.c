@@ -347,6 +347,18 @@ void dt_call_end_void(struct dt_cg *g)
 	restore_saved(g);
 }
 
+void dt_call_loop(struct dt_cg *g, int32_t nr, int cb_label, int slot)
+{
+	dt_call_begin(g);
+	dt_emit(g, I_MOV_IMM(BPF_REG_1, nr));
+	dt_ld_func(g, BPF_REG_2, cb_label - 1);
+	dt_emit(g, I_MOV(BPF_REG_3, BPF_REG_10));
+	dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_3, slot));
+	dt_emit(g, I_MOV_IMM(BPF_REG_4, 0));
+	dt_call(g, BPF_FUNC_loop);
+	dt_call_end_void(g);
+}
+
 /* ---- memory ---- */
 
 int dt_cg_temp(struct dt_cg *g, int size)

@@ -149,6 +149,10 @@ void dt_reg_free(struct dt_cg *g, int r);
 void dt_call_begin(struct dt_cg *g);
 int dt_call_end(struct dt_cg *g);	/* returns the result register */
 void dt_call_end_void(struct dt_cg *g);
+/* bpf_loop(nr, the subprogram at label - 1 (a callback label as
+ * g->index_cb keeps it), the stack address fp + slot, 0); its result
+ * unused. */
+void dt_call_loop(struct dt_cg *g, int32_t nr, int cb_label, int slot);
 void dt_regs_reset(struct dt_cg *g);
 int dt_stack_slot(struct dt_cg *g);	/* an 8-byte stack slot (fp offset) */
 void dt_stack_release(struct dt_cg *g, int slot);

@@ -618,14 +618,7 @@ static int cg_chill(struct dt_cg *g, struct dt_node *n)
 	dt_emit(g, I_STX(BPF_DW, BPF_REG_10, now, slot));
 	dt_reg_free(g, now);
 	dt_reg_free(g, v);
-	dt_call_begin(g);
-	dt_emit(g, I_MOV_IMM(BPF_REG_1, 1 << 23));
-	dt_ld_func(g, BPF_REG_2, g->chill_cb - 1);
-	dt_emit(g, I_MOV(BPF_REG_3, BPF_REG_10));
-	dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_3, slot));
-	dt_emit(g, I_MOV_IMM(BPF_REG_4, 0));
-	dt_call(g, BPF_FUNC_loop);
-	dt_call_end_void(g);
+	dt_call_loop(g, 1 << 23, g->chill_cb, slot);
 	dt_stack_release(g, slot);
 	return -1;
 }
