@@ -392,28 +392,19 @@ void dt_fmt_print(FILE *f, const struct dt_fmt *fmt,
 			free(e);
 			break;
 		}
-		case 'Y': {
-			/* walltimestamp: "2026 Nov 22 07:28:39", UTC as
-			 * DTrace prints it on a machine set to UTC. */
-			time_t t = (time_t)(sval(v) / 1000000000);
-			struct tm tm;
-			char buf[64];
-
-			localtime_r(&t, &tm);
-			strftime(buf, sizeof(buf), "%Y %b %e %T", &tm);
-			strcpy(p, "s");
-			fprintf(f, spec, buf);
-			break;
-		}
+		case 'Y':
 		case 'T': {
-			/* RFC 822 time, as dtrace-utils' pfprint_time822:
-			 * "Sun, 25 Jan 2004 13:00:00 PST" */
+			/* %Y: walltimestamp, "2026 Nov 22 07:28:39" (UTC as
+			 * DTrace prints it on a machine set to UTC); %T: RFC
+			 * 822 time, as dtrace-utils' pfprint_time822: "Sun,
+			 * 25 Jan 2004 13:00:00 PST" */
 			time_t t = (time_t)(sval(v) / 1000000000);
 			struct tm tm;
 			char buf[64];
 
 			localtime_r(&t, &tm);
-			strftime(buf, sizeof(buf), "%a, %d %b %Y %T %Z", &tm);
+			strftime(buf, sizeof(buf), c->conv == 'Y' ?
+				 "%Y %b %e %T" : "%a, %d %b %Y %T %Z", &tm);
 			strcpy(p, "s");
 			fprintf(f, spec, buf);
 			break;
