@@ -98,6 +98,12 @@ run_one() {
 	local w=$1 v=$2 err=$tmp/err drops=0 secs cmd t0 t1
 	if [ "$w" = dd ]; then cmd=($DD); else cmd=(bash -c "$MIXED"); fi
 	: >"$tmp/cpu"
+	# Every run starts as the first one does: no earlier output to
+	# replace. (Replacing a 200 MB trace frees its pages — some 15 ms
+	# of kernel time — and an earlier run's dirty pages would be
+	# written back during this one; neither is the recorder's work,
+	# and the untraced and floor runs write nothing.)
+	rm -f "$tmp/k.out" "$tmp/s.out" "$tmp/p.out"
 	t0=$EPOCHREALTIME
 	case $v in
 	untraced)

@@ -17,10 +17,13 @@
  * found wrong here cannot make a program read what its type does not
  * allow. */
 #include "record_btf.h"
+#include "../lib/crc32c.h"
 #include "../lib/util.h"
 
 #include <bpf/btf.h>
 #include <errno.h>
+#include <limits.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <linux/btf.h>
 #include <stdbool.h>
@@ -406,8 +409,9 @@ static int write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
-int ktr_btf_scan(const char *const *tps, size_t ntp, uint32_t *ids,
-		 const struct ktr_btf_field *fields, size_t nfields, int fd)
+static int scan(const char *const *tps, size_t ntp, uint32_t *ids,
+		const struct ktr_btf_field *fields, size_t nfields,
+		void **rawp, uint32_t *raw_len)
 {
 	struct kbtf k = { 0 };
 	const char *roots[ROOTS_MAX];
@@ -473,9 +477,195 @@ int ktr_btf_scan(const char *const *tps, size_t ntp, uint32_t *ids,
 	if (err < 0)
 		goto out;
 	raw = btf__raw_data(out, &raw_size);
-	err = raw ? write_all(fd, raw, raw_size) : -ENOMEM;
+	if (!raw) {
+		err = -ENOMEM;
+		goto out;
+	}
+	*rawp = memcpy(sd_malloc(raw_size), raw, raw_size);
+	*raw_len = raw_size;
+	err = 0;
 out:
 	btf__free(out);
 	kbtf_close(&k);
 	return err < 0 ? err : 0;
+}
+
+/* The scan's result kept for the rest of the boot.
+ *
+ * The kernel's BTF cannot change while it runs, and the scan is the
+ * longest step before the first program can be verified (1.5-3 ms: a walk
+ * of 5.5 MB). So a scan's result — the ids and the small BTF — is kept in
+ * a file named by what was asked (a CRC-32C of the tracepoint and field
+ * names), holding the boot's id (/proc/sys/kernel/random/boot_id), the
+ * size of the kernel's BTF and a CRC-32C of the whole. A file that is not
+ * ours (owner, mode, a link), of another boot or request, or damaged is
+ * ignored and replaced; the directory is /run's (tmpfs: gone at reboot).
+ * The verifier still checks every access the programs make against the
+ * kernel's own BTF. */
+#define KEEP_MAGIC "SDKBTF01"
+
+struct keep_hdr {
+	char magic[8];
+	char boot_id[40];
+	uint64_t btf_size;		/* of the kernel's BTF file */
+	uint32_t req;			/* CRC-32C of the request */
+	uint32_t ntp;
+	uint32_t raw_len;
+	uint32_t crc;			/* of the file, this field as 0 */
+};
+
+static uint32_t req_crc(const char *const *tps, size_t ntp,
+			const struct ktr_btf_field *fields, size_t nfields)
+{
+	uint32_t c = 0;
+
+	for (size_t i = 0; i < ntp; i++)
+		c = crc32c(c, tps[i], strlen(tps[i]) + 1);
+	for (size_t i = 0; i < nfields; i++) {
+		c = crc32c(c, fields[i].type, strlen(fields[i].type) + 1);
+		for (int d = 0; d < 4 && fields[i].path[d]; d++)
+			c = crc32c(c, fields[i].path[d],
+				   strlen(fields[i].path[d]) + 1);
+		c = crc32c(c, "", 1);
+	}
+	return c;
+}
+
+/* This boot's id and the kernel BTF's size, or -errno. */
+static int keep_key(struct keep_hdr *h)
+{
+	struct stat st;
+	int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, h->boot_id, sizeof(h->boot_id) - 1);
+	close(fd);
+	if (n < 32)
+		return -EIO;
+	if (stat(KBTF_PATH, &st))
+		return -errno;
+	h->btf_size = st.st_size;
+	return 0;
+}
+
+static void keep_path(char *buf, size_t size, const char *dir, uint32_t req)
+{
+	snprintf(buf, size, "%s/ktrace-btf-%08x", dir, req);
+}
+
+/* A file of ours: a regular file of this user's that no one else may
+ * write. */
+static bool keep_ours(const struct stat *st)
+{
+	return st->st_uid == geteuid() && !(st->st_mode & 022);
+}
+
+static int keep_read(const char *dir, const struct keep_hdr *key, uint32_t *ids,
+		     int fd)
+{
+	char path[PATH_MAX];
+	struct keep_hdr h;
+	struct stat st;
+	uint32_t crc;
+	size_t n;
+	char *buf;
+	int kfd, err = -ESTALE;
+
+	keep_path(path, sizeof(path), dir, key->req);
+	kfd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (kfd < 0)
+		return -errno;
+	if (fstat(kfd, &st) || !S_ISREG(st.st_mode) || !keep_ours(&st) ||
+	    st.st_size < (off_t)sizeof(h) || st.st_size > KBTF_MAX) {
+		close(kfd);
+		return -ESTALE;
+	}
+	n = st.st_size;
+	buf = sd_malloc(n);
+	if (pread(kfd, buf, n, 0) != (ssize_t)n)
+		goto out;
+	memcpy(&h, buf, sizeof(h));
+	if (memcmp(h.magic, KEEP_MAGIC, sizeof(h.magic)) ||
+	    memcmp(h.boot_id, key->boot_id, sizeof(h.boot_id)) ||
+	    h.btf_size != key->btf_size || h.req != key->req ||
+	    h.ntp != key->ntp ||
+	    n != sizeof(h) + (size_t)h.ntp * sizeof(*ids) + h.raw_len)
+		goto out;
+	crc = h.crc;
+	((struct keep_hdr *)buf)->crc = 0;
+	if (crc32c(0, buf, n) != crc)
+		goto out;
+	memcpy(ids, buf + sizeof(h), (size_t)h.ntp * sizeof(*ids));
+	err = write_all(fd, buf + sizeof(h) + (size_t)h.ntp * sizeof(*ids),
+			h.raw_len);
+out:
+	free(buf);
+	close(kfd);
+	return err;
+}
+
+/* Written whole under a temporary name, then renamed: a reader sees the
+ * old file or the new one. Failing is not an error (the next run scans
+ * again). */
+static void keep_write(const char *dir, struct keep_hdr *h,
+		       const uint32_t *ids, const void *raw)
+{
+	char path[PATH_MAX], tmp[PATH_MAX + 8];
+	size_t idn = (size_t)h->ntp * sizeof(*ids), n = sizeof(*h) + idn +
+							  h->raw_len;
+	struct stat st;
+	char *buf;
+	int fd;
+
+	if (mkdir(dir, 0700) && errno != EEXIST)
+		return;
+	if (lstat(dir, &st) || !S_ISDIR(st.st_mode) || !keep_ours(&st))
+		return;
+	keep_path(path, sizeof(path), dir, h->req);
+	snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path);
+	fd = mkstemp(tmp);
+	if (fd < 0)
+		return;
+	buf = sd_malloc(n);
+	memcpy(h->magic, KEEP_MAGIC, sizeof(h->magic));
+	h->crc = 0;
+	memcpy(buf, h, sizeof(*h));
+	memcpy(buf + sizeof(*h), ids, idn);
+	memcpy(buf + sizeof(*h) + idn, raw, h->raw_len);
+	h->crc = crc32c(0, buf, n);
+	memcpy(buf, h, sizeof(*h));
+	if (write_all(fd, buf, n) || close(fd) || rename(tmp, path))
+		unlink(tmp);
+	free(buf);
+}
+
+int ktr_btf_scan(const char *const *tps, size_t ntp, uint32_t *ids,
+		 const struct ktr_btf_field *fields, size_t nfields, int fd,
+		 const char *keep_dir)
+{
+	struct keep_hdr key = { .ntp = ntp };
+	bool keep = keep_dir && !keep_key(&key);
+	void *raw = NULL;
+	uint32_t raw_len = 0;
+	int err;
+
+	if (keep) {
+		key.req = req_crc(tps, ntp, fields, nfields);
+		if (!keep_read(keep_dir, &key, ids, fd))
+			return 0;
+		/* (Whatever a failed read wrote goes.) */
+		if (ftruncate(fd, 0) || lseek(fd, 0, SEEK_SET))
+			return -errno;
+	}
+	err = scan(tps, ntp, ids, fields, nfields, &raw, &raw_len);
+	if (!err)
+		err = write_all(fd, raw, raw_len);
+	if (!err && keep) {
+		key.raw_len = raw_len;
+		keep_write(keep_dir, &key, ids, raw);
+	}
+	free(raw);
+	return err;
 }

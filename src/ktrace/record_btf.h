@@ -22,8 +22,17 @@ struct ktr_btf_field {
  * offset 0) a BTF holding fields[]'s structs with those members at the
  * kernel's offsets, sizes and kinds (a field the kernel lacks is left
  * out: libbpf then says so). 0 or -errno (the kernel's BTF unreadable or
- * not understood, a struct named twice). */
+ * not understood, a struct named twice).
+ *
+ * With keep_dir (KTR_BTF_KEEP_DIR; NULL: never), the result is kept there
+ * for the rest of the boot and a later scan asking the same reads it
+ * instead (a file of another boot, request or owner, or damaged, is
+ * scanned anew and replaced). */
 int ktr_btf_scan(const char *const *tps, size_t ntp, uint32_t *ids,
-		 const struct ktr_btf_field *fields, size_t nfields, int fd);
+		 const struct ktr_btf_field *fields, size_t nfields, int fd,
+		 const char *keep_dir);
+
+/* tmpfs: what is kept there goes with the boot. */
+#define KTR_BTF_KEEP_DIR "/run/sonde"
 
 #endif

@@ -143,7 +143,7 @@ static void *scan_main(void *arg)
 	for (size_t i = 0; i < p->n; i++)
 		tps[i] = p->e[i].sec + strlen(TP_PREFIX);
 	p->scan_err = ktr_btf_scan(tps, p->n, ids, p->fields, p->nfields,
-				   p->btf_fd);
+				   p->btf_fd, KTR_BTF_KEEP_DIR);
 	for (size_t i = 0; !p->scan_err && i < p->n; i++)
 		p->e[i].btf_id = ids[i];
 	return NULL;

@@ -75,6 +75,33 @@ def test_replaced_once_started(root, sonde, tmp_path):
     assert sorted(os.listdir(tmp_path)) == ["ktrace.out", "null"]
 
 
+def test_btf_scan_kept_for_the_boot(root, sonde, tmp_path):
+    """What the recorder found in the kernel's BTF is kept in /run/sonde
+    (root's, 0600); a damaged file is not believed: the next run scans
+    again, records as before, and puts the same file back."""
+    out = tmp_path / "ktrace.out"
+    p = ktrace(["--", "true"], out)
+    assert p.returncode == 0, p.stderr
+    kept = [os.path.join("/run/sonde", f) for f in os.listdir("/run/sonde")
+            if f.startswith("ktrace-btf-") and "." not in f]
+    assert kept
+    good = {}
+    for f in kept:
+        st = os.lstat(f)
+        assert stat.S_ISREG(st.st_mode) and st.st_uid == 0
+        assert stat.S_IMODE(st.st_mode) == 0o600
+        good[f] = open(f, "rb").read()
+    for f in kept:
+        with open(f, "r+b") as fh:
+            fh.seek(len(good[f]) // 2)
+            fh.write(b"\xff\x00\xff\x00")
+    p = ktrace(["--", "true"], out)
+    assert p.returncode == 0, p.stderr
+    execs = [r for r in kdump_json(out) if r["type"] == "NAMI"]
+    assert any(r.get("path", "").endswith("/true") for r in execs), execs
+    assert any(open(f, "rb").read() == good[f] for f in kept)
+
+
 def test_unwritable_file_before_work(root, sonde, tmp_path):
     """A file that cannot be created is an error before anything runs."""
     marker = tmp_path / "ran"

@@ -8,6 +8,11 @@
 #include "lib/util.h"
 
 #include <bpf/btf.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
 #include <errno.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -95,7 +100,7 @@ static void small_btf_matches_the_kernels(void **state)
 	fd = memfd_create("test", MFD_CLOEXEC);
 	assert_true(fd >= 0);
 	assert_int_equal(ktr_btf_scan(tps, ARRAY_SIZE(tps), ids, fields,
-				      ARRAY_SIZE(fields), fd), 0);
+				      ARRAY_SIZE(fields), fd, NULL), 0);
 	for (size_t i = 0; i < ARRAY_SIZE(tps); i++) {
 		char name[80];
 		int id;
@@ -152,8 +157,108 @@ static void unwritable_output_is_an_error(void **state)
 	close(fd[1]);
 	/* (The read end of a pipe cannot be written.) */
 	assert_true(ktr_btf_scan(tps, ARRAY_SIZE(tps), ids, fields,
-				 ARRAY_SIZE(fields), fd[0]) < 0);
+				 ARRAY_SIZE(fields), fd[0], NULL) < 0);
 	close(fd[0]);
+}
+
+/* One scan into a new memfd: its bytes into *buf. */
+static size_t scan_to(const char *dir, uint32_t *ids, char **buf)
+{
+	int fd = memfd_create("test", MFD_CLOEXEC);
+	struct stat st;
+
+	assert_true(fd >= 0);
+	assert_int_equal(ktr_btf_scan(tps, ARRAY_SIZE(tps), ids, fields,
+				      ARRAY_SIZE(fields), fd, dir), 0);
+	assert_int_equal(fstat(fd, &st), 0);
+	*buf = malloc(st.st_size + 1);
+	assert_int_equal(pread(fd, *buf, st.st_size, 0), st.st_size);
+	close(fd);
+	return st.st_size;
+}
+
+/* The one file the scans keep in dir: its path into path, its stat. */
+static void kept(const char *dir, char *path, size_t size, struct stat *st)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	assert_non_null(d);
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		assert_memory_equal(e->d_name, "ktrace-btf-", 11);
+		snprintf(path, size, "%s/%s", dir, e->d_name);
+		n++;
+	}
+	closedir(d);
+	assert_int_equal(n, 1);
+	assert_int_equal(lstat(path, st), 0);
+}
+
+static void scan_is_kept_for_the_boot(void **state)
+{
+	char dir[] = "/tmp/sonde-btf-XXXXXX", sub[64], path[512];
+	uint32_t ids0[ARRAY_SIZE(tps)], ids[ARRAY_SIZE(tps)];
+	char *b0, *b;
+	size_t n0, n;
+	struct stat st, st2;
+	int fd;
+	char c;
+
+	(void)state;
+	if (access("/sys/kernel/btf/vmlinux", R_OK) || geteuid())
+		skip();
+	assert_non_null(mkdtemp(dir));
+	snprintf(sub, sizeof(sub), "%s/keep", dir);
+	/* The first scan makes the directory (0700) and a file (0600). */
+	n0 = scan_to(sub, ids0, &b0);
+	assert_int_equal(lstat(sub, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0700);
+	kept(sub, path, sizeof(path), &st);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	/* The next reads it: the same result, the file left as it was. */
+	n = scan_to(sub, ids, &b);
+	assert_int_equal(n, n0);
+	assert_memory_equal(b, b0, n0);
+	assert_memory_equal(ids, ids0, sizeof(ids));
+	free(b);
+	assert_int_equal(lstat(path, &st2), 0);
+	assert_int_equal(st2.st_ino, st.st_ino);
+	/* A damaged file is scanned anew and replaced. */
+	fd = open(path, O_RDWR);
+	assert_true(fd >= 0);
+	assert_int_equal(pread(fd, &c, 1, st.st_size / 2), 1);
+	c ^= 0x10;
+	assert_int_equal(pwrite(fd, &c, 1, st.st_size / 2), 1);
+	close(fd);
+	n = scan_to(sub, ids, &b);
+	assert_int_equal(n, n0);
+	assert_memory_equal(b, b0, n0);
+	assert_memory_equal(ids, ids0, sizeof(ids));
+	free(b);
+	assert_int_equal(lstat(path, &st2), 0);
+	assert_int_not_equal(st2.st_ino, st.st_ino);
+	/* A file others may write is not read: replaced too. */
+	st = st2;
+	assert_int_equal(chmod(path, 0666), 0);
+	n = scan_to(sub, ids, &b);
+	assert_memory_equal(b, b0, n0);
+	free(b);
+	assert_int_equal(lstat(path, &st2), 0);
+	assert_int_not_equal(st2.st_ino, st.st_ino);
+	assert_int_equal(st2.st_mode & 0777, 0600);
+	/* A symbolic link in its place is not followed. */
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(symlink("/etc/hostname", path), 0);
+	n = scan_to(sub, ids, &b);
+	assert_memory_equal(b, b0, n0);
+	free(b);
+	free(b0);
+	unlink(path);
+	rmdir(sub);
+	rmdir(dir);
 }
 
 int main(void)
@@ -161,6 +266,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(small_btf_matches_the_kernels),
 		cmocka_unit_test(unwritable_output_is_an_error),
+		cmocka_unit_test(scan_is_kept_for_the_boot),
 	};
 
 	return RUN(tests);
