@@ -27,20 +27,16 @@ char LICENSE[] SEC("license") = "GPL";
 SEC("tp_btf/sys_enter")
 int BPF_PROG(on_sys_enter, struct pt_regs *regs, long id)
 {
-	struct task_struct *t = NULL;
 	struct slot *v;
-	struct ktr_call *c;
 	__u32 zero = 0, pers, nr;
 	bool exec;
 
 	v = bpf_map_lookup_elem(&slots, &zero);
 	if (!v)
 		return 0;
-	if (!v->valid) {
-		t = bpf_get_current_task_btf();
-		v = task_slot(t);
-	}
-	if (!v || !v->state)
+	if (!v->valid)
+		task_slot_g();
+	if (!v->state)
 		return 0;
 	pers = sc_pers(id) & 3;
 	nr = pers == KTR_PERS_X32 ? id & ~KTR_X32_BIT : id;
@@ -61,63 +57,41 @@ int BPF_PROG(on_sys_enter, struct pt_regs *regs, long id)
 	/* An entry still kept never returned. */
 	if (v->pending && __sync_lock_test_and_set(&v->pending, 0))
 		emit_call(v);
+	v->ts = bpf_ktime_get_ns();
+	v->cpu = bpf_get_smp_processor_id();
+	v->nr = nr;
+	v->pers = pers;
+	sc_args(v->args, regs, pers);
 	/* execve changes comm and maybe the thread id before it returns:
-	 * its CALL goes out now. */
-	if (!exec) {
-		v->ts = bpf_ktime_get_ns();
-		v->cpu = bpf_get_smp_processor_id();
-		v->nr = nr;
-		v->pers = pers;
-		v->args[0] = sc_arg_pers(regs, 0, pers);
-		v->args[1] = sc_arg_pers(regs, 1, pers);
-		v->args[2] = sc_arg_pers(regs, 2, pers);
-		v->args[3] = sc_arg_pers(regs, 3, pers);
-		v->args[4] = sc_arg_pers(regs, 4, pers);
-		v->args[5] = sc_arg_pers(regs, 5, pers);
-		__sync_lock_test_and_set(&v->pending, 1);
-		/* A call that reads structures writes its CALL and them
-		 * now: they may be overwritten (select's fd sets) or the
-		 * call fail. */
-		if (points & KTR_PT_STRU) {
-			__u32 key = KTR_SI_KEY(pers, nr), *info;
-
-			info = bpf_map_lookup_elem(&sysinfo, &key);
-			if (info && (*info & KTR_SI_STRU_IN) &&
-			    __sync_lock_test_and_set(&v->pending, 0))
-				emit_entry(key);
-		}
+	 * its CALL goes out now (and the slot is read again after it). */
+	if (exec) {
+		v->valid = 0;
+		emit_call(v);
 		return 0;
 	}
-	/* (exec renames the thread and may change its id.) */
-	v->valid = 0;
-	c = reserve(sizeof(*c), KTR_CALL, v->pid, t);
-	if (!c)
-		return 0;
-	c->h.pers = pers;
-	c->nr = nr;
-	c->reserved = 0;
-	c->args[0] = sc_arg_pers(regs, 0, pers);
-	c->args[1] = sc_arg_pers(regs, 1, pers);
-	c->args[2] = sc_arg_pers(regs, 2, pers);
-	c->args[3] = sc_arg_pers(regs, 3, pers);
-	c->args[4] = sc_arg_pers(regs, 4, pers);
-	c->args[5] = sc_arg_pers(regs, 5, pers);
-	submit(c);
+	__sync_lock_test_and_set(&v->pending, 1);
+	/* A call that reads structures writes its CALL and them now: they
+	 * may be overwritten (select's fd sets) or the call fail. */
+	if (points & KTR_PT_STRU) {
+		__u32 key = KTR_SI_KEY(pers, nr), *info;
+
+		info = bpf_map_lookup_elem(&sysinfo, &key);
+		if (info && (*info & KTR_SI_STRU_IN) &&
+		    __sync_lock_test_and_set(&v->pending, 0))
+			emit_entry(key);
+	}
 	return 0;
 }
 
 SEC("tp_btf/sys_exit")
 int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 {
-	struct task_struct *t = NULL;
-	struct slot *s, *v = NULL;
-	__u32 pid, nr, *infop, info = 0, zero = 0, pers, key;
-	struct ktr_ret *r;
-	bool paths = false, stru;
+	__u32 nr, info = 0, zero = 0, pers, key, have = 0, *infop;
+	struct cargs *a;
+	struct slot *s;
 
 	if (never)
 		bpf_tail_call(ctx, &task_stack, 0);
-	nr = SC_NR(regs);
 	/* An entry kept on this CPU is the current task's: a thread leaving
 	 * the CPU writes its entry out, and so does another task's syscall
 	 * entry. The return then needs no look-up of the current task: its
@@ -127,19 +101,17 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 		return 0;
 	if ((points & KTR_PT_SYSCALL) && s->pending &&
 	    __sync_lock_test_and_set(&s->pending, 0)) {
-		v = s;
-		pid = v->pid;
-		barrier_var(pid);	/* (one load per pointer type) */
+		have = 1;
 		/* (The entry knows the number: rt_sigreturn returns with
 		 * -1, i386's sigreturn too.) */
-		nr = v->nr;
-		pers = v->pers & 3;
+		nr = s->nr;
+		pers = s->pers & 3;
 	} else {
-		t = bpf_get_current_task_btf();
-		s = task_slot(t);
-		if (!s || s->state != KTR_ST_TRACING)
+		if (!s->valid)
+			task_slot_g();
+		if (s->state != KTR_ST_TRACING)
 			return 0;
-		pid = t->tgid;
+		nr = SC_NR(regs);
 		pers = sc_pers(nr) & 3;
 		if (pers == KTR_PERS_X32)
 			nr &= ~KTR_X32_BIT;
@@ -154,74 +126,35 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 		if (infop)
 			info = *infop;
 	}
-	paths = (points & KTR_PT_NAMEI) && KTR_SI_PATHMASK(info) &&
-		!(ret == 0 && (nr == nr_execve[pers] ||
-			       nr == nr_execveat[pers]));
-	stru = (points & KTR_PT_STRU) && (info & KTR_SI_STRU_OUT) && ret >= 0;
-	/* The entry goes out on its own when something comes between (data
-	 * that does not fit, a drop record; a rename wrote it already). */
-	if (v && pending_drops && bpf_map_lookup_elem(&dropped, &pid)) {
-		emit_call(v);
-		v = NULL;
-	}
-	/* Path names are read at return: the kernel has copied them, so
-	 * their pages are present. A successful exec's name comes from the
-	 * exec tracepoint (the old memory is gone). The call's CALL, NAMI
-	 * and (unless data comes between) RET records go out together, as
-	 * one ring-buffer record. */
-	if (paths || stru) {
-		bool gio = (points & KTR_PT_GENIO) && ret > 0 &&
-			   KTR_SI_IO(info);
-
-		if (!paths)
-			info &= ~KTR_SI_PATHS;
-		if (emit_named(v, regs, info, ret, nr, pers,
-			       !gio && (points & KTR_PT_SYSCALL), stru))
-			return 0;
-		v = NULL;
-	}
-	/* Data at return, with the real byte count: for writes the buffer
-	 * is the one the call has just written from. */
-	if ((points & KTR_PT_GENIO) && ret > 0 &&
-	    KTR_SI_IO(info)) {
-		int buf_arg = KTR_SI_BUF(info);
-		__u64 fd = (__u32)sc_arg_pers(regs, KTR_SI_FD(info), pers);
+	/* Most returns: the entry kept, no path name, no structure, no data
+	 * or a small read or write's. */
+	if (have && !pending_drops &&
+	    !((points & KTR_PT_NAMEI) && KTR_SI_PATHMASK(info)) &&
+	    !((points & KTR_PT_STRU) && (info & KTR_SI_STRU_OUT))) {
 		__u32 kind = KTR_SI_IO(info);
-		__u64 kfd = (__u64)pers << 40 | (__u64)kind << 32 | fd;
 
-		if ((points & KTR_PT_SYSCALL) &&
-		    (ret < maxdata ? ret : maxdata) <= KTR_GIO_SMALL &&
+		if (!(points & KTR_PT_GENIO) || ret <= 0 || !kind)
+			return emit_callret(0, ret, 0);
+		if ((ret < maxdata ? ret : maxdata) <= KTR_GIO_SMALL &&
 		    (kind == KTR_IO_READ || kind == KTR_IO_WRITE)) {
-			if (v)
-				emit_callret_g(sc_arg_pers(regs, buf_arg, pers),
-					       ret, kfd);
-			else
-				emit_retgio(sc_arg_pers(regs, buf_arg, pers),
-					    ret, kfd, nr);
-			return 0;
+			__u64 fd = (__u32)s->args[KTR_SI_FD(info) & 7];
+
+			return emit_callret(s->args[KTR_SI_BUF(info) & 7], ret,
+					    (__u64)pers << 40 |
+					    (__u64)kind << 32 | fd);
 		}
-		if (v) {
-			emit_call(v);
-			v = NULL;
-		}
-		emit_gio(sc_arg_pers(regs, buf_arg, pers),
-			 sc_arg_pers(regs, buf_arg + 1, pers), ret, kfd, nr);
 	}
-	if (!(points & KTR_PT_SYSCALL))
+	/* The rest, with the call's arguments in cargs. */
+	a = bpf_map_lookup_elem(&cargs, &zero);
+	if (!a)
 		return 0;
-	if (v) {
-		emit_callret_g(0, ret, 0);
-		return 0;
+	if (have) {
+		for (int i = 0; i < KTR_MAX_ARGS; i++)
+			a->args[i] = s->args[i];
+	} else {
+		sc_args(a->args, regs, pers);
 	}
-	r = reserve(sizeof(*r), KTR_RET, pid, NULL);
-	if (!r)
-		return 0;
-	r->h.pers = pers;
-	r->nr = nr;
-	r->reserved = 0;
-	r->ret = ret;
-	submit(r);
-	return 0;
+	return exit_slow(ret, nr << 8 | pers, info, have);
 }
 
 SEC("tp_btf/sched_process_fork")
@@ -233,7 +166,7 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 
 	if (!st || *st != KTR_ST_TRACING)
 		return 0;
-	flush_task(NULL);
+	flush_self();
 	if (cpid != pid && inherit &&
 	    !bpf_map_update_elem(&traced, &cpid, &tracing, BPF_NOEXIST))
 		__sync_fetch_and_add(&live, 1);
@@ -266,7 +199,7 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid,
 
 	if (!st || *st != KTR_ST_TRACING)
 		return 0;
-	flush_task(NULL);
+	flush_self();
 	if (points & KTR_PT_NAMEI)
 		emit_nami((__u64)fname, 1, pid);
 	if (!(points & KTR_PT_PROC))
@@ -294,6 +227,7 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid,
 	e->argv_total = m;
 	if (m > KTR_ARGV_MAX)
 		m = KTR_ARGV_MAX;
+	n = reread(e->path_len) & (KTR_PATH_MAX * 2 - 1);
 	if (m && bpf_probe_read_user(b + sizeof(*e) + n,
 				     m & (KTR_ARGV_MAX * 2 - 1), (void *)as))
 		m = 0;
@@ -310,11 +244,12 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid,
 			argc = 0;
 		e->argc = argc;
 	}
-	h->len = pad8(b, sizeof(*e) + n + m);
+	h->len = pad8(b, sizeof(*e) + n +
+		      (reread(e->argv_len) & (KTR_ARGV_MAX * 2 - 1)));
 	/* The environment, bounded like argv, in a STRU record after it:
 	 * one copy for both. */
 	if (points & KTR_PT_STRU) {
-		__u32 off = h->len & (SCRATCH / 2 - 1);
+		__u32 off = reread(h->len) & (SCRATCH / 2 - 1);
 		struct ktr_stru *s = (struct ktr_stru *)(b + off);
 
 		fill(&s->h, 0, KTR_STRU, NULL);
@@ -333,6 +268,7 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid,
 					     (void *)as))
 			m = 0;
 		s->data_len = m;
+		m = reread(s->data_len) & (KTR_ENV_MAX * 2 - 1);
 		s->h.len = pad8(b, off + sizeof(*s) + m) - off;
 		emit_scratch(h, off + s->h.len, pid);
 		return 0;
@@ -352,7 +288,7 @@ int BPF_PROG(on_exit, struct task_struct *p)
 	if (!st)
 		return 0;
 	if (*st == KTR_ST_TRACING)
-		flush_task(p);	/* exit, exit_group: no return */
+		flush_self();	/* exit, exit_group: no return (p is current) */
 	/* The process's losses are written out when it ends (with p, by
 	 * the EXIT record's reservation); what is still held then, the
 	 * recorder writes when it stops. */
@@ -386,7 +322,7 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev,
 	/* The entry of a syscall in progress does not stay on a CPU the
 	 * thread leaves (so a slot holds the current task's entry only),
 	 * and what the slot knows of the task is about the one leaving. */
-	flush_task(prev);
+	flush_self();	/* (prev is the current task) */
 	batch_flush();
 	v = bpf_map_lookup_elem(&slots, &zero);
 	if (v)
@@ -536,7 +472,7 @@ int BPF_PROG(on_sig_generate, int sig, struct kernel_siginfo *info,
 		return 0;
 	/* The sending call's entry (kill, tgkill...) goes before the
 	 * signal it sends, and the target's own records before it too. */
-	flush_task(NULL);
+	flush_self();
 	flush_task(task);
 	s = reserve(sizeof(*s), KTR_PSIG, pid, task);
 	if (!s)
@@ -565,7 +501,7 @@ int BPF_PROG(on_sig_deliver, int sig, struct kernel_siginfo *info,
 
 	if (!st || *st != KTR_ST_TRACING)
 		return 0;
-	flush_task(NULL);
+	flush_self();
 	s = reserve(sizeof(*s), KTR_PSIG, pid, NULL);
 	if (!s)
 		return 0;

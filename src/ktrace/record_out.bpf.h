@@ -53,9 +53,16 @@ struct {
 } captures SEC(".maps");
 
 struct cargs {
-	__u64 args[KTR_MAX_ARGS];
+	__u64 args[8];		/* KTR_MAX_ARGS of them (8: indexed & 7) */
 	__s64 ret;
 	__u32 nr, pers;
+	__u32 what, have;	/* exit_slow's decisions (reread) */
+	/* emit_gio's walk of an iovec array (in a map value, not on the
+	 * stack: the verifier then walks its bpf_loop body once, not until
+	 * the fields' ranges stop changing). */
+	__u32 w_off;
+	__u32 w_compat;		/* 32-bit iovecs (i386, x32) */
+	__u64 w_left, w_iovp, w_niov;
 };
 
 struct {
@@ -95,7 +102,7 @@ struct slot {
 				 * c points only) */
 	__u32 nr;		/* the entry */
 	__u64 ts;
-	__u64 args[KTR_MAX_ARGS];
+	__u64 args[8];		/* KTR_MAX_ARGS of them (8: indexed & 7) */
 	__u16 cpu;
 	__u8 pers;		/* the entry's ABI */
 	__u8 reserved[5];
@@ -336,7 +343,8 @@ static __always_inline char *batch_begin(struct ktr_batch **Bp, __u32 size,
 		return NULL;
 	if (B->len + size > KTR_BATCH_MAX || (B->len && B->pid != pid))
 		batch_out(B);
-	off = B->len;
+	/* (Loaded again, 0 or not: one state for the verifier.) */
+	off = *(volatile __u32 *)&B->len;
 	/* (A batch just lost: its DROP record goes before the next one.) */
 	if (pending_drops || off > KTR_BATCH_MAX - size) {
 		batch_unlock(B);
@@ -363,14 +371,14 @@ static __always_inline long output(void *data, __u64 len)
 }
 
 /* If records of pid were lost, write the KTR_DROP record and return the
- * flag its next record carries. */
-static __always_inline __u16 take_drops(__u32 pid, struct task_struct *t)
+ * flag its next record carries; the record is of thread tid with name
+ * comm (tid 0: the current thread). A global function: verified once per
+ * program, not at each of its callers. */
+__noinline __u32 take_drops_g(__u32 pid, __u32 tid, __u64 comm0, __u64 comm1)
 {
 	struct ktr_drop *d;
 	__u64 *p, n;
 
-	if (!pending_drops)
-		return 0;
 	p = bpf_map_lookup_elem(&dropped, &pid);
 	if (!p)
 		return 0;
@@ -381,11 +389,31 @@ static __always_inline __u16 take_drops(__u32 pid, struct task_struct *t)
 		return 0;	/* still full: keep counting */
 	bpf_map_delete_elem(&dropped, &pid);
 	__sync_fetch_and_add(&pending_drops, -1);
-	fill(&d->h, sizeof(*d), KTR_DROP, t);
+	fill(&d->h, sizeof(*d), KTR_DROP, NULL);
+	if (tid) {
+		__u64 c[2] = { comm0, comm1 };
+
+		d->h.pid = pid;
+		d->h.tid = tid;
+		__builtin_memcpy(d->h.comm, c, sizeof(c));
+	}
 	d->h.flags = KTR_F_DROP;
 	d->count = n;
 	submit(d);
 	return KTR_F_DROP;
+}
+
+/* take_drops_g for the task t (NULL: the current one). */
+static __always_inline __u16 take_drops(__u32 pid, struct task_struct *t)
+{
+	__u64 comm[2] = {};
+
+	if (!pending_drops)
+		return 0;
+	if (!t)
+		return take_drops_g(pid, 0, 0, 0);
+	__builtin_memcpy(comm, t->comm, sizeof(comm));
+	return take_drops_g(pid, t->pid, comm[0], comm[1]);
 }
 
 /* A record of len bytes for process pid in the ring buffer, its header
@@ -449,51 +477,70 @@ static __always_inline void emit_call(struct slot *v)
 	emit_call_g(bpf_get_smp_processor_id());
 }
 
-/* Write t's batched records and kept entry, if any: they are on the CPU t
- * runs on (t is the current task, or one running elsewhere; one off any
- * CPU has none). */
-static __always_inline void flush_task(struct task_struct *t)
+/* Write the kept entry of the current task, if any (its batched records
+ * go out before the next record: reserve, output). */
+static __always_inline void flush_self(void)
 {
 	struct task_struct *cur = bpf_get_current_task_btf();
+	__u32 zero = 0;
 	struct slot *v;
-	__u32 zero = 0, vcpu = bpf_get_smp_processor_id();
 
 	if (!(points & KTR_PT_SYSCALL))
 		return;
-	if (!t || t == cur) {
-		v = bpf_map_lookup_elem(&slots, &zero);
-	} else {
-		__u32 cpu = BPF_CORE_READ(t, thread_info.cpu);
-		struct ktr_batch *B;
-
-		vcpu = cpu;
-
-		/* t's latest records wait in its CPU's batch: they go
-		 * first. */
-		B = bpf_map_lookup_percpu_elem(&batches, &zero, cpu);
-		if (B && B->len && batch_lock(B, cpu)) {
-			batch_out(B);
-			batch_unlock(B);
-		}
-		v = bpf_map_lookup_percpu_elem(&slots, &zero, cpu);
-	}
-	if (v && v->pending && v->task == (__u64)(t ? t : cur) &&
+	v = bpf_map_lookup_elem(&slots, &zero);
+	if (v && v->pending && v->task == (__u64)cur &&
 	    __sync_lock_test_and_set(&v->pending, 0))
-		emit_call_g(vcpu);
+		emit_call_g(bpf_get_smp_processor_id());
 }
 
-/* This CPU's slot, made to describe t (the current task): on its first
- * syscall here, its state comes from the traced map. */
-static __always_inline struct slot *task_slot(struct task_struct *t)
+/* Write the batched records and kept entry, if any, of thread tid, not the
+ * current one, which runs on CPU cpu (one off any CPU has none): a global
+ * function, verified once per program. */
+__noinline int flush_other_g(__u32 tid, __u32 cpu)
 {
+	struct ktr_batch *B;
+	struct slot *v;
+	__u32 zero = 0;
+
+	/* Its latest records wait in its CPU's batch: they go first. */
+	B = bpf_map_lookup_percpu_elem(&batches, &zero, cpu);
+	if (B && B->len && batch_lock(B, cpu)) {
+		batch_out(B);
+		batch_unlock(B);
+	}
+	v = bpf_map_lookup_percpu_elem(&slots, &zero, cpu);
+	if (v && v->pending && v->tid == tid &&
+	    __sync_lock_test_and_set(&v->pending, 0))
+		emit_call_g(cpu);
+	return 0;
+}
+
+/* Write t's batched records and kept entry, if any: they are on the CPU t
+ * runs on (t is the current task, or one running elsewhere). */
+static __always_inline void flush_task(struct task_struct *t)
+{
+	if (!(points & KTR_PT_SYSCALL))
+		return;
+	if (t == bpf_get_current_task_btf())
+		flush_self();
+	else
+		flush_other_g(t->pid, BPF_CORE_READ(t, thread_info.cpu));
+}
+
+/* This CPU's slot made to describe the current task: on its first
+ * syscall here, its state comes from the traced map. Its state (a global
+ * function: the syscall programs call it when the slot is not valid). */
+__noinline __u32 task_slot_g(void)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
 	__u32 zero = 0, pid;
 	struct slot *v = bpf_map_lookup_elem(&slots, &zero);
 	__u32 *st;
 
 	if (!v)
-		return NULL;
+		return 0;
 	if (v->task == (__u64)t && v->start == t->start_time && v->valid)
-		return v;
+		return v->state;
 	/* Left by another task (its switch off the CPU writes it; this is
 	 * for safety only), or by this one before an exec. */
 	if (v->pending && __sync_lock_test_and_set(&v->pending, 0))
@@ -510,7 +557,7 @@ static __always_inline struct slot *task_slot(struct task_struct *t)
 	__builtin_memcpy(v->comm, t->comm, sizeof(v->comm));
 	/* (Without the c points no switch marks it stale.) */
 	v->valid = !!(points & KTR_PT_SYSCALL);
-	return v;
+	return v->state;
 }
 
 /* Records assembled at the start of this CPU's scratch buffer (scratch_rec)
@@ -548,6 +595,11 @@ static __always_inline struct ktr_rec *scratch_rec(__u16 type)
 	return h;
 }
 
+/* x read back from memory (a map value's or a record's field): the
+ * verifier then knows nothing of it from before, so the paths that
+ * differed only in it (its ranges, 0 or not) are one from there on. */
+#define reread(x) (*(volatile typeof(x) *)&(x))
+
 /* Zero the bytes from off to the next multiple of 8 (what was there came
  * from an earlier record) and return that multiple. One masked store: a
  * loop of byte stores multiplies the verifier's paths. */
@@ -573,20 +625,21 @@ static __always_inline __u32 *traced_state(__u32 pid)
 
 #if defined(__TARGET_ARCH_arm64)
 #define SC_NR(regs) ((regs)->syscallno)
-static __always_inline __u64 sc_arg(struct pt_regs *regs, int i)
-{
-	return i == 0 ? regs->orig_x0 : regs->regs[i & 7];
-}
 #define KTR_X32_BIT 0
 static __always_inline __u32 sc_pers(long id)
 {
 	return KTR_PERS_NATIVE;
 }
 
-static __always_inline __u64 sc_arg_pers(struct pt_regs *regs, int i,
-					 __u32 pers)
+static __always_inline void sc_args(__u64 *d, struct pt_regs *regs,
+				    __u32 pers)
 {
-	return sc_arg(regs, i);
+	d[0] = regs->orig_x0;
+	d[1] = regs->regs[1];
+	d[2] = regs->regs[2];
+	d[3] = regs->regs[3];
+	d[4] = regs->regs[4];
+	d[5] = regs->regs[5];
 }
 #else
 /* The registers as the ptrace ABI lays them out (struct user_regs_struct,
@@ -599,20 +652,6 @@ struct ktr_regs {
 };
 #define KTR_REGS(regs) ((struct ktr_regs *)(regs))
 #define SC_NR(regs) (KTR_REGS(regs)->orig_ax)
-static __always_inline __u64 sc_arg(struct pt_regs *regs, int i)
-{
-	struct ktr_regs *r = KTR_REGS(regs);
-
-	switch (i) {
-	case 0: return r->di;
-	case 1: return r->si;
-	case 2: return r->dx;
-	case 3: return r->r10;
-	case 4: return r->r8;
-	default: return r->r9;
-	}
-}
-
 /* The ABI of the current syscall (id: its number as the entry saw it):
  * i386 when the kernel runs it as a 32-bit call (TS_COMPAT in the thread's
  * status: int 0x80, sysenter or syscall from 32-bit code), x32 when the
@@ -630,22 +669,27 @@ static __always_inline __u32 sc_pers(long id)
 	return KTR_PERS_NATIVE;
 }
 
-/* An argument of a call of ABI pers: i386 passes them in ebx, ecx, edx,
- * esi, edi, ebp. */
-static __always_inline __u64 sc_arg_pers(struct pt_regs *regs, int i,
-					 __u32 pers)
+/* The six arguments of a call of ABI pers into d, with one branch on the
+ * ABI: i386 passes them in ebx, ecx, edx, esi, edi, ebp. */
+static __always_inline void sc_args(__u64 *d, struct pt_regs *regs,
+				    __u32 pers)
 {
 	struct ktr_regs *r = KTR_REGS(regs);
 
-	if (pers != KTR_PERS_COMPAT)
-		return sc_arg(regs, i);
-	switch (i) {
-	case 0: return (__u32)r->bx;
-	case 1: return (__u32)r->cx;
-	case 2: return (__u32)r->dx;
-	case 3: return (__u32)r->si;
-	case 4: return (__u32)r->di;
-	default: return (__u32)r->bp;
+	if (pers == KTR_PERS_COMPAT) {
+		d[0] = (__u32)r->bx;
+		d[1] = (__u32)r->cx;
+		d[2] = (__u32)r->dx;
+		d[3] = (__u32)r->si;
+		d[4] = (__u32)r->di;
+		d[5] = (__u32)r->bp;
+	} else {
+		d[0] = r->di;
+		d[1] = r->si;
+		d[2] = r->dx;
+		d[3] = r->r10;
+		d[4] = r->r8;
+		d[5] = r->r9;
 	}
 }
 #endif

@@ -50,11 +50,11 @@ static __always_inline long read_path(char *dst, __u64 path)
 	if (n <= 0 || n >= KTR_PATH_SMALL)
 		return bpf_probe_read_user_str(dst, KTR_PATH_MAX,
 					       (void *)path);
-	for (int i = 0; i < KTR_PATH_SMALL / 8; i++) {
-		if (i * 8 >= n)
-			break;
+	/* (All of it: a copy that stops at n multiplies the verifier's
+	 * paths by the words it could stop at. What follows the path is
+	 * overwritten by the next record or not written out.) */
+	for (int i = 0; i < KTR_PATH_SMALL / 8; i++)
 		((__u64 *)dst)[i] = tmp[i];
-	}
 	return n;
 }
 
@@ -116,47 +116,51 @@ struct iov {
 	__u64 base, len;
 };
 
-struct iov_walk {
-	__u32 off;
-	__u32 compat;		/* 32-bit iovecs (i386, x32) */
-	__u64 left, iovp, niov;
-};
-
 static long iov_step(__u32 i, void *ctx)
 {
-	struct iov_walk *w = ctx;
+	__u32 zero = 0;
+	struct cargs *w = bpf_map_lookup_elem(&cargs, &zero);
 	struct iov v;
 	__u64 n;
 
-	if (i >= w->niov || !w->left)
+	if (!w || i >= w->w_niov || !w->w_left)
 		return 1;
-	if (w->compat) {
+	if (w->w_compat) {
 		__u32 c[2];
 
-		if (bpf_probe_read_user(c, sizeof(c), (void *)(w->iovp + i * 8)))
+		if (bpf_probe_read_user(c, sizeof(c),
+					(void *)(w->w_iovp + i * 8)))
 			return 1;
 		v.base = c[0];
 		v.len = c[1];
 	} else if (bpf_probe_read_user(&v, sizeof(v),
-				       (void *)(w->iovp + i * sizeof(v)))) {
+				       (void *)(w->w_iovp + i * sizeof(v)))) {
 		return 1;
 	}
-	n = v.len < w->left ? v.len : w->left;
-	w->off = copy_at(w->off, v.base, n);
-	w->left -= n;
+	n = v.len < w->w_left ? v.len : w->w_left;
+	w->w_off = copy_at(w->w_off, v.base, n);
+	w->w_left -= n;
 	return 0;
 }
 
 /* Up to KTR_GIO_SMALL bytes of user data at ubuf into d, zero-padded to
- * KTR_GIO_SMALL: how many were read (0: unreadable). The copy goes
- * through the stack: the kernel's hardened-usercopy check of a copy's
- * destination walks the page of a map value (is it vmalloc, slab, a
- * compound page) for ~70 ns, while for the current stack it is a range
- * compare — that check was half of what the default set cost per call. */
-static __always_inline __u64 read_small(__u64 *d, __u64 n, __u64 ubuf)
+ * KTR_GIO_SMALL: as many as the return value at retp says were moved, up
+ * to maxdata; how many were read (0: unreadable). The copy goes through
+ * the stack: the kernel's hardened-usercopy check of a copy's destination
+ * walks the page of a map value (is it vmalloc, slab, a compound page) for
+ * ~70 ns, while for the current stack it is a range compare — that check
+ * was half of what the default set cost per call. The return value is
+ * read back from the record (retp), not taken from a register: the
+ * verifier then knows nothing of it from before, and does not walk the
+ * caller's paths again for each range it had for it. */
+static __always_inline __u64 read_small(__u64 *d, __s64 *retp, __u64 ubuf)
 {
 	__u64 tmp[KTR_GIO_SMALL / 8] = {};
+	__s64 ret = *(volatile __s64 *)retp;
+	__u64 n = ret > 0 ? ret : 0;
 
+	if (n > maxdata)
+		n = maxdata;
 	if (n > KTR_GIO_SMALL)
 		n = KTR_GIO_SMALL;
 	if (n && bpf_probe_read_user(tmp, n, (void *)ubuf))
@@ -178,32 +182,6 @@ __noinline int emit_gio(__u64 ubuf, __u64 cnt, __s64 ret, __u64 kind_fd,
 	struct ktr_gio *g;
 	char *b;
 
-	/* Small data from one buffer: straight into a fixed-size
-	 * reservation (the record's len says how much of it is used), no
-	 * copy through the scratch buffer. */
-	if ((kind == KTR_IO_READ || kind == KTR_IO_WRITE) &&
-	    left <= KTR_GIO_SMALL) {
-		struct gio_small {
-			char b[sizeof(struct ktr_gio) + KTR_GIO_SMALL];
-		} *r = reserve(sizeof(*r), KTR_GIO, pid, NULL);
-		__u64 *d;
-
-		if (!r)
-			return 0;
-		g = (struct ktr_gio *)r;
-		d = (__u64 *)(r->b + sizeof(*g));
-		g->h.pers = pers;
-		g->fd = (__s32)kind_fd;
-		g->nr = nr;
-		g->dir = kind == KTR_IO_WRITE ? KTR_GIO_WRITE : KTR_GIO_READ;
-		g->reserved[0] = g->reserved[1] = g->reserved[2] = 0;
-		g->total = ret;
-		left = read_small(d, left, ubuf);
-		g->data_len = left;
-		g->h.len = (sizeof(*g) + left + 7) & ~7u;
-		submit(r);
-		return 0;
-	}
 	g = (struct ktr_gio *)scratch_rec(KTR_GIO);
 	b = (char *)g;
 	if (!g)
@@ -216,7 +194,7 @@ __noinline int emit_gio(__u64 ubuf, __u64 cnt, __s64 ret, __u64 kind_fd,
 	g->reserved[0] = g->reserved[1] = g->reserved[2] = 0;
 	g->total = ret;
 	if (kind == KTR_IO_READ || kind == KTR_IO_WRITE) {
-		off = copy_data(b, off, (void *)ubuf, left);
+		off = copy_at(off, ubuf, left);
 	} else {
 		if ((kind == KTR_IO_RECVMSG || kind == KTR_IO_SENDMSG) &&
 		    pers != KTR_PERS_NATIVE) {
@@ -241,16 +219,24 @@ __noinline int emit_gio(__u64 ubuf, __u64 cnt, __s64 ret, __u64 kind_fd,
 			iovp = ubuf;
 			niov = cnt;
 		}
-		struct iov_walk w = { .off = off, .left = left,
-				      .iovp = iovp, .niov = niov,
-				      .compat = pers != KTR_PERS_NATIVE };
+		__u32 zero = 0;
+		struct cargs *w = bpf_map_lookup_elem(&cargs, &zero);
 
+		if (!w)
+			goto out;
+		w->w_off = off;
+		w->w_left = left;
+		w->w_iovp = iovp;
+		w->w_niov = niov;
+		w->w_compat = pers != KTR_PERS_NATIVE;
 		/* bpf_loop: the verifier checks the body once. */
-		bpf_loop(KTR_IOV_MAX, iov_step, &w, 0);
-		off = w.off;
+		bpf_loop(KTR_IOV_MAX, iov_step, NULL, 0);
+		off = w->w_off;
 	}
 out:
 	g->data_len = off - sizeof(*g);
+	/* (Read back: one path on for the verifier.) */
+	off = sizeof(*g) + (reread(g->data_len) & (SCRATCH / 2 - 1));
 	g->h.len = pad8(b, off);
 	emit_scratch(&g->h, g->h.len, pid);
 	return 0;
@@ -277,8 +263,10 @@ __noinline __u32 cap_one(__u32 off, __u32 key, __u32 i, __u32 dir, __u64 ts)
 		return off;
 	ptr = a->args[c->arg];
 	next = a->args[c->arg + 1];
-	if (!ptr)
+	if (!ptr || off > SCRATCH - 2 * KTR_STRU_MAX)
 		return off;
+	off &= SCRATCH - 1;
+	st = (struct ktr_stru *)(b + off);
 	switch (c->rule) {
 	case KTR_CAP_FIXED:
 		total = c->size;
@@ -323,20 +311,18 @@ __noinline __u32 cap_one(__u32 off, __u32 key, __u32 i, __u32 dir, __u64 ts)
 	default:
 		return off;
 	}
+	/* (One path on from here, whatever the rule.) */
+	st->total = total;
+	total = reread(st->total);
 	n = total < c->max ? total : c->max;
 	if (n > KTR_STRU_MAX)
 		n = KTR_STRU_MAX;
-	if (off > SCRATCH - 2 * KTR_STRU_MAX)
-		return off;
-	off &= SCRATCH - 1;
-	st = (struct ktr_stru *)(b + off);
 	fill_ts(&st->h, 0, KTR_STRU, NULL, ts);
 	st->h.pers = a->pers;
 	st->nr = a->nr;
 	st->kind = c->kind;
 	st->arg = c->arg;
 	st->dir = dir;
-	st->total = total;
 	{
 		/* (Bounded for the verifier, which does not see n's.) */
 		__u64 len = n;
@@ -348,6 +334,7 @@ __noinline __u32 cap_one(__u32 off, __u32 key, __u32 i, __u32 dir, __u64 ts)
 			n = 0;
 	}
 	st->data_len = n;
+	n = reread(st->data_len) & (KTR_STRU_MAX * 2 - 1);
 	n = pad8(b, off + sizeof(*st) + n);
 	st->h.len = n - off;
 	return n;
@@ -390,31 +377,51 @@ __noinline int emit_entry(__u32 key)
 	return 0;
 }
 
-/* A small read or write and its return, in one RETGIO record: one
- * reservation instead of two. */
-__noinline int emit_retgio(__u64 ubuf, __s64 ret, __u64 kind_fd, __u32 nr)
+/* A small read's or write's data straight into a fixed-size reservation
+ * (the record's len says how much of it is used), no copy through the
+ * scratch buffer: with retgio its return too, in one RETGIO record (one
+ * reservation instead of two), else a GIO record. */
+__noinline int emit_iosmall(__u64 ubuf, __s64 ret, __u64 kind_fd, __u32 nr,
+			    __u32 retgio)
 {
 	__u32 kind = (kind_fd >> 32) & 0xff;
 	__u32 pid = bpf_get_current_pid_tgid() >> 32;
-	__u64 n = ret < maxdata ? ret : maxdata;
-	struct retgio_small {
+	__u64 n;
+	struct io_small {
 		char b[sizeof(struct ktr_retgio) + KTR_GIO_SMALL];
-	} *r = reserve(sizeof(*r), KTR_RETGIO, pid, NULL);
+	} *r;
 	struct ktr_retgio *g;
-	__u64 *d;
+	struct ktr_gio *gi;
+	__u8 dir;
 
+	_Static_assert(sizeof(struct ktr_retgio) == sizeof(struct ktr_gio),
+		       "GIO and RETGIO heads differ");
+	r = reserve(sizeof(*r), retgio ? KTR_RETGIO : KTR_GIO, pid, NULL);
 	if (!r)
 		return 0;
 	g = (struct ktr_retgio *)r;
-	d = (__u64 *)(r->b + sizeof(*g));
+	gi = (struct ktr_gio *)r;
 	g->h.pers = (kind_fd >> 40) & 3;
-	g->nr = nr;
-	g->fd = (__s32)kind_fd;
-	g->ret = ret;
-	g->dir = kind == KTR_IO_WRITE ? KTR_GIO_WRITE : KTR_GIO_READ;
-	g->reserved[0] = g->reserved[1] = g->reserved[2] = 0;
-	n = read_small(d, n, ubuf);
-	g->data_len = n;
+	dir = kind == KTR_IO_WRITE ? KTR_GIO_WRITE : KTR_GIO_READ;
+	if (retgio) {
+		g->nr = nr;
+		g->fd = (__s32)kind_fd;
+		g->ret = ret;
+		g->dir = dir;
+		g->reserved[0] = g->reserved[1] = g->reserved[2] = 0;
+	} else {
+		gi->fd = (__s32)kind_fd;
+		gi->nr = nr;
+		gi->total = ret;
+		gi->dir = dir;
+		gi->reserved[0] = gi->reserved[1] = gi->reserved[2] = 0;
+	}
+	n = read_small((__u64 *)(r->b + sizeof(*g)),
+		       retgio ? &g->ret : (__s64 *)&gi->total, ubuf);
+	if (retgio)
+		g->data_len = n;
+	else
+		gi->data_len = n;
 	g->h.len = (sizeof(*g) + n + 7) & ~7u;
 	submit(r);
 	return 0;
@@ -438,38 +445,17 @@ static __always_inline void fill_entry(struct ktr_rec *h, __u16 type,
 	__builtin_memcpy(h->comm, v->comm, sizeof(h->comm));
 }
 
-/* The entry in v and this return, and for a small read or write its data,
- * in one KTR_CALLRET record. */
-static __always_inline int emit_callret_g(__u64 ubuf, __s64 ret,
-					  __u64 kind_fd)
+/* A KTR_CALLRET record's body after its header: the entry in v, this
+ * return, and with a kind (kind_fd as emit_gio's) the data of a small read
+ * or write from ubuf, zero-padded to KTR_GIO_SMALL after the record. Its
+ * length. */
+static __always_inline __u32 callret_body(struct ktr_callret *c,
+					  struct slot *v, __u64 ubuf,
+					  __s64 ret, __u64 kind_fd)
 {
-	__u32 zero = 0;
-	struct slot *v = bpf_map_lookup_elem(&slots, &zero);
-	struct task_struct *t = NULL;
-	__u32 kind = (kind_fd >> 32) & 0xff, pid;
-	__u64 n = ret < maxdata ? ret : maxdata;
-	struct callret_small {
-		char b[sizeof(struct ktr_callret) + KTR_GIO_SMALL];
-	} *r;
-	struct ktr_callret *c;
-	struct ktr_batch *B = NULL;
-	__u32 len = sizeof(*c);
-	__u64 *d;
+	__u32 kind = (kind_fd >> 32) & 0xff;
+	__u64 n = 0;
 
-	if (!v)
-		return 0;
-	pid = v->pid;
-	/* Into the batch; straight to the ring buffer when it cannot be. */
-	r = (void *)batch_begin(&B, kind ? sizeof(*r) : sizeof(*c), pid);
-	if (r)
-		fill_entry((struct ktr_rec *)r, KTR_CALLRET, v);
-	else if (kind)
-		r = reserve(sizeof(*r), KTR_CALLRET, pid, t);
-	else
-		r = reserve(sizeof(*c), KTR_CALLRET, pid, t);
-	if (!r)
-		return 0;
-	c = (struct ktr_callret *)r;
 	c->h.pers = v->pers;
 	c->call_ts = v->ts;
 	c->call_cpu = v->cpu;
@@ -480,18 +466,59 @@ static __always_inline int emit_callret_g(__u64 ubuf, __s64 ret,
 	c->ret = ret;
 	for (int i = 0; i < KTR_MAX_ARGS; i++)
 		c->args[i] = v->args[i];
-	c->data_len = 0;
-	if (kind) {
-		d = (__u64 *)(r->b + sizeof(*c));
-		n = read_small(d, n, ubuf);
-		c->data_len = n;
-		len = (sizeof(*c) + n + 7) & ~7u;
-	}
+	if (kind)
+		n = read_small((__u64 *)((char *)c + sizeof(*c)), &c->ret,
+			       ubuf);
+	c->data_len = n;
+	return (sizeof(*c) + n + 7) & ~7u;
+}
+
+struct callret_small {
+	char b[sizeof(struct ktr_callret) + KTR_GIO_SMALL];
+};
+
+/* emit_callret's record straight to the ring buffer (its reservation has
+ * room for data; the record's len says how much is used). */
+__noinline int emit_callret_rb(__u64 ubuf, __s64 ret, __u64 kind_fd)
+{
+	__u32 zero = 0;
+	struct slot *v = bpf_map_lookup_elem(&slots, &zero);
+	struct callret_small *r;
+	struct ktr_callret *c;
+
+	if (!v)
+		return 0;
+	r = reserve(sizeof(*r), KTR_CALLRET, v->pid, NULL);
+	if (!r)
+		return 0;
+	c = (struct ktr_callret *)r;
+	/* (Zeroes after the record: the reader stops there.) */
+	if (!(kind_fd >> 32))
+		__builtin_memset(r->b + sizeof(*c), 0, KTR_GIO_SMALL);
+	c->h.len = callret_body(c, v, ubuf, ret, kind_fd);
+	submit(r);
+	return 0;
+}
+
+/* The entry in this CPU's slot and this return, and for a small read or
+ * write its data, in one KTR_CALLRET record (kind_fd as emit_gio's; 0:
+ * no data), in this CPU's batch. */
+__noinline int emit_callret(__u64 ubuf, __s64 ret, __u64 kind_fd)
+{
+	__u32 zero = 0, len;
+	struct slot *v = bpf_map_lookup_elem(&slots, &zero);
+	struct ktr_batch *B = NULL;
+	struct ktr_callret *c;
+
+	if (!v)
+		return 0;
+	c = (void *)batch_begin(&B, sizeof(struct callret_small), v->pid);
+	if (!c || !B)
+		return emit_callret_rb(ubuf, ret, kind_fd);
+	fill_entry(&c->h, KTR_CALLRET, v);
+	len = callret_body(c, v, ubuf, ret, kind_fd);
 	c->h.len = len;
-	if (B)
-		batch_commit(B, len);
-	else
-		submit(r);
+	batch_commit(B, len);
 	return 0;
 }
 
@@ -561,28 +588,105 @@ __noinline int emit_named_g(__u32 info, __s64 ret, __u32 nr_pers,
 	return with_ret;
 }
 
-/* A call that takes path names or writes structures: its entry v (if
- * kept) as a CALL, a NAMI record per name, a STRU record per structure,
- * and with_ret its RET, assembled in the scratch buffer and written with
- * one copy (emit_named_g reads the arguments from cargs). Whether the RET
- * went out. */
-static __always_inline bool emit_named(struct slot *v, struct pt_regs *regs,
-				       __u32 info, long ret, __u32 nr,
-				       __u32 pers, bool with_ret, bool stru)
+/* A return written on its own (its entry went out before it). */
+__noinline int emit_ret(__s64 ret, __u32 nr_pers)
 {
-	__u32 zero = 0;
+	__u32 pid = bpf_get_current_pid_tgid() >> 32;
+	struct ktr_ret *r = reserve(sizeof(*r), KTR_RET, pid, NULL);
+
+	if (!r)
+		return 0;
+	r->h.pers = nr_pers & 3;
+	r->nr = nr_pers >> 8;
+	r->reserved = 0;
+	r->ret = ret;
+	submit(r);
+	return 0;
+}
+
+/* What a syscall's return writes beyond a plain KTR_CALLRET: path names
+ * and structures (with the entry, if kept: have, and the return, in one
+ * copy: emit_named_g), data (GIO, RETGIO), the return on its own. The
+ * call's arguments are in cargs (nr_pers: its number << 8 | its ABI). */
+__noinline int exit_slow(__s64 ret, __u32 nr_pers, __u32 info, __u32 have)
+{
+	__u32 zero = 0, nr = nr_pers >> 8, pers = nr_pers & 3, what = 0;
+	__u32 pid = bpf_get_current_pid_tgid() >> 32;
 	struct cargs *a = bpf_map_lookup_elem(&cargs, &zero);
 
 	if (!a)
-		return false;
-	for (int i = 0; i < KTR_MAX_ARGS; i++)
-		a->args[i] = sc_arg_pers(regs, i, pers);
+		return 0;
 	a->ret = ret;
 	a->nr = nr;
 	a->pers = pers;
-	emit_named_g(info, ret, nr << 8 | pers,
-		     (v ? 1 : 0) | (with_ret ? 2 : 0) | (stru ? 4 : 0));
-	return with_ret;
+	/* The entry goes out on its own when something comes between (data
+	 * that does not fit, a drop record; a rename wrote it already). */
+	if (have && pending_drops && bpf_map_lookup_elem(&dropped, &pid)) {
+		emit_call_g(bpf_get_smp_processor_id());
+		have = 0;
+	}
+	/* Path names are read at return: the kernel has copied them, so
+	 * their pages are present. A successful exec's name comes from the
+	 * exec tracepoint (the old memory is gone). */
+	if ((points & KTR_PT_NAMEI) && KTR_SI_PATHMASK(info) &&
+	    !(ret == 0 && (nr == nr_execve[pers] || nr == nr_execveat[pers])))
+		what |= 1;
+	if ((points & KTR_PT_STRU) && (info & KTR_SI_STRU_OUT) && ret >= 0)
+		what |= 2;
+	if ((points & KTR_PT_GENIO) && ret > 0 && KTR_SI_IO(info))
+		what |= 4;
+	/* (Read back: one path on from here for the verifier, not one per
+	 * combination.) */
+	a->what = what;
+	a->have = have;
+	what = reread(a->what);
+	have = reread(a->have) & 1;
+	/* The call's CALL, NAMI, STRU and (unless data comes between) RET
+	 * records go out together, as one ring-buffer record. */
+	/* (points again: what is read back, the verifier does not know
+	 * which bits the points leave out.) */
+	if ((points & (KTR_PT_NAMEI | KTR_PT_STRU)) && (what & 3)) {
+		__u32 with_ret = !(what & 4) && (points & KTR_PT_SYSCALL);
+
+		if (!(what & 1))
+			info &= ~KTR_SI_PATHS;
+		emit_named_g(info, ret, nr_pers,
+			     have | with_ret << 1 | (what & 2) << 1);
+		if (with_ret)
+			return 0;
+		have = 0;
+	}
+	/* Data at return, with the real byte count: for writes the buffer
+	 * is the one the call has just written from. */
+	if ((points & KTR_PT_GENIO) && (what & 4)) {
+		__u32 buf_arg = KTR_SI_BUF(info);
+		__u64 fd = (__u32)a->args[KTR_SI_FD(info) & 7];
+		__u32 kind = KTR_SI_IO(info);
+		__u64 kfd = (__u64)pers << 40 | (__u64)kind << 32 | fd;
+		__u64 ubuf = a->args[buf_arg & 7];
+
+		if ((ret < maxdata ? ret : maxdata) <= KTR_GIO_SMALL &&
+		    (kind == KTR_IO_READ || kind == KTR_IO_WRITE)) {
+			if (have)
+				emit_callret(ubuf, ret, kfd);
+			else
+				emit_iosmall(ubuf, ret, kfd, nr,
+					     !!(points & KTR_PT_SYSCALL));
+			return 0;
+		}
+		if (have) {
+			emit_call_g(bpf_get_smp_processor_id());
+			have = 0;
+		}
+		emit_gio(ubuf, a->args[(buf_arg + 1) & 7], ret, kfd, nr);
+	}
+	if (!(points & KTR_PT_SYSCALL))
+		return 0;
+	if (have)
+		emit_callret(0, ret, 0);
+	else
+		emit_ret(ret, nr_pers);
+	return 0;
 }
 
 /* A tail call, never made, that keeps the exit program on the task's
