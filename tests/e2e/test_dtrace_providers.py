@@ -4,8 +4,10 @@
 known, checked against readelf (the symbols), /proc/PID/maps (the modules) and
 the fixture's own arithmetic; the conformance scripts in tests/dtrace
 cover the D side."""
+import errno
 import os
 import re
+import signal
 import subprocess
 import time
 
@@ -159,6 +161,52 @@ def test_proc_killed_and_dumped(sonde, root, tmp_path):
     if pattern.startswith("|"):
         pytest.skip("core_pattern pipes cores to %s" % pattern.strip())
     assert got.get(3) == 1
+
+
+def test_proc_signals_discard_and_fatal(sonde, root, tmp_path):
+    """signal-discard fires (after signal-send) for a signal the target
+    ignores (the oracle: /proc/PID/status SigIgn has SIGHUP), with the
+    target's psinfo and the signal; signal-handle of a fatal default
+    action names the signal sent (SIGTERM), not the SIGKILL the kernel
+    delivers in its place (dtrace-utils reads group_exit_code)."""
+    sh = tmp_path / "sig.sh"
+    sh.write_text("trap '' HUP\n"
+                  "sleep 30 &\n"
+                  "pid=$!\n"
+                  "sleep 1\n"
+                  "grep SigIgn /proc/$pid/status\n"
+                  "kill -HUP $pid\n"
+                  "sleep 0.3\n"
+                  "kill -TERM $pid\n"
+                  "wait\n")
+    p = dtrace(sonde, "-q", "-c", "sh " + str(sh),
+               "-n", "proc:::signal-send /args[1]->pr_ppid == $target/ "
+               "{ printf(\"send %d %s\\n\", args[2], args[1]->pr_fname); }"
+               " proc:::signal-discard /args[1]->pr_ppid == $target/ "
+               "{ printf(\"discard %d %s\\n\", args[2], "
+               "args[1]->pr_fname); }"
+               " proc:::signal-handle /ppid == $target/ "
+               "{ printf(\"handle %d\\n\", args[0]); }", timeout=30)
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.split("\n")
+    ign = [l for l in lines if l.startswith("SigIgn")]
+    assert ign and int(ign[0].split()[1], 16) & (1 << (signal.SIGHUP - 1))
+    got = [l for l in lines if l and not l.startswith("SigIgn")]
+    assert got == ["send %d sleep" % signal.SIGHUP,
+                   "discard %d sleep" % signal.SIGHUP,
+                   "send %d sleep" % signal.SIGTERM,
+                   "handle %d" % signal.SIGTERM], p.stdout
+
+
+def test_proc_exec_failure_is_minus_errno(sonde, root, tmp_path):
+    """exec-failure's args[0] is execve's return value, -errno, as
+    dtrace-utils passes it (its tst.execfail.ENOENT compares -ENOENT)."""
+    p = dtrace(sonde, "-q", "-c",
+               "sh -c '%s/nonexistent 2>/dev/null; true'" % tmp_path,
+               "-n", "proc:::exec-failure /ppid == $target || pid == $target/"
+               " { printf(\"%d\\n\", args[0]); }")
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.split() == [str(-errno.ENOENT)], p.stdout
 
 
 @pytest.mark.parametrize("prog,message", [

@@ -11,9 +11,12 @@
  *   exec                 sys_enter of execve/execveat
  *   exec-success         sched_process_exec
  *   exec-failure         sys_exit of execve/execveat with an error
+ *                        (args[0] = the return value, -errno)
  *   exit, lwp-exit       sched_process_exit (lwp-exit in every thread,
  *                        then exit in the last)
  *   signal-send          signal_generate, in the sender
+ *   signal-discard       signal_generate of a signal the target ignores
+ *                        (result TRACE_SIGNAL_IGNORED), in the sender
  *   signal-handle        signal_deliver, in the receiver
  *   signal-clear         sys_exit of rt_sigtimedwait returning a signal
  *
@@ -36,17 +39,18 @@
 enum {
 	P_CREATE, P_LWP_CREATE, P_START, P_LWP_START, P_EXEC, P_EXEC_SUCCESS,
 	P_EXEC_FAILURE, P_EXIT, P_LWP_EXIT, P_SIGNAL_SEND, P_SIGNAL_HANDLE,
-	P_SIGNAL_CLEAR, P_N
+	P_SIGNAL_CLEAR, P_SIGNAL_DISCARD, P_N
 };
 
 enum tp { TP_FORK, TP_ENTER, TP_EXIT, TP_EXEC, TP_PEXIT, TP_SIGGEN,
 	  TP_SIGDELIVER };
 
 /* A unit's arg: its tracepoint, and which of the two units of one
- * tracepoint it is: lwp-start and lwp-exit have units of their own, so
- * that one event fires two probes as in dtrace-utils (start then
- * lwp-start in a new process, lwp-exit then exit in its last thread);
- * units of a tracepoint run in the order of their arg. */
+ * tracepoint it is: lwp-start, lwp-exit and signal-discard have units of
+ * their own, so that one event fires two probes as in dtrace-utils (start
+ * then lwp-start in a new process, lwp-exit then exit in its last thread,
+ * signal-send then signal-discard); units of a tracepoint run in the
+ * order of their arg. */
 enum { UNIT_TP = 0xff, UNIT_LWP = 0x100, UNIT_LAST = 0x200 };
 
 static const char *const tp_names[] = {
@@ -83,6 +87,8 @@ static const struct {
 	[P_SIGNAL_HANDLE] = { "signal-handle", TP_SIGDELIVER, 3,
 			      { INT, SIGINFO, UPTR } },
 	[P_SIGNAL_CLEAR] = { "signal-clear", TP_EXIT, 1, { INT } },
+	[P_SIGNAL_DISCARD] = { "signal-discard", TP_SIGGEN, 3,
+			       { LWPSINFO, PSINFO, INT } },
 };
 
 static struct dt_ptable *probes(struct dt_provs *ps)
@@ -114,11 +120,12 @@ static void unit_of(const struct dt_probe *p, char *key, size_t len,
 		    uint64_t *arg)
 {
 	bool lwp = p->arg == P_LWP_START || p->arg == P_LWP_EXIT;
+	bool last = p->arg == P_EXIT || p->arg == P_SIGNAL_DISCARD;
 
 	snprintf(key, len, "%s%s", tp_names[table[p->arg].tp],
-		 lwp ? "+lwp" : "");
+		 lwp ? "+lwp" : p->arg == P_SIGNAL_DISCARD ? "+discard" : "");
 	*arg = table[p->arg].tp | (lwp ? UNIT_LWP : 0) |
-	       (p->arg == P_EXIT ? UNIT_LAST : 0);
+	       (last ? UNIT_LAST : 0);
 }
 
 static bool enabled(struct dt_cg *g, int probe)
@@ -199,9 +206,8 @@ static void sys_exit_probes(struct dt_cg *g, int leave, int go)
 	dt_jmp(g, leave);
 	if (fail) {
 		dt_place(g, ex);
+		/* args[0] is the return value, -errno (dtrace-utils) */
 		dt_jmp_imm(g, BPF_JSGE, BPF_REG_8, 0, leave);
-		dt_emit(g, I_ALU64_IMM(BPF_NEG, BPF_REG_8, 0));
-		dt_emit(g, I_STX(BPF_DW, BPF_REG_10, BPF_REG_8, DT_FP_STASH2));
 		fire(g, P_EXEC_FAILURE, go);
 	}
 	if (lwp) {
@@ -282,7 +288,15 @@ static void prologue(struct dt_cg *g)
 		dt_jmp_imm(g, BPF_JEQ, BPF_REG_7, 0, leave);
 		fire(g, P_EXIT, go);
 		break;
-	case TP_EXEC: case TP_SIGGEN: case TP_SIGDELIVER:
+	case TP_SIGGEN:
+		if (fire(g, P_SIGNAL_SEND, go))
+			break;
+		/* signal-discard: result (arg4) is TRACE_SIGNAL_IGNORED */
+		dt_emit(g, I_LDX(BPF_DW, BPF_REG_7, BPF_REG_6, 32));
+		dt_jmp_imm(g, BPF_JNE, BPF_REG_7, 1, leave);
+		fire(g, P_SIGNAL_DISCARD, go);
+		break;
+	case TP_EXEC: case TP_SIGDELIVER:
 		/* one probe each: nothing to tell apart */
 		dt_emit(g, I_ST(BPF_DW, BPF_REG_10, DT_FP_STASH1,
 				(int32_t)g->u->probes[0]->id));
@@ -376,7 +390,7 @@ static int cg_args(struct dt_cg *g, int i)
 		dt_cg_scratch_ptr(g, r, buf);
 		return r;
 	}
-	case TP_EXIT:		/* exec-failure: errno; signal-clear: sig */
+	case TP_EXIT:		/* exec-failure: -errno; signal-clear: sig */
 		r = dt_reg(g);
 		dt_emit(g, I_LDX(BPF_DW, r, BPF_REG_10, DT_FP_STASH2));
 		return r;
@@ -406,8 +420,27 @@ static int cg_args(struct dt_cg *g, int i)
 		return dt_kit_tp_arg(g, 2);
 	case TP_SIGDELIVER:	/* (sig, info, ka) */
 		if (i == 0) {
+			/* A fatal signal arrives as SIGKILL, the signal that
+			 * kills in current->signal->group_exit_code: that
+			 * one when set (dtrace-utils) */
+			int keep = dt_label(g), t;
+
 			r = dt_kit_tp_arg(g, 0);
 			dt_emit(g, I_MOV32(r, r));
+			dt_jmp_imm(g, BPF_JNE, r, 9 /* SIGKILL */, keep);
+			dt_call_begin(g);
+			dt_call(g, BPF_FUNC_get_current_task);
+			t = dt_call_end(g);
+			t = dt_cg_read(g, t, btf_off(g, "task_struct", "signal"),
+				       8, BPF_FUNC_probe_read_kernel);
+			t = dt_cg_read(g, t, btf_off(g, "signal_struct",
+						     "group_exit_code"),
+				       4, BPF_FUNC_probe_read_kernel);
+			dt_emit(g, I_MOV32(t, t));
+			dt_jmp_imm(g, BPF_JEQ, t, 0, keep);
+			dt_emit(g, I_MOV(r, t));
+			dt_place(g, keep);
+			dt_reg_free(g, t);
 			return r;
 		}
 		if (i == 1)
