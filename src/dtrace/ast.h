@@ -637,6 +637,9 @@ struct dt_ck;
 struct dt_type dt_ck_expr(struct dt_ck *k, struct dt_node *n);
 /* The same, a struct, union or array kept whole (no decay). */
 struct dt_type dt_ck_expr_whole(struct dt_ck *k, struct dt_node *n);
+/* Checks n; true with its value when it is an integer constant
+ * expression (sizeof included). */
+bool dt_ck_const(struct dt_ck *k, struct dt_node *n, int64_t *out);
 struct dt_cc *dt_ck_cc(struct dt_ck *k);
 struct dt_prog *dt_ck_prog(struct dt_ck *k);
 struct dt_clause *dt_ck_clause(struct dt_ck *k);	/* being checked */

@@ -1311,7 +1311,7 @@ static void cg_stmt(struct dt_cg *g, struct dt_node *s)
 
 	g->stmt = s;
 	g->loc = s->loc;
-	g->temp_top = g->temp_base;
+	g->temp_top = g->temp_floor;
 	if (g->p->opt.testreject && s->loc.line == (int)g->p->opt.testreject) {
 		/* Test hook: an instruction the verifier refuses (a read
 		 * above the frame), to check rejections name the line. */
@@ -1378,7 +1378,7 @@ static void cg_clause(struct dt_cg *g, struct dt_clause *cl)
 	g->stmt = NULL;
 	g->skip = dt_label(g);
 	g->loc = cl->loc;
-	g->temp_top = g->temp_base;
+	g->temp_top = g->temp_floor = g->temp_base;
 	dt_regs_reset(g);
 	/* alloca()'s memory lasts for the clause */
 	if (g->p->uses_alloca)

@@ -100,6 +100,8 @@ struct dt_cg {
 	/* the scratch area: counters, this-> variables, the record, then
 	 * temporaries for the statement */
 	int rec_base, temp_base, temp_top, temp_max;
+	int temp_floor;		/* statements' temps start here: copyin()'s
+				 * buffers below it last for the clause */
 	int skip;		/* the current clause's end label */
 	int chill_cb;		/* chill()'s bpf_loop callback label + 1 */
 	int index_cb;		/* index()'s (cg_str.c) */

@@ -1073,12 +1073,12 @@ static int cg_commit(struct dt_cg *g, struct dt_node *n)
 static int const_size(struct dt_ck *k, struct dt_node *n, int i, int max)
 {
 	struct dt_node *e = n->args[i];
+	int64_t v;
 
-	dt_ck_expr(k, e);
-	if (e->kind != N_INT || e->ival < 1 || e->ival > (uint64_t)max)
+	if (!dt_ck_const(k, e, &v) || v < 1 || v > max)
 		dt_error(dt_ck_cc(k), &e->loc, "%s() needs a constant size "
 			 "from 1 to %d bytes in this version", n->name, max);
-	return (int)e->ival;
+	return (int)v;
 }
 
 /* The scratch size the user asked for: -x scratchsize adds the 8 bytes
@@ -1095,13 +1095,14 @@ static void check_copyin(struct dt_ck *k, struct dt_node *n)
 	struct dt_node *e = n->args[1];
 	uint64_t max = user_scratchsize(dt_ck_prog(k));
 
+	int64_t v;
+
 	need_intarg(k, n, 0);
-	dt_ck_expr(k, e);
 	/* the buffer is scratch memory, as alloca()'s (dtrace-utils) */
-	if (e->kind == N_INT && e->ival > max)
+	if (dt_ck_const(k, e, &v) && (uint64_t)v > max)
 		dt_cerror(dt_ck_cc(k), &n->loc, D_ALLOCA_SIZE, "copyin(%llu) "
 			  "size larger than scratchsize %llu",
-			  (unsigned long long)e->ival,
+			  (unsigned long long)v,
 			  (unsigned long long)max);
 	n->ival = (uint64_t)const_size(k, n, 1, 4096);
 	n->type = (struct dt_type){ DT_TPTR, 8, false, 0, 1 };
@@ -1110,7 +1111,12 @@ static void check_copyin(struct dt_ck *k, struct dt_node *n)
 static int cg_copyin(struct dt_cg *g, struct dt_node *n)
 {
 	int size = (int)n->ival, tmp = dt_cg_temp(g, size + 1);
-	int addr = dt_cg_expr(g, n->args[0]), rc, r;
+	int addr, rc, r;
+
+	/* the buffer lasts for the clause, as DTrace's scratch memory: a
+	 * variable may keep its address for later statements */
+	g->temp_floor = g->temp_top;
+	addr = dt_cg_expr(g, n->args[0]);
 
 	/* one zero byte past the data: stringof() of it ends there */
 	dt_emit(g, I_ST(BPF_B, DT_SCRATCH_REG, tmp + size, 0));

@@ -1642,7 +1642,7 @@ void dt_ck_fix_recval(struct dt_ck *k, struct dt_action *a, int i, int bytes)
 
 /* An integer constant expression (negative numbers, simple arithmetic),
  * as aggregating functions' parameters need. */
-static bool const_eval(struct dt_node *n, int64_t *out)
+static bool const_eval_in(struct dt_node *n, int64_t *out, bool checked)
 {
 	int64_t a, b;
 
@@ -1650,16 +1650,20 @@ static bool const_eval(struct dt_node *n, int64_t *out)
 	case N_INT:
 		*out = (int64_t)n->ival;
 		return true;
+	case N_SIZEOF:		/* its size is known once checked */
+		*out = (int64_t)n->ival;
+		return checked;
 	case N_CAST:
-		return const_eval(n->a, out);
+		return const_eval_in(n->a, out, checked);
 	case N_UNARY:
-		if (!const_eval(n->a, &a))
+		if (!const_eval_in(n->a, &a, checked))
 			return false;
 		*out = n->op == T_MINUS ? -a : n->op == T_TILDE ? ~a :
 		       n->op == T_BANG ? !a : a;
 		return true;
 	case N_BINARY:
-		if (!const_eval(n->a, &a) || !const_eval(n->b, &b))
+		if (!const_eval_in(n->a, &a, checked) ||
+		    !const_eval_in(n->b, &b, checked))
 			return false;
 		switch (n->op) {
 		case T_PLUS: *out = a + b; return true;
@@ -1673,6 +1677,17 @@ static bool const_eval(struct dt_node *n, int64_t *out)
 	default:
 		return false;
 	}
+}
+
+static bool const_eval(struct dt_node *n, int64_t *out)
+{
+	return const_eval_in(n, out, false);
+}
+
+bool dt_ck_const(struct dt_ck *k, struct dt_node *n, int64_t *out)
+{
+	check_expr(k, n);
+	return const_eval_in(n, out, true);
 }
 
 /* lquantize(expr, lo, hi[, step[, incr]]), llquantize(expr, factor, low,

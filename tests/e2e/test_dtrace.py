@@ -866,3 +866,16 @@ def test_kernel_bitfields_match_the_btf_layout(sonde, root):
         set_bits += sum(want)
     if not set_bits:
         pytest.skip("no traced task had one of these bit-fields set")
+
+
+def test_copyin_size_is_a_constant_expression(sonde, root):
+    """copyin()'s size may be any integer constant expression, sizeof
+    included (dtrace-utils' proc tests copy 2 * sizeof (char *) of argv):
+    the program's argv[0] and argv[1] read back through it."""
+    p = dtrace(sonde, "-q", "-c", "/bin/echo hello", "-n",
+               "syscall::execve:entry /pid == $target/ { this->v = "
+               "(uintptr_t *)copyin((uintptr_t)args[1], 2 * sizeof(char *));"
+               " printf(\"%s %s\\n\", copyinstr(this->v[0]), "
+               "copyinstr(this->v[1])); }")
+    assert p.returncode == 0, p.stderr
+    assert "/bin/echo hello\n" in p.stdout
