@@ -1004,7 +1004,8 @@ static struct dt_node *primary(struct parser *p)
 	case T_CHAR:
 		n = node(p, N_INT, &t.loc);
 		n->ival = t.ival;
-		n->type = (struct dt_type){ DT_TINT, 1, true, 0, 0, false };
+		/* an int, as in C and DTrace (its lexer makes it DT_TOK_INT) */
+		n->type = (struct dt_type){ DT_TINT, 4, true, 0, 0, false };
 		return n;
 	case T_STR: {
 		/* Adjacent literals concatenate, as in C. */

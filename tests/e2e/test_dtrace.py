@@ -879,3 +879,13 @@ def test_copyin_size_is_a_constant_expression(sonde, root):
                "copyinstr(this->v[1])); }")
     assert p.returncode == 0, p.stderr
     assert "/bin/echo hello\n" in p.stdout
+
+
+def test_character_constants_are_ints(sonde, root):
+    """A character constant is an int, as in C and DTrace (its lexer
+    returns DT_TOK_INT): 4 bytes, so an aggregation key 'a' prints as
+    dtrace-utils prints a 4-byte key (" %8d"), sizeof ('a') is 4."""
+    p = dtrace(sonde, "-q", "-n", "BEGIN { @['a'] = count(); "
+               "printf(\"%d\\n\", sizeof ('a')); exit(0); }")
+    assert p.returncode == 0, p.stderr
+    assert p.stdout == "4\n\n       97                1\n", repr(p.stdout)
