@@ -265,6 +265,29 @@ static int subprog_btf(const struct bpf_insn *insns, int n,
 	return btf__fd(btf);
 }
 
+/* -x bpflog: the verifier's log of every program, each line after
+ * "BPF: " on stderr, as dtrace-utils prints it (dt_bpf_load_prog). */
+static void print_vlog(const char *log)
+{
+	for (const char *p = log; p && *p;) {
+		const char *q = strchr(p, '\n');
+		int n = q ? (int)(q - p) : (int)strlen(p);
+
+		fprintf(stderr, "BPF: %.*s\n", n, p);
+		p = q ? q + 1 : NULL;
+	}
+}
+
+/* The verifier log's size: -x bpflogsize, else dtrace-utils' default
+ * (16 MiB - 1). */
+static size_t vlog_size(const struct dt_session *s)
+{
+	uint64_t n = s->prog.opt.bpflogsize;
+
+	return n ? (size_t)(n > UINT32_MAX ? UINT32_MAX : n) :
+		   16 * 1024 * 1024 - 1;
+}
+
 static int load_unit(struct dt_session *s, struct dt_unit *u, char **msg)
 {
 	struct bpf_insn *insns = sd_malloc(sizeof(*insns) * u->ninsns);
@@ -297,14 +320,18 @@ static int load_unit(struct dt_session *s, struct dt_unit *u, char **msg)
 		po.func_info_cnt = (uint32_t)nfi;
 		po.func_info_rec_size = sizeof(*fi);
 	}
-	fd = bpf_prog_load(u->prov->prog_type, name, "GPL", insns,
-			   (size_t)u->ninsns, &po);
-	if (fd < 0 && errno != EPERM && errno != ENOMEM) {
-		/* Load again with the verifier's log to say why. */
-		size_t loglen = 4 << 20;
+	bool vlog = s->prog.opt.bpflog;
+
+	fd = vlog ? -1 : bpf_prog_load(u->prov->prog_type, name, "GPL",
+				       insns, (size_t)u->ninsns, &po);
+	if (vlog || (fd < 0 && errno != EPERM && errno != ENOMEM)) {
+		/* Load again with the verifier's log to say why; with
+		 * -x bpflog, load with it (and print it) in any case. */
+		size_t loglen = vlog_size(s);
 		char *log = sd_malloc(loglen), why[512];
 		LIBBPF_OPTS(bpf_prog_load_opts, o, .log_buf = log,
-			    .log_size = (uint32_t)loglen, .log_level = 1);
+			    .log_size = (uint32_t)loglen,
+			    .log_level = vlog ? 4 | 2 | 1 : 1);
 
 		if (btf_fd >= 0) {
 			o.prog_btf_fd = (uint32_t)btf_fd;
@@ -317,6 +344,17 @@ static int load_unit(struct dt_session *s, struct dt_unit *u, char **msg)
 		log[0] = '\0';
 		fd = bpf_prog_load(u->prov->prog_type, name, "GPL", insns,
 				   (size_t)u->ninsns, &o);
+		if (fd < 0 && vlog)
+			err = errno;
+		if (fd < 0 && vlog && err == ENOSPC) {
+			fprintf(stderr, "BPF verifier log is incomplete and is "
+				"not reported.\nSet DTrace option 'bpflogsize' "
+				"to some greater size for more output.\n"
+				"(Current size is %zu.)\n", loglen);
+			log[0] = '\0';
+		} else if (vlog) {
+			print_vlog(log);
+		}
 		if (fd >= 0) {
 			free(log);
 			goto done;

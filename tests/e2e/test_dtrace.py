@@ -881,6 +881,19 @@ def test_copyin_size_is_a_constant_expression(sonde, root):
     assert "/bin/echo hello\n" in p.stdout
 
 
+def test_bpflog_prints_the_verifier_log(sonde, root):
+    """-x bpflog: the kernel verifier's log of every program on stderr,
+    each line after "BPF: " (dtrace-utils' form); its last lines are the
+    verifier's statistics ("processed N insns")."""
+    p = dtrace(sonde, "-x", "bpflog", "-q", "-n", "BEGIN { exit(0); }")
+    assert p.returncode == 0, p.stderr
+    lines = p.stderr.splitlines()
+    assert lines and all(l.startswith("BPF: ") for l in lines), p.stderr
+    assert any(re.match(r"BPF: processed \d+ insns", l) for l in lines)
+    p = dtrace(sonde, "-q", "-n", "BEGIN { exit(0); }")
+    assert "BPF: " not in p.stderr
+
+
 def test_character_constants_are_ints(sonde, root):
     """A character constant is an int, as in C and DTrace (its lexer
     returns DT_TOK_INT): 4 bytes, so an aggregation key 'a' prints as
