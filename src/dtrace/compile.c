@@ -10,7 +10,10 @@
 #include "../lib/bpf.h"
 #include "../lib/util.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -272,6 +275,70 @@ static void parse_program(struct dt_session *s, const struct dt_src *src)
 	m->used = NULL;
 }
 
+static int is_dfile(const struct dirent *d)
+{
+	size_t n = strlen(d->d_name);
+
+	return n > 2 && !strcmp(d->d_name + n - 2, ".d");
+}
+
+/* -L dir, -x libdir: the D library files (*.d) of each directory, in
+ * name order, read before the program's sources, as dtrace-utils loads
+ * them (dt_load_libs_dir; a directory that cannot be read is skipped).
+ * A library declares (types, inlines, translators, variables); it may
+ * not enable probes: a clause in one is refused. */
+static void read_libraries(struct dt_session *s)
+{
+	if (s->libs_read)
+		return;
+	s->libs_read = true;
+	for (int i = 0; i < s->opt.nlibdirs; i++) {
+		struct dirent **ents;
+		int n = scandir(s->opt.libdirs[i], &ents, is_dfile, alphasort);
+
+		for (int j = 0; j < n; j++) {
+			char path[PATH_MAX];
+			size_t len;
+			char *t;
+
+			snprintf(path, sizeof(path), "%s/%s",
+				 s->opt.libdirs[i], ents[j]->d_name);
+			t = sd_read_file(path, &len);
+			free(ents[j]);
+			if (!t)
+				continue;
+			s->libs = sd_realloc(s->libs, sizeof(*s->libs) *
+					     (size_t)(s->nlibs + 1));
+			s->libs[s->nlibs++] = (struct dt_src){
+				.name = sd_strdup(path), .text = t, .len = len,
+				.is_file = true, .is_library = true,
+				.spec = 'n' };
+		}
+		if (n >= 0)
+			free(ents);
+	}
+}
+
+/* The library files, then the sources. */
+static void parse_all(struct dt_session *s)
+{
+	read_libraries(s);
+	for (int i = 0; i < s->nlibs; i++) {
+		int nc = s->prog.nclauses;
+
+		s->cc.cur = &s->libs[i];
+		dt_parse(&s->cc, &s->prog, &s->libs[i]);
+		if (s->prog.nclauses > nc)
+			dt_error(&s->cc, &s->prog.clauses[nc]->loc, "a D "
+				 "library may not enable probes: %s has a "
+				 "probe clause", s->libs[i].name);
+	}
+	for (int i = 0; i < s->nsrcs; i++) {
+		s->cc.cur = &s->srcs[i];
+		parse_program(s, &s->srcs[i]);
+	}
+}
+
 int dt_compile(struct dt_session *s)
 {
 	struct dt_prog *p = &s->prog;
@@ -288,10 +355,7 @@ int dt_compile(struct dt_session *s)
 		dt_cg_free(&g);
 		return s->cc.status ? s->cc.status : SD_EXIT_USAGE;
 	}
-	for (int i = 0; i < s->nsrcs; i++) {
-		s->cc.cur = &s->srcs[i];
-		parse_program(s, &s->srcs[i]);
-	}
+	parse_all(s);
 	if (!p->nclauses) {
 		dt_check_inlines(&s->cc, p);
 		/* -x empty: nothing to trace, which the caller reports */
@@ -409,6 +473,11 @@ void dt_session_free(struct dt_session *s)
 	free(s->printed);
 	free(s->normal);
 	free(s->src_matches);
+	for (int i = 0; i < s->nlibs; i++) {
+		free((char *)s->libs[i].name);
+		free((char *)s->libs[i].text);
+	}
+	free(s->libs);
 	for (int i = 0; i < s->nsrcs; i++) {
 		free((char *)s->srcs[i].name);
 		free((char *)s->srcs[i].text);
@@ -491,8 +560,7 @@ int dt_list(struct dt_session *s, FILE *f, char **msg)
 		free(l.seen);
 		return s->cc.status ? s->cc.status : SD_EXIT_USAGE;
 	}
-	for (int i = 0; i < s->nsrcs; i++)
-		parse_program(s, &s->srcs[i]);
+	parse_all(s);
 	fprintf(f, "%5s %10s %17s %33s %s\n", "ID", "PROVIDER", "MODULE",
 		"FUNCTION", "NAME");
 	if (!s->nsrcs)

@@ -19,6 +19,9 @@ struct dt_session {
 	struct dt_macros macros;
 	struct dt_src *srcs;
 	int nsrcs;
+	struct dt_src *libs;	/* the D library files of -L, -x libdir */
+	int nlibs;
+	bool libs_read;
 	int *src_matches;	/* probes each source matched */
 	bool testing;		/* _DTRACE_TESTING: dtrace(1)'s test mode */
 	bool verbose;		/* -v */

@@ -894,6 +894,28 @@ def test_bpflog_prints_the_verifier_log(sonde, root):
     assert "BPF: " not in p.stderr
 
 
+def test_libdir_d_libraries(sonde, root, tmp_path):
+    """-L dir (-x libdir): its .d files are D libraries read before the
+    program (inlines and types); a library with a probe clause is refused
+    (dtrace(1) fails on the faulty library of its tst.libdir.sh too), and a
+    directory that does not exist is skipped as dtrace(1) skips it."""
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    (lib / "a.d").write_text("inline int ANSWER = 42;\n"
+                             "typedef int answer_t;\n")
+    p = dtrace(sonde, "-q", "-L", str(lib), "-n",
+               "BEGIN { trace((answer_t)ANSWER); exit(0); }")
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.strip() == "42"
+    p = dtrace(sonde, "-q", "-x", "libdir=" + str(tmp_path / "none"),
+               "-n", "BEGIN { exit(0); }")
+    assert p.returncode == 0, p.stderr
+    (lib / "b.d").write_text("BEGIN\n{\n\tnonexistent_action();\n}\n")
+    p = dtrace(sonde, "-q", "-L", str(lib), "-n", "BEGIN { exit(0); }")
+    assert p.returncode == 1
+    assert "b.d: line 1: a D library may not enable probes" in p.stderr
+
+
 def test_character_constants_are_ints(sonde, root):
     """A character constant is an int, as in C and DTrace (its lexer
     returns DT_TOK_INT): 4 bytes, so an aggregation key 'a' prints as
