@@ -544,6 +544,12 @@ static int gen_mode(struct dt_session *s, bool header, const struct cmd *cmds,
 		char *t;
 		size_t len;
 
+		/* -G also links programs given with -n (dtrace(1)) */
+		if (cmds[i].kind == 'n' && !header) {
+			sbuf_puts(&text, cmds[i].arg);
+			sbuf_putc(&text, '\n');
+			continue;
+		}
 		if (cmds[i].kind != 's') {
 			dt_say("-%c requires scripts: -%c is not supported "
 			       "with it", header ? 'h' : 'G', cmds[i].kind);
@@ -578,6 +584,8 @@ static int gen_mode(struct dt_session *s, bool header, const struct cmd *cmds,
 	}
 	if (outfile) {
 		snprintf(out, sizeof(out), "%s", outfile);
+	} else if (!first) {
+		snprintf(out, sizeof(out), "d.out");
 	} else {
 		const char *b = strrchr(first, '/');
 		size_t n;
@@ -596,6 +604,8 @@ static int gen_mode(struct dt_session *s, bool header, const struct cmd *cmds,
 			snprintf(out, sizeof(out), "d.out");
 		}
 	}
+	if (!first)
+		first = "-n";
 	if (header)
 		r = dt_usdt_header(first, text.buf ? text.buf : "", text.len,
 				   out, err, sizeof(err));

@@ -916,6 +916,15 @@ def test_libdir_d_libraries(sonde, root, tmp_path):
     assert "b.d: line 1: a D library may not enable probes" in p.stderr
 
 
+def test_G_links_a_dash_n_program(sonde, tmp_path):
+    """-G with -n (dtrace(1) allows it): no provider, an object named
+    d.out as dtrace(1) names it; readelf (the oracle) reads it."""
+    p = dtrace(sonde, "-G", "-n", "BEGIN { exit(0); }", cwd=str(tmp_path))
+    assert p.returncode == 0, p.stderr
+    r = run(["readelf", "-h", str(tmp_path / "d.out")])
+    assert r.returncode == 0 and "REL (Relocatable file)" in r.stdout
+
+
 def test_character_constants_are_ints(sonde, root):
     """A character constant is an int, as in C and DTrace (its lexer
     returns DT_TOK_INT): 4 bytes, so an aggregation key 'a' prints as
