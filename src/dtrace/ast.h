@@ -369,6 +369,8 @@ struct dt_clause {
 	/* matched probes (dtrace.c) */
 	struct dt_probe **probes;
 	int nprobes;
+	int nmatches;		/* matches of all its descriptions (a probe
+				 * two of them match counts twice) */
 };
 
 /* ---- variables ---- */

@@ -48,6 +48,7 @@ void dt_session_add(struct dt_session *s, const char *name, const char *text,
 struct match_ctx {
 	struct dt_clause *cl;
 	struct dt_session *s;
+	int *mult;		/* per cl->probes: descriptions matching it */
 };
 
 static int add_probe(struct dt_probe *p, void *arg)
@@ -55,11 +56,17 @@ static int add_probe(struct dt_probe *p, void *arg)
 	struct match_ctx *m = arg;
 	struct dt_clause *cl = m->cl;
 
+	cl->nmatches++;
 	for (int i = 0; i < cl->nprobes; i++)
-		if (cl->probes[i] == p)
+		if (cl->probes[i] == p) {
+			m->mult[i]++;
 			return 1;
+		}
 	cl->probes = sd_realloc(cl->probes, sizeof(*cl->probes) *
 				(cl->nprobes + 1));
+	m->mult = sd_realloc(m->mult, sizeof(*m->mult) *
+			     (size_t)(cl->nprobes + 1));
+	m->mult[cl->nprobes] = 1;
 	cl->probes[cl->nprobes++] = p;
 	return 1;
 }
@@ -165,6 +172,55 @@ static void unit_add(struct dt_unit *u, struct dt_probe *p,
 	u->clauses[u->nclauses++] = cl;
 }
 
+/* A probe that k descriptions of one clause match runs the clause k
+ * times, as in dtrace-utils (one statement per description): for each
+ * further pass, a copy of the clause that enables the probes matched that
+ * many times (its guard sees only those), after the clause in their
+ * units. */
+static void add_repeats(struct dt_session *s, struct dt_clause *cl,
+			const int *mult)
+{
+	for (int k = 1;; k++) {
+		struct dt_clause *c = NULL;
+
+		for (int j = 0; j < cl->nprobes; j++) {
+			if (mult[j] <= k)
+				continue;
+			if (!c) {
+				c = dt_alloc(&s->cc.arena, sizeof(*c));
+				*c = *cl;
+				c->probes = dt_alloc(&s->cc.arena,
+						     sizeof(*c->probes) *
+						     (size_t)cl->nprobes);
+				c->nprobes = 0;
+			}
+			c->probes[c->nprobes++] = cl->probes[j];
+		}
+		if (!c)
+			return;
+		for (int j = 0; j < c->nprobes; j++)
+			unit_add(unit_for(s, c->probes[j]), c->probes[j], c);
+	}
+}
+
+/* The copies take what the checker found (record layout, actions). */
+static void refresh_repeats(struct dt_session *s)
+{
+	for (int i = 0; i < s->nunits; i++)
+		for (int j = 0; j < s->units[i]->nclauses; j++) {
+			struct dt_clause *c = s->units[i]->clauses[j];
+			const struct dt_clause *o = s->prog.clauses[c->index];
+			struct dt_probe **pr = c->probes;
+			int n = c->nprobes;
+
+			if (c == o)
+				continue;
+			*c = *o;
+			c->probes = pr;
+			c->nprobes = n;
+		}
+}
+
 static void match_probes(struct dt_session *s)
 {
 	struct dt_prog *p = &s->prog;
@@ -212,6 +268,8 @@ static void match_probes(struct dt_session *s)
 
 			unit_add(unit_for(s, pr), pr, cl);
 		}
+		add_repeats(s, cl, m.mult);
+		free(m.mult);
 	}
 	/* "matched N probes", per source, as dtrace-utils counts it
 	 * (dtrace_program_exec): each clause's probes, a probe two clauses
@@ -221,7 +279,7 @@ static void match_probes(struct dt_session *s)
 
 		for (int c = 0; c < p->nclauses; c++)
 			if (p->clauses[c]->loc.src == &s->srcs[k])
-				n += p->clauses[c]->nprobes;
+				n += p->clauses[c]->nmatches;
 		s->src_matches[k] = n;
 	}
 }
@@ -373,6 +431,7 @@ int dt_compile(struct dt_session *s)
 	/* Probes first: args[] is typed by the providers of the probes. */
 	match_probes(s);
 	dt_check(&s->cc, p);
+	refresh_repeats(s);
 	number_maps(s);
 	for (int i = 0; i < p->nclauses; i++)
 		if (p->clauses[i]->rec_size > max_rec)

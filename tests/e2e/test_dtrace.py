@@ -925,6 +925,24 @@ def test_G_links_a_dash_n_program(sonde, tmp_path):
     assert r.returncode == 0 and "REL (Relocatable file)" in r.stdout
 
 
+def test_a_probe_two_descriptions_match_runs_the_clause_twice(sonde, root):
+    """dtrace-utils makes one statement per probe description: a probe
+    that two descriptions of a clause match runs the clause twice (its
+    pid/tst.weak1.d counts go and its weak alias _go so), and "matched"
+    counts it twice; other clauses run once."""
+    p = dtrace(sonde, "-q", "-c", "/bin/true", "-n",
+               "syscall::exit_group:entry, syscall::exit_group:entry "
+               "/pid == $target/ { printf(\"%s twice\\n\", probefunc); } "
+               "syscall::exit_group:entry /pid == $target/ "
+               "{ printf(\"once\\n\"); }")
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.split() == ["exit_group", "twice", "exit_group",
+                                "twice", "once"], p.stdout
+    p = dtrace(sonde, "-n", "syscall::read:entry, syscall::read:entry,"
+               " BEGIN { exit(0); }")
+    assert "matched 3 probes" in p.stderr, p.stderr
+
+
 def test_character_constants_are_ints(sonde, root):
     """A character constant is an int, as in C and DTrace (its lexer
     returns DT_TOK_INT): 4 bytes, so an aggregation key 'a' prints as
