@@ -69,7 +69,7 @@ int BPF_PROG(on_sys_enter, struct pt_regs *regs, long id)
 		emit_call(v);
 		return 0;
 	}
-	__sync_lock_test_and_set(&v->pending, 1);
+	store_release(&v->pending, 1);
 	/* A call that reads structures writes its CALL and them now: they
 	 * may be overwritten (select's fd sets) or the call fail. */
 	if (points & KTR_PT_STRU) {
