@@ -39,7 +39,7 @@ int BPF_PROG(on_sys_enter, struct pt_regs *regs, long id)
 	if (!v->state)
 		return 0;
 	pers = sc_pers(id) & 3;
-	nr = pers == KTR_PERS_X32 ? id & ~KTR_X32_BIT : id;
+	nr = id & ~(KTR_X32_BIT * (pers >> 1));	/* (x32: the bit off) */
 	exec = nr == nr_execve[pers] || nr == nr_execveat[pers];
 	if (v->state != KTR_ST_TRACING) {
 		__u32 pid = v->pid, *st;

@@ -676,12 +676,14 @@ struct ktr_regs {
 static __always_inline __u32 sc_pers(long id)
 {
 	struct task_struct *t = bpf_get_current_task_btf();
+	__u32 compat = !!(t->thread_info.status & KTR_TS_COMPAT);
+	__u32 x32 = !!(id & KTR_X32_BIT);
 
-	if (t->thread_info.status & KTR_TS_COMPAT)
-		return KTR_PERS_COMPAT;
-	if (id & KTR_X32_BIT)
-		return KTR_PERS_X32;
-	return KTR_PERS_NATIVE;
+	_Static_assert(KTR_PERS_NATIVE == 0 && KTR_PERS_COMPAT == 1 &&
+		       KTR_PERS_X32 == 2, "sc_pers computes the values");
+	/* (Without branches: the verifier would follow each ABI apart
+	 * through the rest of the program.) */
+	return compat | (x32 & ~compat) << 1;
 }
 
 /* The six arguments of a call of ABI pers into d, with one branch on the
