@@ -15,6 +15,7 @@ import glob
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -229,6 +230,21 @@ def run_dtrace_suite(build, counts, verbose, jobs=None):
         writer.wait()
 
 
+def run_sh_work(pid, timeout=30):
+    """The work directory of a starting run.sh (pid), or None."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            cwd = os.readlink(f"/proc/{pid}/cwd")
+        except OSError:
+            return None
+        m = re.fullmatch(r"(/tmp/dtrace-suite\.[A-Za-z0-9]{6})/suite", cwd)
+        if m:
+            return m.group(1)
+        time.sleep(0.01)
+    return None
+
+
 def run_dtrace_chunks(suite, sonde, chunks, tests, counts, verbose, label):
     with tempfile.TemporaryDirectory(prefix="sonde-dtsuite-") as tmp:
         procs = []
@@ -242,6 +258,9 @@ def run_dtrace_chunks(suite, sonde, chunks, tests, counts, verbose, label):
                 [os.path.join(suite, "run.sh"), sonde] + chunk, env=env,
                 stdout=log, stderr=subprocess.STDOUT, cwd=tmp,
                 start_new_session=True), res, log))
+        # run.sh works in a /tmp/dtrace-suite.XXXXXX of its own (its cwd
+        # is WORK/suite) and leaves it: removed here once it has ended
+        works = [run_sh_work(p.pid) for p, _, _ in procs]
         seen = {}
         # run.sh can hang (bash waiting for a child already gone, seen
         # once in a whole-suite run): what has not ended in 10 minutes is
@@ -259,6 +278,9 @@ def run_dtrace_chunks(suite, sonde, chunks, tests, counts, verbose, label):
                     f = line.rstrip("\n").split("\t")
                     if len(f) >= 2:
                         seen[f[0]] = f
+        for w in works:
+            if w:
+                shutil.rmtree(w, ignore_errors=True)
         if verbose:
             for i in range(len(procs)):
                 sys.stdout.write(open(os.path.join(tmp, f"r{i}.log")).read())

@@ -626,6 +626,14 @@ struct rb_job {
 	int fd;			/* or -errno */
 	pthread_t th;
 	bool started;
+	/* Then its consumer's mapping (16 MiB of page-table entries set
+	 * up front, 0.3 ms), made in a thread while libbpf prepares the
+	 * programs on one CPU. */
+	int map_fd;
+	struct ringbuf *rb;
+	int map_errno;
+	pthread_t map_th;
+	bool mapping;
 };
 
 static void *rb_main(void *arg)
@@ -646,6 +654,37 @@ static void rb_start(struct rb_job *j, uint32_t size)
 	j->started = !pthread_create(&j->th, NULL, rb_main, j);
 	if (!j->started)
 		rb_main(j);
+}
+
+static void *rb_map_main(void *arg)
+{
+	struct rb_job *j = arg;
+
+	j->rb = ringbuf_open(j->map_fd, j->size);
+	j->map_errno = j->rb ? 0 : errno;
+	return NULL;
+}
+
+static void rb_map_start(struct rb_job *j, int map_fd)
+{
+	j->map_fd = map_fd;
+	j->mapping = !pthread_create(&j->map_th, NULL, rb_map_main, j);
+	if (!j->mapping)
+		rb_map_main(j);
+}
+
+/* The consumer (the caller's), or NULL and errno. */
+static struct ringbuf *rb_map_take(struct rb_job *j)
+{
+	struct ringbuf *rb;
+
+	if (j->mapping)
+		pthread_join(j->map_th, NULL);
+	j->mapping = false;
+	rb = j->rb;
+	j->rb = NULL;
+	errno = rb ? 0 : j->map_errno ? j->map_errno : EBADF;
+	return rb;
 }
 
 /* The ring buffer's fd (the caller's to close) or -errno, once. */
@@ -1030,6 +1069,10 @@ static void *maps_main(void *arg)
 	struct maps_job *j = arg;
 
 	j->err = create_maps(j->skel);
+	/* Their contents too, before the programs' verification (which
+	 * does not look at them) takes both CPUs. */
+	if (!j->err)
+		fill_sysinfo(j->skel);
 	return NULL;
 }
 
@@ -1152,6 +1195,8 @@ static int load(struct tracer *t, const struct opts *o)
 		err = rfd < 0 ? rfd : bpf_map__reuse_fd(s->maps.rb, rfd);
 	if (rfd >= 0)
 		close(rfd);
+	if (!err)
+		rb_map_start(&t->rj, bpf_map__fd(s->maps.rb));
 	if (err && rfd < 0 && !sbpf_has(SBPF_RINGBUF)) {
 		sd_err("%s", sbpf_feature_missing(SBPF_RINGBUF));
 		return -1;
@@ -1170,10 +1215,6 @@ static int load(struct tracer *t, const struct opts *o)
 		return -1;
 	}
 	err = record__load(s);
-	/* The maps' contents, while the programs are verified (which does
-	 * not look at them). */
-	if (!err)
-		fill_sysinfo(s);
 	perr = ktr_par_wait(t->par, &pprog, &plog);
 	if (err) {
 		sd_err("cannot load the BPF program: %s",
@@ -1512,7 +1553,7 @@ int cmd_ktrace(int argc, char **argv)
 	 * (where it was created before). */
 	if (!o.cmd && trace_commit(&t.w))
 		goto out;
-	t.rb = ringbuf_open(bpf_map__fd(t.skel->maps.rb), o.bufsize);
+	t.rb = rb_map_take(&t.rj);
 	if (!t.rb) {
 		sd_err("cannot map the ring buffer: %s", strerror(errno));
 		goto out;
@@ -1661,6 +1702,7 @@ out:
 	ringbuf_close(t.rb);
 	if ((err = rb_take(&t.rj)) >= 0)
 		close(err);
+	ringbuf_close(rb_map_take(&t.rj));
 	ktr_par_detach(t.par);
 	record__destroy(t.skel);
 	ktr_par_free(t.par);	/* (its section handlers outlive the object) */
