@@ -199,8 +199,10 @@ struct dt_type {
 	uint8_t xlate;		/* pointers: the translated kernel struct
 				 * they point to (enum dt_xlate) */
 	uint8_t symkind;	/* DT_TSYM: enum dt_symkind */
-	bool alloca;		/* pointers: into alloca()'s scratch memory
-				 * (bcopy() and copyinto() destinations) */
+	bool alloca;		/* into alloca()'s scratch memory: a pointer
+				 * (bcopy() and copyinto() destinations), an
+				 * integer cast from one, a string there;
+				 * kept through casts, + and -, members */
 	bool pointee_unsigned;	/* pointers: what they point to is unsigned */
 	const struct dt_ctype *ct;	/* DT_TSOU, DT_TARRAY: the layout */
 	const struct dt_type *ref;	/* pointers: the type pointed to (NULL:
@@ -339,6 +341,8 @@ struct dt_node {
 	int lit_off;		/* N_STR: offset in the read-only data */
 	bool in_mem;		/* an object in memory, read through its
 				 * address (*p, p->m, (*p).m) */
+	bool in_alloca;		/* in_mem, in alloca()'s memory: read and
+				 * written after a check of its bytes */
 };
 
 /* One probe description: provider:module:function:name with globs. */
@@ -408,6 +412,8 @@ struct dt_var {
 	struct dt_type type;
 	bool typed;		/* declared or assigned */
 	bool assigned;
+	bool nonalloca;		/* assigned a value not in alloca()'s memory
+				 * (type.alloca: one in it) */
 	struct dt_loc loc;	/* first use */
 	int id;			/* aggregations: variable id, from 1 */
 	int off;		/* DT_GLOBAL: in the globals; DT_THIS: in the
@@ -519,6 +525,13 @@ struct dt_options {
 	char **libdirs;		/* -L, -x libdir */
 	int nlibdirs;
 };
+
+/* The bytes alloca() can hand out in a clause: scratchsize less the 8
+ * that stand for NULL in dtrace-utils' model (its default is 8 + 256). */
+static inline uint64_t dt_alloca_max(const struct dt_options *o)
+{
+	return o->scratchsize > 8 ? o->scratchsize - 8 : 0;
+}
 
 #define DT_VERSION(maj, min, mic) \
 	((uint32_t)(maj) << 24 | (uint32_t)(min) << 12 | (uint32_t)(mic))

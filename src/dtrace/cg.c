@@ -173,16 +173,17 @@ static int var_map(struct dt_var *v)
 /* Where an lvalue lives, computed once for read-modify-write. */
 struct lval {
 	struct dt_node *n;
-	struct dt_var *v;	/* NULL: *p, into alloca()'s memory */
+	struct dt_var *v;	/* NULL: *p, p->m, in alloca()'s memory */
 	int key_off;		/* N_INDEX: the packed key in scratch; *p: the
 				 * checked offset in alloca()'s memory */
-	int addr_off;		/* *p: p, for the fault */
 };
+
+static int cg_mem_addr(struct dt_cg *g, struct dt_node *n);
 
 static struct lval lval_of(struct dt_cg *g, struct dt_node *n)
 {
-	struct lval lv = { n, n->var, -1, -1 };
-	int addr, size, off;
+	struct lval lv = { n, n->var, -1 };
+	int addr, off;
 
 	if (n->kind == N_INDEX && n->var->type.kind == DT_TARRAY) {
 		/* an element of an array global: its index */
@@ -194,41 +195,31 @@ static struct lval lval_of(struct dt_cg *g, struct dt_node *n)
 	} else if (n->kind == N_INDEX) {
 		lv.key_off = cg_key(g, n->var, n->args, n->nargs);
 	}
-	if (n->kind == N_UNARY && n->op == T_STAR) {
-		/* the checker let only alloca()'d pointers through */
+	if (n->in_mem) {
+		/* *p, p->m: the checker let only alloca()'s memory through */
 		lv.v = NULL;
-		lv.addr_off = dt_cg_temp(g, 8);
 		lv.key_off = dt_cg_temp(g, 8);
-		addr = dt_cg_expr(g, n->a);
-		dt_emit(g, I_STX(BPF_DW, DT_SCRATCH_REG, addr, lv.addr_off));
-		size = dt_reg(g);
-		dt_emit(g, I_MOV_IMM(size, n->type.size));
-		off = dt_cg_alloca_off(g, addr, size);
+		addr = cg_mem_addr(g, n);
+		off = dt_cg_alloca_check(g, addr, -1, n->type.size);
 		dt_emit(g, I_STX(BPF_DW, DT_SCRATCH_REG, off, lv.key_off));
 		dt_reg_free(g, off);
-		dt_reg_free(g, size);
 		dt_reg_free(g, addr);
 	}
 	return lv;
 }
 
-/* *p's bytes: a pointer into alloca()'s memory, its offset compared with
- * scratchsize again where the verifier sees it; p not pointing into memory
- * handed out in this clause faults (bad address). */
+/* *p's bytes: the checked offset in alloca()'s memory, compared with the
+ * memory's size again where the verifier sees it (never taken). */
 static int lval_ptr(struct dt_cg *g, struct lval *lv)
 {
-	int max = (int)g->p->opt.scratchsize - lv->n->type.size;
+	int max = (int)dt_alloca_max(&g->p->opt) - lv->n->type.size;
 	int d = dt_reg(g), ok = dt_label(g);
 
 	dt_emit(g, I_LDX(BPF_DW, d, DT_SCRATCH_REG, lv->key_off));
 	dt_jmp_imm(g, BPF_JLE, d, max, ok);
-	dt_emit(g, I_LDX(BPF_DW, d, DT_SCRATCH_REG, lv->addr_off));
-	dt_cg_fault(g, DTRACEFLT_BADADDR, d);
+	dt_cg_fault(g, DTRACEFLT_BADADDR, -1);
 	dt_place(g, ok);
-	dt_emit(g, I_ALU64_REG(BPF_ADD, d, DT_SCRATCH_REG));
-	dt_emit(g, I_ALU64_IMM(BPF_ADD, d, g->p->alloca_off +
-			       offsetof(struct dt_alloca, mem)));
-	return d;
+	return dt_cg_alloca_ptr(g, d);
 }
 
 /* a[i] of an array global: the element's address in the globals; an
@@ -646,6 +637,16 @@ static int cg_mem_load(struct dt_cg *g, struct dt_node *n)
 		dt_error(g->cc, &n->loc, "internal error: reading a %s from "
 			 "memory", n->type.kind == DT_TSOU ? "struct" :
 			 "non-integer");
+	if (n->in_alloca) {
+		/* alloca()'s memory: its bytes checked, then read */
+		int off = dt_cg_alloca_check(g, addr, -1, size);
+
+		dt_reg_free(g, addr);
+		r = dt_cg_alloca_ptr(g, off);
+		dt_emit(g, I_LDX(dt_bpf_size(size), r, r, 0));
+		dt_cg_normalize(g, r, &n->type);
+		return r;
+	}
 	dt_emit(g, I_ST(BPF_DW, DT_SCRATCH_REG, tmp, 0));
 	dt_call_begin(g);
 	dt_call_arg(g, BPF_REG_3, addr);

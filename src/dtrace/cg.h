@@ -14,9 +14,15 @@ int dt_cg_expr(struct dt_cg *g, struct dt_node *n);
 /* The address of an object in memory or of a global or clause-local
  * variable's bytes (&x, an array's first element). */
 int dt_cg_addr(struct dt_cg *g, struct dt_node *n);
-/* The checked offset in alloca()'s memory of size bytes (a register) at
- * the address in register dest (funcs.c). */
-int dt_cg_alloca_off(struct dt_cg *g, int dest, int size);
+/* The offset in alloca()'s memory of the bytes at the address in register
+ * addr, in a new register, after dtrace-utils' check: an address outside
+ * the memory handed out in this clause faults as a bad address, bytes
+ * past its end as a bad size. The size is the register size, or isize
+ * when size is -1 (a register size must be known to lie in 0..the
+ * memory's size). The verifier sees the offset bounded (funcs.c). */
+int dt_cg_alloca_check(struct dt_cg *g, int addr, int size, int isize);
+/* Turn the checked offset in register off into a pointer to the bytes. */
+int dt_cg_alloca_ptr(struct dt_cg *g, int off);
 /* Store the value of e (int or string) at ptr + off, as the record or key
  * layout k says. */
 void dt_cg_store_val(struct dt_cg *g, struct dt_node *e, int ptr, int off,

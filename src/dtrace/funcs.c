@@ -1081,19 +1081,12 @@ static int const_size(struct dt_ck *k, struct dt_node *n, int i, int max)
 	return (int)v;
 }
 
-/* The scratch size the user asked for: -x scratchsize adds the 8 bytes
- * of alloca()'s header (options.c), the default of 256 does not. */
-static uint64_t user_scratchsize(const struct dt_prog *p)
-{
-	return p->opt.scratchsize == 256 ? 256 : p->opt.scratchsize - 8;
-}
-
 /* copyin(addr, size): size bytes of user memory in a scratch buffer;
  * its address is a char * (for casts, * and stringof()). */
 static void check_copyin(struct dt_ck *k, struct dt_node *n)
 {
 	struct dt_node *e = n->args[1];
-	uint64_t max = user_scratchsize(dt_ck_prog(k));
+	uint64_t max = dt_alloca_max(&dt_ck_prog(k)->opt);
 
 	int64_t v;
 
@@ -1181,9 +1174,10 @@ static int cg_tracemem(struct dt_cg *g, struct dt_node *n)
 /* alloca()'s memory is scratchsize bytes of the scratch area (alloca_off:
  * the bytes in use, then the memory), given out 8-byte aligned and taken
  * back at the start of every clause. Its pointers are plain addresses, so
- * that variables can keep them and *, stringof() and tracemem() read
- * them as any kernel memory; bcopy() and copyinto() write through them
- * only after checking that the bytes lie in the memory handed out. */
+ * that variables can keep them and stringof() and tracemem() read them as
+ * any kernel memory; loads and stores through them (*p, p->m, p[i]) and
+ * bcopy() and copyinto() first check that the bytes lie in the memory
+ * handed out in this clause (dt_cg_alloca_check), as dtrace-utils does. */
 
 /* The address of alloca()'s memory as a number (the scratch pointer
  * passed through the scratch map, which the verifier then forgets). */
@@ -1211,8 +1205,7 @@ static void check_alloca(struct dt_ck *k, struct dt_node *n)
 {
 	struct dt_prog *p = dt_ck_prog(k);
 	struct dt_node *e = n->args[0];
-
-	uint64_t max = user_scratchsize(p);
+	uint64_t max = dt_alloca_max(&p->opt);
 
 	need_intarg(k, n, 0);
 	if (e->kind == N_INT && e->ival > max)
@@ -1227,7 +1220,7 @@ static void check_alloca(struct dt_ck *k, struct dt_node *n)
 
 static int cg_alloca(struct dt_cg *g, struct dt_node *n)
 {
-	int max = (int)g->p->opt.scratchsize;
+	int max = (int)dt_alloca_max(&g->p->opt);
 	int area = g->p->alloca_off + (int)offsetof(struct dt_alloca, used);
 	int size = dt_cg_expr(g, n->args[0]), used = dt_reg(g), end = dt_reg(g),
 	    base, bad = dt_label(g), ok = dt_label(g);
@@ -1263,7 +1256,6 @@ static void check_bcopy(struct dt_ck *k, struct dt_node *n)
 	bool into = n->name[0] == 'c';
 	int di = into ? 2 : 1, si = into ? 1 : 2;
 	struct dt_type t = dt_ck_expr(k, n->args[0]);
-	struct dt_node *size = n->args[si];
 
 	if (!dt_type_is_int(&t) && (into || t.kind != DT_TSTR))
 		dt_error(cc, &n->args[0]->loc, "%s() argument #1 must be an "
@@ -1275,47 +1267,65 @@ static void check_bcopy(struct dt_ck *k, struct dt_node *n)
 			  "#%d is incompatible with prototype:\n\tprototype: "
 			  "alloca pointer\n\t argument: non-alloca pointer",
 			  n->name, di + 1);
-	if (size->kind == N_INT && size->ival > p->opt.scratchsize)
-		dt_error(cc, &size->loc, "%s() of %llu bytes: more than "
-			 "scratchsize (%llu bytes)", n->name,
-			 (unsigned long long)size->ival,
-			 (unsigned long long)p->opt.scratchsize);
 	p->uses_alloca = true;
 	n->type = dt_void;
 }
 
-/* The offset in alloca()'s memory of the size bytes (register size) at
- * the address in register dest: a new register, past scratchsize when the
- * bytes are not all memory alloca() handed out in this clause. Writes
- * through it still compare it with scratchsize, a bound the verifier
- * sees. */
-int dt_cg_alloca_off(struct dt_cg *g, int dest, int size)
+int dt_cg_alloca_check(struct dt_cg *g, int addr, int size, int isize)
 {
-	int off = alloca_base(g), used = dt_reg(g), end = dt_reg(g);
-	int fine = dt_label(g);
+	int max = (int)dt_alloca_max(&g->p->opt);
+	int off = alloca_base(g), end = dt_reg(g);
+	int badaddr = dt_label(g), base_ok = dt_label(g), badsize = dt_label(g),
+	    ok = dt_label(g);
 
-	/* off = dest - the memory's start */
-	dt_emit(g, I_ALU64_REG(BPF_SUB, off, dest));
+	/* off = addr - the memory's start */
+	dt_emit(g, I_ALU64_REG(BPF_SUB, off, addr));
 	dt_emit(g, I_ALU64_IMM(BPF_NEG, off, 0));
-	dt_emit(g, I_LDX(BPF_DW, used, DT_SCRATCH_REG, g->p->alloca_off +
+	dt_emit(g, I_LDX(BPF_DW, end, DT_SCRATCH_REG, g->p->alloca_off +
 			 offsetof(struct dt_alloca, used)));
-	dt_emit(g, I_MOV(end, off));
-	dt_emit(g, I_ALU64_REG(BPF_ADD, end, size));
-	dt_jmp_reg(g, BPF_JLE, end, used, fine);
-	dt_emit(g, I_MOV_IMM(off, -1));
-	dt_place(g, fine);
+	dt_jmp_imm(g, BPF_JSLT, off, 0, badaddr);
+	dt_jmp_reg(g, BPF_JLT, off, end, base_ok);
+	dt_place(g, badaddr);
+	dt_cg_fault(g, DTRACEFLT_BADADDR, addr);
+	dt_place(g, base_ok);
+	if (size >= 0)
+		dt_emit(g, I_ALU64_REG(BPF_SUB, end, size));
+	else
+		dt_emit(g, I_ALU64_IMM(BPF_SUB, end, isize));
+	dt_jmp_reg(g, BPF_JSGT, off, end, badsize);
+	/* the bound the verifier sees (the compares above imply it: the
+	 * memory handed out is at most max bytes; a size in a register is
+	 * at most max too, and the scratch area has room past the memory
+	 * for it) */
+	dt_jmp_imm(g, BPF_JGT, off, size >= 0 ? max : max - isize, badsize);
+	dt_jmp(g, ok);
+	dt_place(g, badsize);
+	if (size < 0)
+		dt_emit(g, I_MOV_IMM(end, isize));
+	dt_cg_fault(g, DTRACEFLT_BADSIZE, size >= 0 ? size : end);
+	dt_place(g, ok);
 	dt_reg_free(g, end);
-	dt_reg_free(g, used);
 	return off;
 }
 
+int dt_cg_alloca_ptr(struct dt_cg *g, int off)
+{
+	dt_emit(g, I_ALU64_REG(BPF_ADD, off, DT_SCRATCH_REG));
+	dt_emit(g, I_ALU64_IMM(BPF_ADD, off, g->p->alloca_off +
+			       offsetof(struct dt_alloca, mem)));
+	return off;
+}
+
+/* As dtrace-utils: a size outside 0..the memory's size is a bad size; a
+ * source in alloca()'s memory is checked as the destination is; a bad
+ * source address faults once the copy fails. */
 static int cg_bcopy(struct dt_cg *g, struct dt_node *n)
 {
 	bool into = n->name[0] == 'c';
-	int max = (int)g->p->opt.scratchsize;
-	int mem = g->p->alloca_off + (int)offsetof(struct dt_alloca, mem);
-	int a[3], src_off = dt_cg_temp(g, 8), dst_off = dt_cg_temp(g, 8);
-	int bad = dt_label(g), ok = dt_label(g);
+	int max = (int)dt_alloca_max(&g->p->opt);
+	struct dt_node *srcn = n->args[0];
+	int a[3], src_off = dt_cg_temp(g, 8);
+	int badsize = dt_label(g), ok = dt_label(g), size_ok = dt_label(g);
 	int src, dest, size, off, rc;
 
 	for (int i = 0; i < 3; i++)
@@ -1323,16 +1333,20 @@ static int cg_bcopy(struct dt_cg *g, struct dt_node *n)
 	src = a[0];
 	dest = a[into ? 2 : 1];
 	size = a[into ? 1 : 2];
+	dt_jmp_imm(g, BPF_JSLT, size, 0, badsize);
+	dt_jmp_imm(g, BPF_JLE, size, max, size_ok);
+	dt_place(g, badsize);
+	dt_cg_fault(g, DTRACEFLT_BADSIZE, size);
+	dt_place(g, size_ok);
+	if (srcn->type.alloca && srcn->type.kind != DT_TSTR)
+		dt_reg_free(g, dt_cg_alloca_check(g, src, size, 0));
 	dt_emit(g, I_STX(BPF_DW, DT_SCRATCH_REG, src, src_off));
-	dt_emit(g, I_STX(BPF_DW, DT_SCRATCH_REG, dest, dst_off));
-	off = dt_cg_alloca_off(g, dest, size);
-	/* the same as compares the verifier can bound the write with */
-	dt_jmp_imm(g, BPF_JGT, size, max, bad);
-	dt_jmp_imm(g, BPF_JGT, off, max, bad);
+	off = dt_cg_alloca_check(g, dest, size, 0);
 	dt_call_begin(g);
 	dt_call_arg(g, BPF_REG_2, off);
 	dt_emit(g, I_MOV(BPF_REG_1, DT_SCRATCH_REG));
-	dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_1, mem));
+	dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_1, g->p->alloca_off +
+			       offsetof(struct dt_alloca, mem)));
 	dt_emit(g, I_ALU64_REG(BPF_ADD, BPF_REG_1, BPF_REG_2));
 	dt_call_arg(g, BPF_REG_2, size);
 	dt_call_arg(g, BPF_REG_3, src);
@@ -1341,8 +1355,6 @@ static int cg_bcopy(struct dt_cg *g, struct dt_node *n)
 	rc = dt_call_end(g);
 	dt_jmp_imm(g, BPF_JSGE, rc, 0, ok);
 	fault_at(g, DTRACEFLT_BADADDR, src_off);
-	dt_place(g, bad);
-	fault_at(g, DTRACEFLT_BADADDR, dst_off);
 	dt_place(g, ok);
 	dt_reg_free(g, rc);
 	dt_reg_free(g, off);

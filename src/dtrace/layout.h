@@ -57,7 +57,8 @@ struct dt_errrec {
 	uint64_t addr;		/* DTRACEFLT_BADADDR: the address */
 };
 enum { DTRACEFLT_BADADDR = 1, DTRACEFLT_ILLOP = 3, DTRACEFLT_DIVZERO = 4,
-	DTRACEFLT_NOSCRATCH = 5, DTRACEFLT_BADINDEX = 11 };
+	DTRACEFLT_NOSCRATCH = 5, DTRACEFLT_BADSIZE = 10,
+	DTRACEFLT_BADINDEX = 11 };
 
 /* An error record as the program writes it to the ring buffer. */
 struct dt_errmsg {

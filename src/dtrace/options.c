@@ -28,7 +28,7 @@ void dt_options_default(struct dt_options *o)
 	o->aggrate = 1000000000ull;
 	o->nspec = 1;
 	o->specsize = 32 << 10;
-	o->scratchsize = 256;	/* as dtrace-utils */
+	o->scratchsize = 8 + 256;	/* as dtrace-utils */
 	o->cpu = -1;
 	o->version = DT_VERSION(2, 0, 1);
 	o->stackindent = 14;

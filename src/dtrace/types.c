@@ -411,6 +411,12 @@ static void need_lvalue(struct dt_ck *k, struct dt_node *n, int op)
 			struct dt_type t = check_expr(k, n);
 			char b[80];
 
+			/* p->m = x: a member in alloca()'s memory */
+			if (n->kind == N_MEMBER && n->in_alloca &&
+			    !t.kbits && !t.bits) {
+				k->p->uses_alloca = true;
+				return;
+			}
 			if (n->in_mem)
 				dt_error(k->cc, &n->loc, "%s through a pointer: "
 					 "only to alloca()'s memory, not %s "
@@ -803,10 +809,12 @@ static struct dt_type decay(struct dt_ck *k, struct dt_node *n,
 	n->loc = c->loc;
 	n->a = c;
 	n->type = dt_ptr_type(k->cc, &t.ct->elem);
-	if (c->in_mem && t.ct->elem.kind == DT_TINT && t.ct->elem.size == 1 &&
-	    t.ct->nelems && t.ct->nelems < 65535) {
+	n->type.alloca = c->in_alloca;
+	if (c->in_mem && !c->in_alloca && t.ct->elem.kind == DT_TINT &&
+	    t.ct->elem.size == 1 && t.ct->nelems && t.ct->nelems < 65535) {
 		/* a char array in memory is a string, as in DTrace
-		 * (curthread->comm) */
+		 * (curthread->comm); one in alloca()'s memory stays an
+		 * address there, which stores go through */
 		struct dt_node *a = dt_alloc(&k->cc->arena, sizeof(*a));
 
 		*a = *n;
@@ -844,6 +852,7 @@ static struct dt_type mem_member(struct dt_ck *k, struct dt_node *n,
 		dt_cerror(k->cc, &n->loc, D_TYPE_MEMBER, "%s is not a member "
 			  "of %s", n->name, tname(&st, b));
 	n->in_mem = true;
+	n->in_alloca = n->op == T_ARROW ? a.alloca : n->a->in_alloca;
 	n->ival = off;
 	n->type = t;
 	if (t.kind == DT_TSOU && !k->whole_ok)
@@ -876,6 +885,7 @@ static struct dt_type check_deref(struct dt_ck *k, struct dt_node *n)
 			 "pointer in this version", t.kind == DT_TSTR ?
 			 "a string" : "a floating-point value");
 	n->in_mem = true;
+	n->in_alloca = a.alloca;
 	n->type = t;
 	if (t.kind == DT_TSOU && !k->whole_ok)
 		no_whole(k, n, &t);
@@ -901,8 +911,12 @@ static struct dt_type check_addrof(struct dt_ck *k, struct dt_node *n)
 			  "address of bit-field");
 	if (c->in_mem || is_elem(c) ||
 	    ((c->kind == N_VAR || c->kind == N_THIS) && c->var &&
-	     c->var->base))
-		return dt_ptr_type(k->cc, &t);
+	     c->var->base)) {
+		struct dt_type pt = dt_ptr_type(k->cc, &t);
+
+		pt.alloca = c->in_alloca;
+		return pt;
+	}
 	if (c->kind == N_VAR || c->kind == N_SELF || c->kind == N_THIS ||
 	    c->kind == N_INDEX)
 		dt_cerror(k->cc, &n->loc, D_ADDROF_VAR, "cannot take address "
@@ -1138,6 +1152,48 @@ static bool sou_assign(struct dt_ck *k, struct dt_node *n)
 	return true;
 }
 
+/* e, through casts: a ?: whose branches are one alloca()'s memory and one
+ * not, which no variable may keep (dtrace-utils' DT_NF_NONASSIGN) */
+static bool mixed_alloca(const struct dt_node *e)
+{
+	while (e->kind == N_CAST)
+		e = e->a;
+	return e->kind == N_TERNARY &&
+	       (e->b->type.alloca != e->c->type.alloca ||
+		mixed_alloca(e->b) || mixed_alloca(e->c));
+}
+
+/* v = value of type rt (assignment n): a variable that keeps an address in
+ * alloca()'s memory keeps only such addresses (or a literal 0), as in
+ * DTrace, where the program reads them as offsets in that memory. */
+static void alloca_store(struct dt_ck *k, struct dt_node *n, struct dt_var *v,
+			 struct dt_type rt)
+{
+	if (mixed_alloca(n->b))
+		dt_cerror(k->cc, &n->loc, D_ALLOCA_INCOMPAT, "ternary "
+			  "conditional with alloca and non-alloca branches "
+			  "cannot be assigned to a variable");
+	if (rt.alloca && rt.kind != DT_TSTR) {
+		if (v->nonalloca)
+			goto clash;
+		/* a pointer variable ever given alloca()'s memory may be a
+		 * bcopy() destination (checked when it runs) */
+		if (v->type.kind == DT_TPTR || v->type.kind == DT_TINT)
+			v->type.alloca = true;
+		return;
+	}
+	if ((n->b->kind == N_INT && n->b->ival == 0) || dt_node_is_null(n->b))
+		return;
+	if (v->type.alloca)
+		goto clash;
+	v->nonalloca = true;
+	return;
+clash:
+	dt_cerror(k->cc, &n->loc, D_ALLOCA_INCOMPAT, "%s: cannot reuse the "
+		  "same identifier for both alloca and non-alloca allocations",
+		  v->name);
+}
+
 static struct dt_type check_assign(struct dt_ck *k, struct dt_node *n)
 {
 	struct dt_node *l = n->a;
@@ -1204,11 +1260,7 @@ static struct dt_type check_assign(struct dt_ck *k, struct dt_node *n)
 			v->typed = true;
 		}
 		v->assigned = true;
-		/* a pointer variable ever given alloca()'s memory may be a
-		 * bcopy() destination (checked when it runs) */
-		if (rt.kind == DT_TPTR && rt.alloca &&
-		    v->type.kind == DT_TPTR)
-			v->type.alloca = true;
+		alloca_store(k, n, v, rt);
 	}
 	lt = check_expr(k, l);
 	if (n->op == T_ASSIGN) {
@@ -1291,6 +1343,7 @@ static struct dt_type check_binary(struct dt_ck *k, struct dt_node *n)
 		c->loc = n->a->loc;
 		c->a = n->a;
 		c->cast = dt_ptr_type(k->cc, &ch);
+		c->cast.alloca = a.alloca;
 		c->type = c->cast;
 		n->a = c;
 		return c->cast;
@@ -1310,7 +1363,12 @@ static struct dt_type check_binary(struct dt_ck *k, struct dt_node *n)
 		return dt_long;
 	if (n->op == T_SHL || n->op == T_SHR)
 		return arith(a, a);	/* the left operand's type */
-	return arith(a, b);
+	struct dt_type t = arith(a, b);
+
+	/* an address in alloca()'s memory moved by a number stays one */
+	t.alloca = (n->op == T_PLUS || n->op == T_MINUS) &&
+		   (a.alloca || b.alloca);
+	return t;
 }
 
 static struct dt_type check_call(struct dt_ck *k, struct dt_node *n)
@@ -1476,6 +1534,7 @@ static struct dt_type check_expr(struct dt_ck *k, struct dt_node *n)
 				t.ssize = b.ssize;
 		} else if (dt_type_is_int(&a) && dt_type_is_int(&b)) {
 			t = arith(a, b);
+			t.alloca = a.alloca;	/* dtrace-utils' rule */
 		} else {
 			dt_error(k->cc, &n->loc, "the two sides of ?: differ: %s "
 				 "and %s", tname(&a, b1), tname(&b, b2));
@@ -1537,9 +1596,11 @@ static struct dt_type check_expr(struct dt_ck *k, struct dt_node *n)
 		} else if (!dt_type_is_int(&a)) {
 			dt_error(k->cc, &n->loc, "cannot cast %s to %s",
 				 tname(&a, b1), tname(&t, b2));
-		} else if (t.kind == DT_TPTR && a.kind == DT_TPTR) {
-			t.alloca = a.alloca;	/* still alloca()'s memory */
 		}
+		/* (char *)s, (long)p, (int *)(long)p: still alloca()'s
+		 * memory */
+		if (t.kind == DT_TPTR || t.kind == DT_TINT)
+			t.alloca = a.alloca;
 		break;
 	case N_SIZEOF:
 		if (n->a) {

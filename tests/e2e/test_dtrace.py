@@ -153,22 +153,29 @@ def test_copyinto_bad_user_address_faults(sonde, root, fixture_bin):
 
 
 def check_begin_faults(p, want):
-    """p's standard error: one invalid-address fault per (clause, action,
-    address) of want, in order, each in a BEGIN clause."""
+    """p's standard error: one fault per (clause, action, value) of want,
+    in order, each in a BEGIN clause: an invalid-address fault naming the
+    address, or with value ("size", n) an invalid-size fault naming n."""
     errs = p.stderr.splitlines()
     assert len(errs) == len(want), p.stderr
-    for line, (clause, action, addr) in zip(errs, want):
+    for line, (clause, action, val) in zip(errs, want):
+        what = "size" if isinstance(val, tuple) else "address"
+        val = val[1] if isinstance(val, tuple) else val
         assert re.match(r"dtrace: error in dt_clause_%d for probe ID 1 "
-                        r"\(dtrace:::BEGIN\): invalid address \(0x%x\) "
+                        r"\(dtrace:::BEGIN\): invalid %s \(0x%x\) "
                         r"at BPF pc \d+$"
-                        % (clause - 1, addr), line), line
+                        % (clause - 1, what, val), line), line
 
 
 def test_bcopy_outside_alloca_memory_faults(sonde, root):
     """bcopy() and copyinto() write only into the bytes alloca() handed
-    out in the clause: past them, before them, through a pointer kept from
-    another clause, the fault names the destination, which is the address
-    alloca() returned (printed by the clause before) plus the offset."""
+    out in the clause, checked as dtrace-utils checks them: a destination
+    before them or through a pointer kept from another clause is an
+    invalid address, named (the address alloca() returned, printed by the
+    clause before, plus the offset); bytes running past their end, or a
+    size larger than scratchsize less 8, an invalid size, named (DTrace's
+    suite: funcs/alloca/err.alloca-bcopy-crossing-top, bcopy/err.badbcopy7,
+    copyinto/err.badsize)."""
     script = r"""
         BEGIN { p = (char *)alloca(8); printf("%d\n", (uint64_t)p); }
         BEGIN { bcopy("abc", p, 4); }
@@ -185,8 +192,9 @@ def test_bcopy_outside_alloca_memory_faults(sonde, root):
     out = p.stdout.split()
     assert out[1:] == ["abcdefgh", "end"], p.stdout
     base = int(out[0]) % (1 << 64)
-    check_begin_faults(p, [(2, 1, base), (3, 2, base), (4, 2, base + 6),
-                           (5, 2, base - 8), (6, 3, base)])
+    check_begin_faults(p, [(2, 1, base), (3, 2, ("size", 9)),
+                           (4, 2, ("size", 3)), (5, 2, base - 8),
+                           (6, 3, ("size", 300))])
 
 
 def test_inet_ntoa6_matches_python(sonde, root):
@@ -234,10 +242,11 @@ def test_printf_T_is_rfc822_time(sonde, root):
 
 def test_store_outside_alloca_memory_faults(sonde, root):
     """*p = x writes only into the bytes alloca() handed out in the clause
-    (8 at a time): past them, straddling their end, before them, through a
-    pointer kept from another clause, the fault names p, which is the
+    (8 at a time): past them, before them, through a pointer kept from
+    another clause, the invalid-address fault names p, which is the
     address alloca() returned (printed by the first clause) plus the
-    offset; a store inside them lands."""
+    offset; straddling their end, an invalid-size fault names the size
+    (dtrace-utils' access check); a store inside them lands."""
     script = r"""
         BEGIN { p = (int *)alloca(4); printf("%d\n", (uint64_t)p); }
         BEGIN { *p = 1; }
@@ -253,8 +262,8 @@ def test_store_outside_alloca_memory_faults(sonde, root):
     out = p.stdout.split()
     assert out[1:] == ["9", "end"], p.stdout
     base = int(out[0]) % (1 << 64)
-    check_begin_faults(p, [(2, 1, base), (3, 2, base + 8), (4, 3, base + 4),
-                           (5, 2, base - 4)])
+    check_begin_faults(p, [(2, 1, base), (3, 2, base + 8),
+                           (4, 3, ("size", 8)), (5, 2, base - 4)])
 
 
 def test_raise_signals_the_process_that_fired(sonde, root, fixture_bin):
