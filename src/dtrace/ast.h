@@ -213,6 +213,11 @@ struct dt_type {
 				 * the byte at the member's offset */
 	bool kbits;		/* a kernel bit-field, which may share its
 				 * bytes with others: read only, in memory */
+	const char *name;	/* the name it was declared with, for print():
+				 * a typedef's ("__u8"), C's spelling ("long
+				 * long"), "enum e" (the one string its
+				 * enumerators' types share); NULL: derived
+				 * (dt_type_name) */
 };
 
 /* Kernel structures D sees through a translator (xlate.c): the pointer
@@ -450,6 +455,8 @@ enum dt_actkind {
 	ACT_SETOPT,		/* setopt(name[, value]): two strings */
 	ACT_FREOPEN,		/* a printf whose text names the new output */
 	ACT_FTRUNCATE,		/* ftruncate(): empty the output file */
+	ACT_PRINT,		/* print(p): p (vals[0]), what it points to
+				 * (vals[1]: ssize bytes of type ptype) */
 };
 
 /* One printf argument or trace value in a record. */
@@ -471,6 +478,7 @@ struct dt_action {
 	int naggs;
 	struct dt_recval *vals;
 	int nvals;
+	struct dt_type ptype;	/* print(): the type of the bytes */
 };
 
 /* ---- the program ---- */

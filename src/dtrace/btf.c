@@ -145,12 +145,33 @@ static struct dt_ctype *sou_of(struct dt_cc *cc, struct btf *btf, int id)
  * no type for is void. */
 static struct dt_type type_of(struct dt_cc *cc, struct btf *btf, int id)
 {
-	const struct btf_type *t = skip_mods(btf, &id);
+	const struct btf_type *t = btf__type_by_id(btf, (__u32)id);
 	struct dt_type d = { 0 }, in;
+	const char *name = NULL;
 	__u32 enc;
 
+	/* the name print() shows: the first typedef's, or the type's own */
+	while (t && (btf_is_mod(t) || btf_kind(t) == BTF_KIND_TYPE_TAG)) {
+		id = (int)t->type;
+		t = btf__type_by_id(btf, (__u32)id);
+	}
+	if (t && btf_is_typedef(t))
+		name = btf__name_by_offset(btf, t->name_off);
+	t = skip_mods(btf, &id);
 	if (!t || !id)
 		return d;	/* void */
+	if (!name && (btf_is_int(t) || btf_is_enum(t) || btf_is_enum64(t)))
+		name = btf__name_by_offset(btf, t->name_off);
+	if (name && *name) {
+		if (btf_is_enum(t) || btf_is_enum64(t)) {
+			char *e = dt_alloc(&cc->arena, strlen(name) + 6);
+
+			sprintf(e, "enum %s", name);
+			d.name = e;
+		} else {
+			d.name = dt_strdup(&cc->arena, name);
+		}
+	}
 	switch (btf_kind(t)) {
 	case BTF_KIND_INT:
 		enc = btf_int_encoding(t);

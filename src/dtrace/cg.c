@@ -1203,6 +1203,13 @@ int dt_cg_expr(struct dt_cg *g, struct dt_node *n)
 		dt_cg_normalize(g, r, &n->type);
 		break;
 	case N_BINARY:
+		if (n->op == T_COMMA) {
+			r = dt_cg_expr(g, n->a);
+			if (r >= 0)
+				dt_reg_free(g, r);
+			r = dt_cg_expr(g, n->b);
+			break;
+		}
 		r = cg_binary(g, n);
 		break;
 	case N_LOGICAL:

@@ -10,6 +10,7 @@
 #include "agg.h"
 #include "layout.h"
 #include "fmt.h"
+#include "print.h"
 #include "snapshot.h"
 #include "../lib/hash.h"
 #include "../lib/util.h"
@@ -1133,6 +1134,15 @@ static int on_record(void *ctx, void *data, size_t size)
 			print_rawbytes(s->out, rec + a->vals[0].off,
 				       a->vals[0].ssize);
 			break;
+		case ACT_PRINT: {
+			uint64_t addr;
+
+			memcpy(&addr, rec + a->vals[0].off, 8);
+			dt_print_type(s->out, &s->prog, &a->ptype, addr,
+				      rec + a->vals[1].off, a->vals[1].ssize,
+				      s->prog.opt.printsize);
+			break;
+		}
 		case ACT_COMMIT:
 		case ACT_DISCARD:
 			spec_end(s, a, rec, a->kind == ACT_COMMIT);

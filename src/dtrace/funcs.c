@@ -859,7 +859,7 @@ void dt_ck_clsflags(struct dt_ck *k, struct dt_node *n, const char *name)
 		"copyoutstr", NULL };
 	/* actions sonde does not have yet (not in funcs[] as actions) */
 	static const char *const other_acts[] = { "setopt", "ftruncate",
-		"print", "printm", "pcap", NULL };
+		"printm", "pcap", NULL };
 	int *cf = &dt_ck_clause(k)->clsflags;
 	struct dt_cc *cc = dt_ck_cc(k);
 	const struct dt_func *f = name ? dt_func_lookup(name) : NULL;
@@ -1161,6 +1161,70 @@ static int cg_tracemem(struct dt_cg *g, struct dt_node *n)
 	dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_1, g->rec_base +
 			       a->vals[0].off));
 	dt_emit(g, I_MOV_IMM(BPF_REG_2, a->vals[0].ssize));
+	dt_call(g, BPF_FUNC_probe_read_kernel);
+	rc = dt_call_end(g);
+	dt_cg_fault_if_neg(g, rc, addr);
+	dt_reg_free(g, rc);
+	dt_reg_free(g, addr);
+	return -1;
+}
+
+/* ---- print ---- */
+
+/* print(p): the address and the bytes of what p points to, which the
+ * consumer shows member by member (consume.c print_type), as
+ * dtrace-utils' dt_cg_act_print and dt_print_type do. */
+static void check_print(struct dt_ck *k, struct dt_node *n)
+{
+	struct dt_cc *cc = dt_ck_cc(k);
+	struct dt_type t = dt_ck_expr(k, n->args[0]), ref;
+	struct dt_action *a;
+	uint64_t size;
+	char b[96];
+
+	if (t.kind != DT_TPTR || t.xlate)
+		dt_cerror(cc, &n->loc, D_PROTO_ARG, "print( ) argument #1 is "
+			  "incompatible with prototype:\n\tprototype: void *"
+			  "\n\t argument: %s", dt_type_name(&t, b, sizeof(b)));
+	ref = dt_ptr_ref(&t);
+	if (ref.kind == DT_TSOU && !ref.ct->complete && ref.ct->btf_id)
+		dt_btf_complete(cc, (struct dt_ctype *)ref.ct);
+	size = ref.kind == DT_TVOID ? 0 : dt_type_size(&ref);
+	if (!size)
+		dt_cerror(cc, &n->loc, D_PRINT_SIZE, "print( ) argument #1 "
+			  "reference has type '%s' with size 0; cannot print( ) "
+			  "it.", dt_type_name(&ref, b, sizeof(b)));
+	if (size > 8192)
+		dt_error(cc, &n->loc, "not supported: print() of %llu bytes "
+			 "in this version (at most 8192)",
+			 (unsigned long long)size);
+	a = dt_ck_action(k, ACT_PRINT, n);
+	dt_ck_recval(k, a, n->args[0]);		/* the address */
+	dt_ck_recval(k, a, n->args[0]);		/* the bytes */
+	a->vals[1].kind = KEY_BYTES;
+	a->vals[1].ssize = (uint16_t)size;
+	dt_ck_fix_recval(k, a, 1, (int)((size + 7) & ~7ull));
+	a->ptype = ref;
+	if (t.alloca)
+		dt_ck_prog(k)->uses_alloca = true;
+}
+
+static int cg_print(struct dt_cg *g, struct dt_node *n)
+{
+	struct dt_action *a = act_of(g, n);
+	int addr = dt_cg_expr(g, n->args[0]), rc, size = a->vals[1].ssize;
+
+	dt_emit(g, I_STX(BPF_DW, DT_SCRATCH_REG, addr, g->rec_base +
+			 a->vals[0].off));
+	/* alloca()'s memory: its bytes checked first, as dtrace-utils */
+	if (n->args[0]->type.alloca)
+		dt_reg_free(g, dt_cg_alloca_check(g, addr, -1, size));
+	dt_call_begin(g);
+	dt_call_arg(g, BPF_REG_3, addr);
+	dt_emit(g, I_MOV(BPF_REG_1, DT_SCRATCH_REG));
+	dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_1, g->rec_base +
+			       a->vals[1].off));
+	dt_emit(g, I_MOV_IMM(BPF_REG_2, size));
 	dt_call(g, BPF_FUNC_probe_read_kernel);
 	rc = dt_call_end(g);
 	dt_cg_fault_if_neg(g, rc, addr);
@@ -1845,6 +1909,7 @@ static const struct dt_func funcs[] = {
 	  cg_copyinstr },
 	{ "trunc", 1, 2, false, true, AGG_NONE, check_aggact, cg_aggact },
 	{ "copyin", 2, 2, false, false, AGG_NONE, check_copyin, cg_copyin },
+	{ "print", 1, 1, false, true, AGG_NONE, check_print, cg_print },
 	{ "tracemem", 2, 2, false, true, AGG_NONE, check_tracemem,
 	  cg_tracemem },
 	{ "speculation", 0, 0, false, false, AGG_NONE, check_speculation,
@@ -1917,7 +1982,7 @@ static const struct dt_func funcs[] = {
 	LATER("inet_ntop"),
 	LATER("ddi_pathname"), LATER("msgsize"),
 	LATER("breakpoint"), LATER("panic"), LATER("copyout"),
-	LATER("copyoutstr"), LATER("print"), LATER("strtoll"),
+	LATER("copyoutstr"), LATER("strtoll"),
 	LATER("d_path"),
 };
 

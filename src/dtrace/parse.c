@@ -166,6 +166,7 @@ static const struct {
 	{ "ipaddr_t", 4, false }, { "zoneid_t", 4, true },
 	{ "taskid_t", 4, true }, { "projid_t", 4, true },
 	{ "mode_t", 4, false }, { "loff_t", 8, true },
+	{ "bool", 1, false },	/* the kernel's */
 };
 
 /* psinfo_t, lwpsinfo_t, siginfo_t, cpuinfo_t: the structs D's own
@@ -249,6 +250,21 @@ static bool starts_type(struct parser *p)
 	default:
 		return false;
 	}
+}
+
+/* C's name of an integer type (libctf's, for print()). */
+static const char *int_name(int base, int sign, int nlong)
+{
+	static const char *const names[2][5] = {
+		{ "char", "short", "int", "long", "long long" },
+		{ "unsigned char", "unsigned short", "unsigned int",
+		  "unsigned long", "unsigned long long" },
+	};
+	int i = base == T_CHAR_KW ? 0 : base == T_SHORT ? 1 : 2 + nlong;
+
+	if (base == T_CHAR_KW && sign > 0)
+		return "signed char";
+	return names[sign < 0][i];
 }
 
 /* A type name: C's integer specifiers, D's string, the usual typedefs,
@@ -340,6 +356,7 @@ static struct dt_type parse_type(struct parser *p)
 			   !nlong && !have_named &&
 			   (c = user_typedef(p, k->sval))) {
 			named = c->type;
+			named.name = c->name;
 			have_named = true;
 			next(p);
 		} else if (k->t == T_IDENT && !base && td < 0 && !sign &&
@@ -360,6 +377,7 @@ static struct dt_type parse_type(struct parser *p)
 		t.kind = DT_TINT;
 		t.size = typedefs[td].size;
 		t.sign = typedefs[td].sign;
+		t.name = typedefs[td].name;
 	} else if (base < 0) {
 		if (sign)
 			dt_cerror(p->cc, &loc, D_DECL_SIGNINT, "invalid type "
@@ -384,6 +402,7 @@ static struct dt_type parse_type(struct parser *p)
 			t.size = 2;
 		else
 			t.size = nlong ? 8 : 4;
+		t.name = int_name(base, sign, nlong);
 		if (base == T_CHAR_KW && nlong)
 			dt_cerror(p->cc, &loc, D_DECL_CHARATTR, "invalid type "
 				  "declaration: short and long may not be used "
@@ -704,20 +723,27 @@ static struct dt_type enum_spec(struct parser *p)
 	const char *tag = NULL;
 	int64_t v = 0;
 
+	t.name = "enum";
 	if (peek(p)->t == T_IDENT) {
 		struct dt_token id = next(p);
+		char *nm;
 
 		tag = own_name(id.sval);
 		c = dt_cname_find(p->prog, DT_CN_ENUM, tag);
 		if (c && c->kind != DT_CN_ENUM)
 			dt_cerror(p->cc, &id.loc, D_DECL_TYPERED, "%s %s "
 				  "redeclared as enum", tag_kind(c->kind), tag);
+		nm = dt_alloc(&p->cc->arena, strlen(tag) + 6);
+		sprintf(nm, "enum %s", tag);
+		t.name = c && c->type.name ? c->type.name : nm;
 	}
 	if (!accept(p, T_LBRACE)) {
 		if (!tag)
 			syntax(p, "expected a tag or '{'");
 		return t;
 	}
+	if (!tag)	/* its own string: its enumerators say whose they are */
+		t.name = dt_strdup(&p->cc->arena, "enum");
 	if (c)
 		dt_cerror(p->cc, &kw.loc, D_DECL_TYPERED, "type redeclared: "
 			  "enum %s", tag);
@@ -1389,13 +1415,21 @@ static struct dt_node *assign_expr(struct parser *p)
 	return n;
 }
 
+/* a, b: C's comma operator (N_BINARY with op T_COMMA): a for its
+ * effects, then b's value */
 static struct dt_node *expr(struct parser *p)
 {
 	struct dt_node *n = assign_expr(p);
 
-	if (peek(p)->t == T_COMMA)
-		dt_error(p->cc, &peek(p)->loc, "not supported: the comma "
-			 "operator");
+	while (peek(p)->t == T_COMMA) {
+		struct dt_node *c = node(p, N_BINARY, &peek(p)->loc);
+
+		next(p);
+		c->op = T_COMMA;
+		c->a = n;
+		c->b = assign_expr(p);
+		n = c;
+	}
 	return n;
 }
 

@@ -1506,6 +1506,11 @@ static struct dt_type check_expr(struct dt_ck *k, struct dt_node *n)
 			t = dt_ulong;
 		break;
 	case N_BINARY:
+		if (n->op == T_COMMA) {
+			check_expr(k, n->a);
+			t = check_expr(k, n->b);
+			break;
+		}
 		t = check_binary(k, n);
 		break;
 	case N_LOGICAL:
