@@ -690,6 +690,25 @@ int dt_cg_addr(struct dt_cg *g, struct dt_node *n)
 			dt_ld_map_value(g, r, DT_MAP_GLOBALS, v->off);
 		return r;
 	}
+	if ((n->kind == N_SELF && v && v->scope == DT_SELF) ||
+	    (n->kind == N_INDEX && v && v->scope == DT_ARRAY)) {
+		/* a dynamic variable's value (a struct): where the map
+		 * keeps it, 0 when it has none, as a number (read with
+		 * bpf_probe_read_kernel, as memory is) */
+		int tmp = dt_cg_temp(g, 8);
+
+		if (n->kind == N_SELF) {
+			r = cg_lookup(g, var_map(v), BPF_REG_10, DT_FP_TID);
+		} else {
+			struct lval lv = lval_of(g, n);
+
+			r = cg_lookup(g, var_map(v), DT_SCRATCH_REG,
+				      lv.key_off);
+		}
+		dt_emit(g, I_STX(BPF_DW, DT_SCRATCH_REG, r, tmp));
+		dt_emit(g, I_LDX(BPF_DW, r, DT_SCRATCH_REG, tmp));
+		return r;
+	}
 	dt_error(g->cc, &n->loc, "internal error: no address");
 }
 
@@ -1042,6 +1061,66 @@ static int cg_ternary(struct dt_cg *g, struct dt_node *n)
 }
 
 /* The address of a struct or union variable's bytes (global or this->). */
+static void map_store(struct dt_cg *g, struct dt_var *v, int key_base,
+		      int key_off, int val_off, int zero_test);
+static int sou_ptr(struct dt_cg *g, const struct dt_var *v);
+
+static int cg_sou_store(struct dt_cg *g, struct dt_node *n, uint64_t size)
+{
+	struct dt_var *v = n->a->var;
+	int tmp, src, rc, d, t;
+	struct lval lv;
+
+	if (n->b->kind == N_INT) {
+		/* = 0: the element deleted */
+		lv = lval_of(g, n->a);
+		t = dt_cg_const(g, 0);
+		if (v->scope == DT_SELF)
+			map_store(g, v, BPF_REG_10, DT_FP_TID, -1, t);
+		else
+			map_store(g, v, DT_SCRATCH_REG, lv.key_off, -1, t);
+		return t;
+	}
+	tmp = dt_cg_temp(g, (int)((size + 7) & ~7ull));
+	src = dt_cg_addr(g, n->b);
+	dt_call_begin(g);
+	dt_call_arg(g, BPF_REG_3, src);
+	dt_emit(g, I_MOV(BPF_REG_1, DT_SCRATCH_REG));
+	dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_1, tmp));
+	dt_emit(g, I_MOV_IMM(BPF_REG_2, (int32_t)size));
+	dt_call(g, BPF_FUNC_probe_read_kernel);
+	rc = dt_call_end(g);
+	dt_cg_fault_if_neg(g, rc, src);
+	dt_reg_free(g, rc);
+	dt_reg_free(g, src);
+	if (v->scope == DT_SELF || v->scope == DT_ARRAY) {
+		lv = lval_of(g, n->a);
+		if (v->scope == DT_SELF)
+			map_store(g, v, BPF_REG_10, DT_FP_TID, tmp, -1);
+		else
+			map_store(g, v, DT_SCRATCH_REG, lv.key_off, tmp, -1);
+		return dt_cg_const(g, 0);
+	}
+	if (tmp + size > INT16_MAX)
+		dt_error(g->cc, &n->loc, "not supported: copying %llu bytes "
+			 "into a global or this-> variable in this version",
+			 (unsigned long long)size);
+	d = sou_ptr(g, v);
+	t = dt_reg(g);
+	for (uint64_t off = 0; off < size;) {
+		int w = size - off >= 8 ? 8 : size - off >= 4 ? 4 :
+			size - off >= 2 ? 2 : 1;
+
+		dt_emit(g, I_LDX(dt_bpf_size(w), t, DT_SCRATCH_REG,
+				 (int16_t)(tmp + (int)off)));
+		dt_emit(g, I_STX(dt_bpf_size(w), d, t, (int16_t)off));
+		off += (uint64_t)w;
+	}
+	dt_reg_free(g, d);
+	dt_emit(g, I_MOV_IMM(t, 0));
+	return t;
+}
+
 static int sou_ptr(struct dt_cg *g, const struct dt_var *v)
 {
 	int r = dt_reg(g);
@@ -1053,12 +1132,24 @@ static int sou_ptr(struct dt_cg *g, const struct dt_var *v)
 	return r;
 }
 
-/* a = b of struct or union variables: their bytes copied. */
+/* a = b of structs or unions: b's bytes copied into a. Between global
+ * and this-> variables word by word; otherwise b's bytes are read (from
+ * memory, or where a map keeps them) into a scratch temporary, which is
+ * copied into a global or this-> variable or stored as a self-> or an
+ * associative array's element; a = 0 of such an element deletes it. */
 static int cg_sou_copy(struct dt_cg *g, struct dt_node *n)
 {
+	struct dt_var *lv_var = n->a->var;
+	uint64_t size = dt_type_size(&n->a->type), off = 0;
+	bool dyn = lv_var->scope == DT_SELF || lv_var->scope == DT_ARRAY;
+
+	if (dyn || !n->b->var ||
+	    (n->b->var->scope != DT_GLOBAL && n->b->var->scope != DT_THIS) ||
+	    n->b->in_mem)
+		return cg_sou_store(g, n, size);
+
 	int d = sou_ptr(g, n->a->var), s = sou_ptr(g, n->b->var);
 	int t = dt_reg(g);
-	uint64_t size = dt_type_size(&n->a->type), off = 0;
 
 	while (off < size) {
 		int w = size - off >= 8 ? 8 : size - off >= 4 ? 4 :
@@ -1076,7 +1167,8 @@ static int cg_sou_copy(struct dt_cg *g, struct dt_node *n)
 
 static int cg_assign(struct dt_cg *g, struct dt_node *n)
 {
-	if (n->a->type.kind == DT_TSOU)
+	if (n->a->type.kind == DT_TSOU &&
+	    (n->b->type.kind == DT_TSOU || n->b->kind == N_INT))
 		return cg_sou_copy(g, n);
 
 	struct lval lv = lval_of(g, n->a);

@@ -2301,11 +2301,9 @@ static void declaration(struct parser *p)
 			dt_cerror(p->cc, &id.loc, D_DECL_INCOMPLETE,
 				  "incomplete struct/union/enum %s: %s",
 				  sou_name(p, &t), id.sval);
-		if ((t.kind == DT_TSOU && scope == DT_SELF) ||
-		    (t.kind == DT_TARRAY && scope != DT_GLOBAL))
-			dt_error(p->cc, &id.loc, "not supported: %s types for "
-				 "%s variables in this version", t.kind ==
-				 DT_TSOU ? "struct and union" : "array",
+		if (t.kind == DT_TARRAY && scope != DT_GLOBAL)
+			dt_error(p->cc, &id.loc, "not supported: array types "
+				 "for %s variables in this version",
 				 scope == DT_SELF ? "self->" : "this->");
 		if (t.kind == DT_TVOID)
 			dt_error(p->cc, &id.loc, "variable %s cannot be void",

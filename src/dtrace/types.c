@@ -941,6 +941,12 @@ static struct dt_type check_member(struct dt_ck *k, struct dt_node *n)
 	k->whole_ok = true;	/* a struct (.) or, for ->, an error below */
 	a = check_expr(k, n->a);
 	k->whole_ok = w;
+	/* self->s.m, a[k].m: a member of a dynamic variable's struct, read
+	 * through its address */
+	if (n->op == T_DOT && a.kind == DT_TSOU &&
+	    (n->a->kind == N_SELF || (n->a->kind == N_INDEX && n->a->var &&
+				      n->a->var->scope == DT_ARRAY)))
+		return mem_member(k, n, a);
 	if (n->op == T_DOT && a.kind == DT_TSOU &&
 	    (n->a->kind == N_VAR || n->a->kind == N_THIS)) {
 		/* (struct s)v.m: v.m, now that the cast is gone */
@@ -1104,8 +1110,41 @@ static void implicit_int(struct dt_ck *k, struct dt_node *l, bool wide)
 	v->assigned = true;
 }
 
-/* a = b of whole structs or unions (global or this-> variables, a
- * variable first assigned here taking b's type): true when it is one. */
+/* A whole struct or union a = b can copy: a variable's (global, this->,
+ * self->, an associative array's element) or one in memory (*p). */
+static bool sou_source(const struct dt_node *r)
+{
+	return ((r->kind == N_VAR || r->kind == N_THIS || r->kind == N_SELF) &&
+		r->var) || (r->kind == N_INDEX && r->var &&
+			    r->var->scope == DT_ARRAY) ||
+	       (r->in_mem && !r->in_alloca);
+}
+
+/* self->s = 0, a[k] = 0 of a struct or union element: deleted, as
+ * any dynamic variable (DTrace's store of zero). */
+static bool sou_delete(struct dt_ck *k, struct dt_node *n)
+{
+	struct dt_node *l = n->a;
+	enum dt_scope s = l->kind == N_SELF ? DT_SELF : DT_ARRAY;
+	struct dt_var *v;
+
+	if ((l->kind != N_SELF && l->kind != N_INDEX) ||
+	    n->b->kind != N_INT || n->b->ival)
+		return false;
+	v = find_var(k->p, l->name, s);
+	if (!v || v->type.kind != DT_TSOU)
+		return false;
+	bool w = k->whole_ok;
+
+	k->whole_ok = true;
+	n->type = check_expr(k, l);
+	k->whole_ok = w;
+	return true;
+}
+
+/* a = b of whole structs or unions (into a global, this->, self-> or an
+ * associative array's element, a variable first assigned here taking b's
+ * type): true when it is one. */
 static bool sou_assign(struct dt_ck *k, struct dt_node *n)
 {
 	struct dt_node *l = n->a, *r = n->b;
@@ -1113,10 +1152,15 @@ static bool sou_assign(struct dt_ck *k, struct dt_node *n)
 	bool w = k->whole_ok;
 	char b1[80], b2[80];
 
-	/* only names can be structs: other expressions are checked once,
-	 * by check_assign */
-	if (r->kind != N_VAR && r->kind != N_THIS &&
-	    !(r->kind == N_MEMBER && r->op == T_DOT))
+	if (sou_delete(k, n))
+		return true;
+	/* only names and objects in memory can be structs: other
+	 * expressions are checked once, by check_assign */
+	if (r->kind != N_VAR && r->kind != N_THIS && r->kind != N_SELF &&
+	    r->kind != N_INDEX && !(r->kind == N_UNARY && r->op == T_STAR) &&
+	    r->kind != N_MEMBER)
+		return false;
+	if (r->kind == N_INDEX && !find_var(k->p, r->name, DT_ARRAY))
 		return false;
 	k->whole_ok = true;
 	resolve_part(k, r);
@@ -1124,12 +1168,14 @@ static bool sou_assign(struct dt_ck *k, struct dt_node *n)
 	k->whole_ok = w;
 	if (rt.kind != DT_TSOU)
 		return false;
-	if ((r->kind != N_VAR && r->kind != N_THIS) || !r->var ||
-	    (l->kind != N_VAR && l->kind != N_THIS))
+	if (!sou_source(r) ||
+	    (l->kind != N_VAR && l->kind != N_THIS && l->kind != N_SELF &&
+	     l->kind != N_INDEX))
 		dt_error(k->cc, &n->loc, "not supported: copying a struct "
-			 "or union other than between global and this-> "
-			 "variables in this version");
-	enum dt_scope s = l->kind == N_THIS ? DT_THIS : DT_GLOBAL;
+			 "or union other than into a variable, from a "
+			 "variable or memory, in this version");
+	enum dt_scope s = l->kind == N_THIS ? DT_THIS : l->kind == N_SELF ?
+			  DT_SELF : l->kind == N_INDEX ? DT_ARRAY : DT_GLOBAL;
 	struct dt_var *v = find_var(k->p, l->name, s);
 
 	if (!v) {
@@ -2117,7 +2163,10 @@ static void layout_keys(struct dt_cc *cc, struct dt_prog *p)
 				 v->name, v->key_size);
 		if (v->scope == DT_ARRAY)
 			v->val_size = v->type.kind == DT_TSTR ?
-				      (int)((v->type.ssize + 7) & ~7) : 8;
+				      (int)((v->type.ssize + 7) & ~7) :
+				      v->type.kind == DT_TSOU ?
+				      (int)((dt_type_size(&v->type) + 7) &
+					    ~7ull) : 8;
 		else
 			v->val_size = 8 * dt_agg_words(v);
 	}
@@ -2464,7 +2513,10 @@ void dt_check(struct dt_cc *cc, struct dt_prog *p)
 			p->this_size += sz;
 		} else if (v->scope == DT_SELF) {
 			v->val_size = v->type.kind == DT_TSTR ?
-				      (v->type.ssize + 7) & ~7 : 8;
+				      (v->type.ssize + 7) & ~7 :
+				      v->type.kind == DT_TSOU ?
+				      (int)((dt_type_size(&v->type) + 7) &
+					    ~7ull) : 8;
 		}
 	}
 	/* parts follow their bases in the list */
