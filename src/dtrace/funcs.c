@@ -1141,7 +1141,7 @@ static void check_tracemem(struct dt_ck *k, struct dt_node *n)
 		dt_cerror(dt_ck_cc(k), &n->loc, D_TRACEMEM_SIZE, "tracemem( ) "
 			  "argument #2 must be a non-zero positive integral "
 			  "constant expression");
-	size = const_size(k, n, 1, 1024);
+	size = const_size(k, n, 1, 8192);
 	a = dt_ck_action(k, ACT_TRACEMEM, n);
 	/* room for the bytes: a string-sized record value */
 	dt_ck_recval(k, a, n->args[1]);

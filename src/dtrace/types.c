@@ -1320,6 +1320,21 @@ static struct dt_type check_assign(struct dt_ck *k, struct dt_node *n)
 			dt_cerror(k->cc, &n->loc, D_OP_INCOMPAT, "operands have "
 				  "incompatible types: \"%s\" = \"%s\"",
 				  tname(&lt, b1), tname(&rt, b2));
+		/* char *p = s: the address of the string's bytes (a D string
+		 * is a char array to DTrace) */
+		if (lt.kind == DT_TPTR && rt.kind == DT_TSTR && lt.ref &&
+		    lt.ref->kind == DT_TINT && lt.ref->size == 1) {
+			struct dt_node *c = dt_alloc(&k->cc->arena,
+						     sizeof(*c));
+
+			c->kind = N_CAST;
+			c->loc = n->b->loc;
+			c->a = n->b;
+			c->cast = lt;
+			c->cast.alloca = false;
+			n->b = c;
+			rt = check_expr(k, c);
+		}
 		if (!is_deref(l) && (lt.kind == DT_TSTR) != (rt.kind == DT_TSTR))
 			dt_cerror(k->cc, &n->loc, D_OP_INCOMPAT, "operands have "
 				  "incompatible types: \"%s\" = \"%s\"",
@@ -1679,6 +1694,10 @@ static struct dt_type check_expr(struct dt_ck *k, struct dt_node *n)
 		if (!n->ival)
 			dt_cerror(k->cc, &n->loc, D_SIZEOF_TYPE, "cannot apply "
 				  "sizeof to an operand of unknown size");
+		/* a constant from here on, as DTrace folds it (tracemem()'s
+		 * size, array sizes) */
+		n->kind = N_INT;
+		n->a = NULL;
 		t = dt_ulong;
 		break;
 	case N_CALL:
