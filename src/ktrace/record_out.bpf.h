@@ -274,13 +274,13 @@ struct lock_ctx {
 static long lock_try(__u32 i, void *ctx)
 {
 	struct lock_ctx *l = ctx;
-	__u32 zero = 0;
+	__u32 zero = 0, cpu = l->cpu;
 	struct ktr_batch *B;
 
+	/* (One look-up: the verifier walks one path.) */
 	if (l->cpu < 0)
-		B = bpf_map_lookup_elem(&batches, &zero);
-	else
-		B = bpf_map_lookup_percpu_elem(&batches, &zero, l->cpu);
+		cpu = bpf_get_smp_processor_id();
+	B = bpf_map_lookup_percpu_elem(&batches, &zero, cpu);
 	if (!B)
 		return 1;
 	if (!B->busy && !__sync_lock_test_and_set(&B->busy, 1)) {
@@ -467,13 +467,27 @@ __noinline int emit_call_g(__u32 cpu)
 	struct slot *v = bpf_map_lookup_percpu_elem(&slots, &zero, cpu);
 	struct ktr_call *c;
 
+	__u16 flags;
+
 	if (!v)
 		return 0;
-	c = reserve_ts(sizeof(*c), KTR_CALL, v->pid, NULL, v->ts);
-	if (!c)
+	/* (reserve_ts() but with the whole header from the slot: no clock
+	 * read, no look at the current task.) */
+	batch_flush();
+	flags = take_drops(v->pid, NULL);
+	c = bpf_ringbuf_reserve(&rb, sizeof(*c), 0);
+	if (!c) {
+		note_drop(v->pid, 1);
 		return 0;
+	}
+	c->h.len = sizeof(*c);
+	c->h.type = KTR_CALL;
+	c->h.flags = flags;
+	c->h.ts = v->ts;
 	c->h.cpu = v->cpu;
 	c->h.pers = v->pers;
+	c->h.reserved = 0;
+	c->h.reserved2 = 0;
 	c->h.pid = v->pid;
 	c->h.tid = v->tid;
 	__builtin_memcpy(c->h.comm, v->comm, sizeof(c->h.comm));
