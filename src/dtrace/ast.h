@@ -649,6 +649,8 @@ enum dt_builtin {
 	BI_CURTHREAD,		/* struct task_struct * (the kernel's BTF) */
 	BI_STACKDEPTH, BI_USTACKDEPTH, BI_CALLER, BI_UCALLER,
 	BI_CURCPU,		/* cpuinfo_t *: this CPU's scratch area */
+	BI_PSET, BI_CHIP, BI_LGRP,	/* curcpu->cpu_pset, _chip, _lgrp
+					 * (sched.d's inlines in DTrace) */
 	BI_NBUILTINS
 };
 

@@ -572,6 +572,15 @@ static int cg_builtin(struct dt_cg *g, struct dt_node *n)
 		return r;
 	case BI_CURPSINFO: case BI_CURLWPSINFO: case BI_CURTHREAD:
 		return cg_helper0(g, BPF_FUNC_get_current_task);
+	case BI_PSET: case BI_CHIP: case BI_LGRP: {
+		static const char *const m[] = { "cpu_pset", "cpu_chip",
+						 "cpu_lgrp" };
+		struct dt_type mt;
+		int idx;
+
+		dt_xlate_member(DT_XL_CPUINFO, m[n->bi - BI_PSET], &mt, &idx);
+		return dt_xlate_cg(g, DT_XL_CPUINFO, idx, dt_cg_const(g, 0));
+	}
 	case BI_CURCPU:
 		/* an address that is this CPU's: its scratch area */
 		off = dt_cg_temp(g, 8);

@@ -138,6 +138,9 @@ static const struct {
 	{ "ucaller", BI_UCALLER, { DT_TINT, 8, false } },
 	{ "curcpu", BI_CURCPU, { DT_TPTR, 8, false, 0, 8, false,
 				 DT_XL_CPUINFO } },
+	{ "pset", BI_PSET, { DT_TINT, 4, true } },
+	{ "chip", BI_CHIP, { DT_TINT, 4, true } },
+	{ "lgrp", BI_LGRP, { DT_TINT, 4, true } },
 };
 
 /* Names D defines that this version does not provide. */

@@ -10,12 +10,17 @@
 #include "xlate.h"
 #include "../lib/util.h"
 
+#include <bpf/libbpf.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define PRFNSZ 16	/* pr_fname */
 #define PRARGSZ 80	/* pr_psargs */
 
 enum how { PLAIN, STR, PSARGS, CPUID,
+	CHIP,		/* the CPU's physical package (sysfs, a table) */
+	NUMA,		/* the CPU's NUMA node */
 	CONST,		/* size: the value */
 	SELF,		/* the pointer itself (pr_addr) */
 	STATE, SNAME, FLAG,	/* from task_struct.__state */
@@ -118,9 +123,15 @@ static const struct member siginfo[] = {
 	{ "si_status", INT_T(4, true), PLAIN, 4, { { NULL, NULL, 24 } }, 1 },
 };
 
-/* cpuinfo_t (curcpu): the CPU's number; the pointer is opaque. */
+/* cpuinfo_t (curcpu): the CPU's number, processor set (Linux has none:
+ * 0, as dtrace-utils), chip (its physical package id, which dtrace-utils
+ * reads from sysfs) and locality group (its NUMA node); the pointer is
+ * opaque. */
 static const struct member cpuinfo[] = {
 	{ "cpu_id", INT_T(4, true), CPUID, 4, { { 0 } }, 0 },
+	{ "cpu_pset", INT_T(4, true), CONST, 0, { { 0 } }, 0 },
+	{ "cpu_chip", INT_T(4, true), CHIP, 4, { { 0 } }, 0 },
+	{ "cpu_lgrp", INT_T(4, true), NUMA, 4, { { 0 } }, 0 },
 };
 
 static const struct {
@@ -342,6 +353,46 @@ static int task_state(struct dt_cg *g, int st, enum how how)
 	return r;
 }
 
+/* The physical package of each possible CPU (sysfs topology), in the
+ * read-only data; the current CPU's, 0 past the table. */
+static int cpu_chip(struct dt_cg *g)
+{
+	int n = libbpf_num_possible_cpus(), off, r, t, out = dt_label(g);
+	int32_t *chip;
+
+	if (n < 1)
+		n = 1;
+	chip = sd_calloc((size_t)n, sizeof(*chip));
+	for (int i = 0; i < n; i++) {
+		char path[96];
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/"
+			 "topology/physical_package_id", i);
+		f = fopen(path, "r");
+		if (f) {
+			if (fscanf(f, "%d", &chip[i]) != 1)
+				chip[i] = 0;
+			fclose(f);
+		}
+	}
+	off = dt_rodata_add(g->p, chip, sizeof(*chip) * (size_t)n);
+	free(chip);
+	dt_call_begin(g);
+	dt_call(g, BPF_FUNC_get_smp_processor_id);
+	r = dt_call_end(g);
+	t = dt_reg(g);
+	dt_emit(g, I_MOV_IMM(t, 0));
+	dt_jmp_imm(g, BPF_JGE, r, n, out);
+	dt_emit(g, I_ALU64_IMM(BPF_LSH, r, 2));
+	dt_ld_map_value(g, t, DT_MAP_RODATA, off);
+	dt_emit(g, I_ALU64_REG(BPF_ADD, t, r));
+	dt_emit(g, I_LDX(BPF_W, t, t, 0));
+	dt_place(g, out);
+	dt_reg_free(g, r);
+	return t;
+}
+
 int dt_xlate_cg(struct dt_cg *g, int xl, int idx, int ptr)
 {
 	const struct member *m = &structs[xl].m[idx];
@@ -355,11 +406,16 @@ int dt_xlate_cg(struct dt_cg *g, int xl, int idx, int ptr)
 		dt_reg_free(g, ptr);
 		return dt_cg_const(g, m->size);
 	}
-	if (m->how == CPUID) {
+	if (m->how == CPUID || m->how == NUMA) {
 		dt_reg_free(g, ptr);
 		dt_call_begin(g);
-		dt_call(g, BPF_FUNC_get_smp_processor_id);
+		dt_call(g, m->how == CPUID ? BPF_FUNC_get_smp_processor_id :
+			BPF_FUNC_get_numa_node_id);
 		return dt_call_end(g);
+	}
+	if (m->how == CHIP) {
+		dt_reg_free(g, ptr);
+		return cpu_chip(g);
 	}
 	for (int i = 0; i < m->nsteps; i++) {
 		const struct step *s = &m->steps[i];

@@ -960,3 +960,21 @@ def test_character_constants_are_ints(sonde, root):
                "printf(\"%d\\n\", sizeof ('a')); exit(0); }")
     assert p.returncode == 0, p.stderr
     assert p.stdout == "4\n\n       97                1\n", repr(p.stdout)
+
+
+def test_cpuinfo_chip_lgrp_pset(sonde, root):
+    """curcpu's cpu_chip is the CPU's physical package and cpu_lgrp its
+    NUMA node (the oracle: sysfs for the CPU the tick ran on), cpu_pset 0
+    (Linux has no processor sets); chip, lgrp and pset name them, as
+    DTrace's sched.d inlines do."""
+    p = dtrace(sonde, "-q", "-n", "profile-50ms { printf(\"%d %d %d %d %d "
+               "%d %d\\n\", cpu, curcpu->cpu_chip, chip, curcpu->cpu_lgrp, "
+               "lgrp, curcpu->cpu_pset, pset); exit(0); }")
+    assert p.returncode == 0, p.stderr
+    cpu, chip, chip2, lgrp, lgrp2, pset, pset2 = map(int, p.stdout.split())
+    topo = "/sys/devices/system/cpu/cpu%d/" % cpu
+    with open(topo + "topology/physical_package_id") as f:
+        assert chip == chip2 == int(f.read())
+    nodes = [int(d[4:]) for d in os.listdir(topo) if re.match(r"node\d+$", d)]
+    assert lgrp == lgrp2 == (nodes[0] if nodes else 0)
+    assert pset == pset2 == 0
