@@ -15,10 +15,13 @@
 #include "../commands.h"
 #include "../lib/bpf.h"
 #include "../lib/cli.h"
+#include "../lib/elfsym.h"
 #include "../lib/outfile.h"
 #include "../lib/util.h"
 
 #include <bpf/libbpf.h>
+#include <elf.h>
+#include <gelf.h>
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -31,6 +34,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/user.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -118,11 +123,13 @@ struct cmd {
 	const char *arg;
 };
 
-/* -c: the command, stopped before exec until tracing runs. */
+/* -c: the command, held until tracing runs: before its exec
+ * (-x evaltime=exec), or ptrace-stopped after it (the others). */
 struct child {
 	pid_t pid;
 	int go;			/* write end: one byte lets it exec */
 	int pidfd;
+	bool traced;		/* ptrace-stopped: detaching runs it */
 };
 
 /* Tell the pid provider which program -c's process (pid) will run: the
@@ -239,8 +246,123 @@ static char **split_words(const char *s, int *n)
 	return v;
 }
 
-/* Fork -c's command, stopped before its exec; 0, or -errno with nothing
- * started (the command cannot be found or run). */
+/* The value of auxv entry type of process pid (0 if none). */
+static uint64_t auxv_value(pid_t pid, uint64_t type)
+{
+	char path[64];
+	uint64_t kv[2], v = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/auxv", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (fread(kv, sizeof(kv), 1, f) == 1 && kv[0])
+		if (kv[0] == type) {
+			v = kv[1];
+			break;
+		}
+	fclose(f);
+	return v;
+}
+
+/* Where -x evaltime=main stops: main() of the program pid runs, by its
+ * symbol (the load bias from the entry point); 0 if it has none. */
+static uint64_t main_address(pid_t pid, uint64_t entry)
+{
+	char path[64];
+	struct elfsym *e;
+	uint64_t addr = 0, a, e_entry = 0;
+	size_t size;
+	GElf_Ehdr eh;
+	Elf *elf;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (elf && gelf_getehdr(elf, &eh))
+		e_entry = eh.e_entry;
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	e = elfsym_open(path);
+	for (size_t i = 0; e && e_entry && i < elfsym_count(e); i++) {
+		const char *n = elfsym_get(e, i, &a, &size);
+
+		if (n && !strcmp(n, "main")) {
+			addr = a + (entry - e_entry);
+			break;
+		}
+	}
+	if (e)
+		elfsym_close(e);
+	return addr;
+}
+
+/* Run the ptrace-stopped process pid to addr (a breakpoint there, the
+ * instruction restored after); signals on the way are delivered. False
+ * when it ended first. */
+static bool run_to(pid_t pid, uint64_t addr)
+{
+	struct user_regs_struct regs;
+	long word;
+	int st, sig = 0;
+
+	errno = 0;
+	word = ptrace(PTRACE_PEEKTEXT, pid, (void *)addr, NULL);
+	if (errno)
+		return true;	/* not there: tracing starts here */
+	if (ptrace(PTRACE_POKETEXT, pid, (void *)addr,
+		   (void *)((word & ~0xffL) | 0xcc)))
+		return true;
+	for (;;) {
+		if (ptrace(PTRACE_CONT, pid, NULL, (void *)(long)sig) ||
+		    waitpid(pid, &st, 0) != pid)
+			return false;
+		if (!WIFSTOPPED(st))
+			return false;
+		sig = WSTOPSIG(st) == SIGTRAP ? 0 : WSTOPSIG(st);
+		if (sig || ptrace(PTRACE_GETREGS, pid, NULL, &regs))
+			continue;
+		if (regs.rip == addr + 1)
+			break;
+	}
+	ptrace(PTRACE_POKETEXT, pid, (void *)addr, (void *)word);
+	regs.rip = addr;
+	ptrace(PTRACE_SETREGS, pid, NULL, &regs);
+	return true;
+}
+
+/* -x evaltime other than exec: the child has exec'd under ptrace (its exec
+ * stop: preinit); on to its entry point (postinit: the dynamic linker has
+ * loaded and initialized the shared libraries, as dtrace-utils' postinit
+ * waits for) or to main() (main; the entry point when there is no main
+ * symbol). 0, or -errno when it did not get there. */
+static int hold_after_exec(pid_t pid, int evaltime)
+{
+	uint64_t entry, addr;
+	int st;
+
+	if (waitpid(pid, &st, 0) != pid || !WIFSTOPPED(st))
+		return -ENOEXEC;	/* the exec failed: it said why */
+	if (evaltime == DT_EVAL_PREINIT)
+		return 0;
+	entry = auxv_value(pid, AT_ENTRY);
+	addr = evaltime == DT_EVAL_MAIN ? main_address(pid, entry) : 0;
+	if (!addr)
+		addr = entry;
+	if (addr && !run_to(pid, addr))
+		return -ECHILD;
+	return 0;
+}
+
+/* Fork -c's command, held as -x evaltime says (before its exec, or
+ * ptrace-stopped after it); 0, or -errno with nothing started (the
+ * command cannot be found or run). */
 static int start_child(struct dt_session *s, const char *cmdline,
 		       struct child *c)
 {
@@ -269,11 +391,13 @@ static int start_child(struct dt_session *s, const char *cmdline,
 		free_words(words, n);
 		return -errno;
 	}
+	c->traced = s->opt.evaltime != DT_EVAL_EXEC;
 	if (!c->pid) {
 		char b;
 
 		close(pfd[1]);
-		if (read(pfd[0], &b, 1) != 1)
+		if (c->traced ? ptrace(PTRACE_TRACEME, 0, NULL, NULL) != 0 :
+		    read(pfd[0], &b, 1) != 1)
 			_exit(127);
 		execv(path, words);
 		fprintf(stderr, "dtrace: failed to execute %s: %s\n",
@@ -283,14 +407,34 @@ static int start_child(struct dt_session *s, const char *cmdline,
 	note_command(s, words[0], c->pid);
 	free_words(words, n);
 	close(pfd[0]);
-	c->go = pfd[1];
 	c->pidfd = (int)syscall(SYS_pidfd_open, c->pid, 0);
+	if (c->traced) {
+		int r;
+
+		close(pfd[1]);
+		c->go = -1;
+		r = hold_after_exec(c->pid, s->opt.evaltime);
+		if (r) {
+			kill(c->pid, SIGKILL);
+			waitpid(c->pid, NULL, 0);
+			c->pid = 0;
+			return r;
+		}
+		return 0;
+	}
+	c->go = pfd[1];
 	wait_blocked_in_read(c->pid);
 	return 0;
 }
 
 static void release_child(struct child *c)
 {
+	if (c->traced) {
+		if (ptrace(PTRACE_DETACH, c->pid, NULL, NULL))
+			sd_warn("cannot start the -c command: %s",
+				strerror(errno));
+		c->traced = false;
+	}
 	if (c->go >= 0) {
 		if (write(c->go, "g", 1) != 1)
 			sd_warn("cannot start the -c command: %s",

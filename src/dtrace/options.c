@@ -32,6 +32,7 @@ void dt_options_default(struct dt_options *o)
 	o->cpu = -1;
 	o->version = DT_VERSION(2, 0, 1);
 	o->stackindent = 14;
+	o->evaltime = DT_EVAL_POSTINIT;	/* as dtrace-utils */
 }
 
 void dt_options_free(struct dt_options *o)

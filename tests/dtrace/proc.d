@@ -1,4 +1,4 @@
-/* ARGS: -q */
+/* ARGS: -q -x evaltime=exec */
 /* CMD: ufixture proc */
 /* proc provider: the fixture's life, event by event (see ufixture.c):
  * one thread; three children (one exits 7, one is killed by SIGTERM, one

@@ -82,7 +82,8 @@ def strace_counts(cmd):
 def test_syscall_counts_match_strace(sonde, root, fixture_bin):
     cmd = [fixture_bin, "getppid", "37"]
     want = strace_counts(cmd)
-    p = dtrace(sonde, "-q", "-c", " ".join(cmd), "-n",
+    p = dtrace(sonde, "-q", "-x", "evaltime=exec", "-c", " ".join(cmd),
+               "-n",
                "syscall:::entry /pid == $target/ { @[probefunc] = count(); }"
                " END { printa(\"%s %@d\\n\", @); }")
     assert p.returncode == 0, p.stderr
@@ -92,8 +93,8 @@ def test_syscall_counts_match_strace(sonde, root, fixture_bin):
             name, n = line.split()
             got[name] = int(n)
     assert got["getppid"] == 37
-    # -c's command is released after tracing starts: its execve is the
-    # first call both see. strace -c counts a call when it returns, so it
+    # -x evaltime=exec: -c's command is released before its exec after
+    # tracing starts: its execve is the first call both see. strace -c counts a call when it returns, so it
     # never counts exit_group.
     assert got.pop("exit_group") == 1
     assert got == want
@@ -881,8 +882,8 @@ def test_copyin_size_is_a_constant_expression(sonde, root):
     """copyin()'s size may be any integer constant expression, sizeof
     included (dtrace-utils' proc tests copy 2 * sizeof (char *) of argv):
     the program's argv[0] and argv[1] read back through it."""
-    p = dtrace(sonde, "-q", "-c", "/bin/echo hello", "-n",
-               "syscall::execve:entry /pid == $target/ { this->v = "
+    p = dtrace(sonde, "-q", "-x", "evaltime=exec", "-c", "/bin/echo hello",
+               "-n", "syscall::execve:entry /pid == $target/ { this->v = "
                "(uintptr_t *)copyin((uintptr_t)args[1], 2 * sizeof(char *));"
                " printf(\"%s %s\\n\", copyinstr(this->v[0]), "
                "copyinstr(this->v[1])); }")
@@ -978,3 +979,34 @@ def test_cpuinfo_chip_lgrp_pset(sonde, root):
     nodes = [int(d[4:]) for d in os.listdir(topo) if re.match(r"node\d+$", d)]
     assert lgrp == lgrp2 == (nodes[0] if nodes else 0)
     assert pset == pset2 == 0
+
+
+@pytest.mark.parametrize("when", ["exec", "preinit", "postinit", "main",
+                                  None])
+def test_evaltime_where_the_command_waits(sonde, root, fixture_bin, when):
+    """-x evaltime: where -c's command waits for tracing, as dtrace-utils
+    has it (its dtrace-util/tst.ProcInvoke): exec (before the execve:
+    exec-success and the execve are seen), preinit (just after it: the
+    dynamic linker's openat of libc is seen, the execve not), postinit,
+    the default (at the entry point: the libraries are loaded, neither is
+    seen) and main (at main(): neither). The fixture's own calls are seen
+    in every case (the oracle: its 37 getppid calls)."""
+    opt = ["-x", "evaltime=" + when] if when else []
+    p = dtrace(sonde, "-q", *opt, "-c", fixture_bin + " getppid 37", "-n",
+               "syscall::execve:entry, syscall::openat:entry, "
+               "syscall::getppid:entry /pid == $target/ "
+               "{ @[probefunc] = count(); }"
+               " proc:::exec-success /pid == $target/ { @[probename] = "
+               "count(); } END { printa(\"%s %@d\\n\", @); }")
+    assert p.returncode == 0, p.stderr
+    got = dict((l.split()[0], int(l.split()[1]))
+               for l in p.stdout.splitlines() if l.strip())
+    assert got.pop("getppid") == 37
+    if when == "exec":
+        assert got.get("execve") == 1 and got.get("exec-success") == 1
+        assert got.get("openat", 0) >= 1
+    elif when == "preinit":
+        assert "execve" not in got and "exec-success" not in got
+        assert got.get("openat", 0) >= 1
+    else:
+        assert got == {}, got

@@ -130,7 +130,8 @@ def test_proc_exec_psinfo(sonde, root, ufixture_bin):
     """exec-success in the new image: execname, pr_fname and pr_psargs are
     the command line that ran (the oracle: what we passed), exec's args[0]
     the path, and exit's args[0] CLD_EXITED."""
-    p = dtrace(sonde, "-q", "-c", ufixture_bin + " calls  2", "-n",
+    p = dtrace(sonde, "-q", "-x", "evaltime=exec", "-c",
+               ufixture_bin + " calls  2", "-n",
                "proc:::exec /pid == $target/ { printf(\"exec %s\\n\", "
                "args[0]); }"
                " proc:::exec-success /pid == $target/ { printf(\"%s|%s|%s|"
