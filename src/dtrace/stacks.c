@@ -13,6 +13,7 @@
 #include "layout.h"
 #include "fmt.h"
 #include "../lib/demangle.h"
+#include "../lib/procmaps.h"
 #include "../lib/symbolizer.h"
 #include "../lib/util.h"
 
@@ -76,14 +77,37 @@ static void kframe(struct stacks *st, struct sbuf *sb, uint64_t pc,
 		sbuf_printf(sb, "0x%" PRIx64, pc);
 }
 
+/* -x noresolve: a user address as dtrace-utils' dtrace_uaddr2str shows
+ * it unresolved, module:0xoffset from the start of its mapping, or the
+ * address alone outside any file. */
+static void unresolved(struct stacks *st, struct sbuf *sb, uint32_t pid,
+		       uint64_t pc)
+{
+	struct procmaps *pm = symbolizer_maps(st->z);
+	struct procmaps_map m;
+
+	if (procmaps_lookup(pm, (pid_t)pid, pc, SYM_LATEST, &m) &&
+	    m.file != PROCMAPS_ANON) {
+		const char *path = procmaps_file(pm, m.file);
+		const char *b = strrchr(path, '/');
+
+		sbuf_printf(sb, "%s:0x%" PRIx64, b ? b + 1 : path,
+			    pc - m.start);
+	} else {
+		sbuf_printf(sb, "0x%" PRIx64, pc);
+	}
+}
+
 /* A user frame: module`function+0xoff; module`0xaddress in a file
  * without a symbol there; the address alone outside any file. */
 static void uframe(struct stacks *st, struct sbuf *sb, uint32_t pid,
-		   uint64_t pc, unsigned demangle)
+		   uint64_t pc, unsigned demangle, bool noresolve)
 {
 	struct sym_info u;
 
-	if (symbolizer_user(st->z, (pid_t)pid, pc, SYM_LATEST, &u))
+	if (noresolve)
+		unresolved(st, sb, pid, pc);
+	else if (symbolizer_user(st->z, (pid_t)pid, pc, SYM_LATEST, &u))
 		dt_fmt_symbol(sb, u.module, u.function, u.offset, demangle);
 	else if (u.path)
 		sbuf_printf(sb, "%s`0x%" PRIx64, u.module, pc);
@@ -121,7 +145,8 @@ char *dt_stack_text(struct dt_session *s, uint64_t key, bool user,
 			break;
 		sbuf_printf(&sb, "%*s", STACKINDENT, "");
 		if (user)
-			uframe(st, &sb, pid, pcs[i], demangle);
+			uframe(st, &sb, pid, pcs[i], demangle,
+			       s->prog.opt.noresolve);
 		else
 			kframe(st, &sb, pcs[i], demangle);
 		sbuf_putc(&sb, '\n');
@@ -151,8 +176,14 @@ char *dt_sym_text(struct dt_session *s, uint64_t addr, uint32_t pid,
 				      demangle);
 		return sbuf_steal(&sb);
 	}
-	if (!symbolizer_user(st->z, (pid_t)pid, addr, SYM_LATEST, &r) &&
-	    !r.path)
+	if (s->prog.opt.noresolve && which != DT_SYM_UMOD) {
+		/* usym(): its function's first byte, as dtrace-utils */
+		if (which == DT_SYM_USYM &&
+		    symbolizer_user(st->z, (pid_t)pid, addr, SYM_LATEST, &r))
+			addr -= r.offset;
+		unresolved(st, &sb, pid, addr);
+	} else if (!symbolizer_user(st->z, (pid_t)pid, addr, SYM_LATEST, &r) &&
+		 !r.path)
 		sbuf_printf(&sb, "0x%" PRIx64, addr);
 	else if (which == DT_SYM_UMOD)
 		sbuf_puts(&sb, r.module);

@@ -1010,3 +1010,33 @@ def test_evaltime_where_the_command_waits(sonde, root, fixture_bin, when):
         assert got.get("openat", 0) >= 1
     else:
         assert got == {}, got
+
+
+def test_noresolve_user_addresses(sonde, root):
+    """-x noresolve: uaddr() prints module:0xoffset from the start of the
+    address's mapping, as dtrace-utils' dtrace_uaddr2str (its noresolve
+    tests grep "bash:0x"); the oracle: /proc/PID/maps of the sampled
+    process. umod() still names the module."""
+    spin = subprocess.Popen(["sh", "-c", "while :; do :; done"])
+    try:
+        p = dtrace(sonde, "-q", "-x", "noresolve", "-n",
+                   "profile-997hz /pid == %d && arg1/ { @[arg1, uaddr(arg1),"
+                   " umod(arg1)] = count(); } tick-1s { exit(0); }"
+                   % spin.pid, timeout=30)
+        with open("/proc/%d/maps" % spin.pid) as f:
+            maps = [l.split() for l in f]
+    finally:
+        spin.kill()
+        spin.wait()
+    assert p.returncode == 0, p.stderr
+    rows = [l.split() for l in p.stdout.splitlines() if l.strip()]
+    assert rows, p.stdout
+    for addr, text, mod, _ in rows:
+        pc = int(addr)
+        m = [x for x in maps if int(x[0].split("-")[0], 16) <= pc <
+             int(x[0].split("-")[1], 16)]
+        assert m and len(m[0]) > 5, (addr, text)
+        start = int(m[0][0].split("-")[0], 16)
+        name = os.path.basename(m[0][5])
+        assert text == "%s:0x%x" % (name, pc - start)
+        assert mod == name
