@@ -151,6 +151,12 @@ run_one() {
 
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
 
+# With the kernel's BPF statistics on, every program run reads the clock
+# twice more (sched_clock: a paravirtual clock in a VM): the figures would
+# not be sonde's.
+if [ "$(cat /proc/sys/kernel/bpf_stats_enabled 2>/dev/null)" = 1 ]; then
+	echo "warning: kernel.bpf_stats_enabled is 1: each BPF program run is timed; figures are inflated (sysctl -w kernel.bpf_stats_enabled=0)"
+fi
 echo "sonde ktrace vs $(strace -V | head -1), perf $(perf version | awk '{ print $3 }') on $(uname -r), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "dd: $DD; mixed: find /usr/share -type f -print0 | xargs -0 -n500 ls -l"
 echo "median of $RUNS runs ($PEER_RUNS for strace and perf trace); time is the workload's own"
