@@ -473,32 +473,25 @@ static __always_inline __u32 callret_body(struct ktr_callret *c,
 	return (sizeof(*c) + n + 7) & ~7u;
 }
 
-struct callret_small {
-	char b[sizeof(struct ktr_callret) + KTR_GIO_SMALL];
-};
-
-/* emit_callret's record straight to the ring buffer (its reservation has
- * room for data; the record's len says how much is used). */
-__noinline int emit_callret_rb(__u64 ubuf, __s64 ret, __u64 kind_fd)
+/* A return written on its own (its entry went out before it). */
+__noinline int emit_ret(__s64 ret, __u32 nr_pers)
 {
-	__u32 zero = 0;
-	struct slot *v = bpf_map_lookup_elem(&slots, &zero);
-	struct callret_small *r;
-	struct ktr_callret *c;
+	__u32 pid = bpf_get_current_pid_tgid() >> 32;
+	struct ktr_ret *r = reserve(sizeof(*r), KTR_RET, pid, NULL);
 
-	if (!v)
-		return 0;
-	r = reserve(sizeof(*r), KTR_CALLRET, v->pid, NULL);
 	if (!r)
 		return 0;
-	c = (struct ktr_callret *)r;
-	/* (Zeroes after the record: the reader stops there.) */
-	if (!(kind_fd >> 32))
-		__builtin_memset(r->b + sizeof(*c), 0, KTR_GIO_SMALL);
-	c->h.len = callret_body(c, v, ubuf, ret, kind_fd);
+	r->h.pers = nr_pers & 3;
+	r->nr = nr_pers >> 8;
+	r->reserved = 0;
+	r->ret = ret;
 	submit(r);
 	return 0;
 }
+
+struct callret_small {
+	char b[sizeof(struct ktr_callret) + KTR_GIO_SMALL];
+};
 
 /* The entry in this CPU's slot and this return, and for a small read or
  * write its data, in one KTR_CALLRET record (kind_fd as emit_gio's; 0:
@@ -513,8 +506,17 @@ __noinline int emit_callret(__u64 ubuf, __s64 ret, __u64 kind_fd)
 	if (!v)
 		return 0;
 	c = (void *)batch_begin(&B, sizeof(struct callret_small), v->pid);
-	if (!c || !B)
-		return emit_callret_rb(ubuf, ret, kind_fd);
+	if (!c || !B) {
+		/* Straight to the ring buffer (records lost, or the batch
+		 * held elsewhere): the entry as a CALL, then the return as
+		 * a RETGIO or a RET, which kdump shows the same. */
+		emit_call_g(bpf_get_smp_processor_id());
+		if ((points & KTR_PT_GENIO) && (kind_fd >> 32))
+			emit_iosmall(ubuf, ret, kind_fd, v->nr, 1);
+		else
+			emit_ret(ret, v->nr << 8 | (v->pers & 3));
+		return 0;
+	}
 	fill_entry(&c->h, KTR_CALLRET, v);
 	len = callret_body(c, v, ubuf, ret, kind_fd);
 	c->h.len = len;
@@ -586,22 +588,6 @@ __noinline int emit_named_g(__u32 info, __s64 ret, __u32 nr_pers,
 	if (output(b, off))
 		note_drop(pid, n);
 	return with_ret;
-}
-
-/* A return written on its own (its entry went out before it). */
-__noinline int emit_ret(__s64 ret, __u32 nr_pers)
-{
-	__u32 pid = bpf_get_current_pid_tgid() >> 32;
-	struct ktr_ret *r = reserve(sizeof(*r), KTR_RET, pid, NULL);
-
-	if (!r)
-		return 0;
-	r->h.pers = nr_pers & 3;
-	r->nr = nr_pers >> 8;
-	r->reserved = 0;
-	r->ret = ret;
-	submit(r);
-	return 0;
 }
 
 /* What a syscall's return writes beyond a plain KTR_CALLRET: path names
