@@ -152,8 +152,10 @@ static long iov_step(__u32 i, void *ctx)
  * was half of what the default set cost per call. The return value is
  * read back from the record (retp), not taken from a register: the
  * verifier then knows nothing of it from before, and does not walk the
- * caller's paths again for each range it had for it. */
-static __always_inline __u64 read_small(__u64 *d, __s64 *retp, __u64 ubuf)
+ * caller's paths again for each range it had for it. The count is
+ * stored at lenp (the record's data_len) too. */
+static __always_inline __u64 read_small(__u64 *d, __s64 *retp, __u64 ubuf,
+				       __u32 *lenp)
 {
 	__u64 tmp[KTR_GIO_SMALL / 8] = {};
 	__s64 ret = *(volatile __s64 *)retp;
@@ -165,9 +167,12 @@ static __always_inline __u64 read_small(__u64 *d, __s64 *retp, __u64 ubuf)
 		n = KTR_GIO_SMALL;
 	if (n && bpf_probe_read_user(tmp, n, (void *)ubuf))
 		n = 0;		/* (and tmp zeroed again) */
+	/* (The count goes to the record, *lenp, before the copy and is
+	 * read back after it: the copy is then one path.) */
+	*lenp = n;
 	for (int i = 0; i < KTR_GIO_SMALL / 8; i++)
 		d[i] = tmp[i];
-	return n;
+	return reread(*lenp);
 }
 
 /* kind_fd: the fd in bits 0-31, the KTR_IO_* kind in 32-39, the call's
@@ -409,19 +414,17 @@ __noinline int emit_iosmall(__u64 ubuf, __s64 ret, __u64 kind_fd, __u32 nr,
 		g->ret = ret;
 		g->dir = dir;
 		g->reserved[0] = g->reserved[1] = g->reserved[2] = 0;
+		n = read_small((__u64 *)(r->b + sizeof(*g)), &g->ret, ubuf,
+			       &g->data_len);
 	} else {
 		gi->fd = (__s32)kind_fd;
 		gi->nr = nr;
 		gi->total = ret;
 		gi->dir = dir;
 		gi->reserved[0] = gi->reserved[1] = gi->reserved[2] = 0;
+		n = read_small((__u64 *)(r->b + sizeof(*g)),
+			       (__s64 *)&gi->total, ubuf, &gi->data_len);
 	}
-	n = read_small((__u64 *)(r->b + sizeof(*g)),
-		       retgio ? &g->ret : (__s64 *)&gi->total, ubuf);
-	if (retgio)
-		g->data_len = n;
-	else
-		gi->data_len = n;
 	g->h.len = (sizeof(*g) + n + 7) & ~7u;
 	submit(r);
 	return 0;
@@ -466,10 +469,10 @@ static __always_inline __u32 callret_body(struct ktr_callret *c,
 	c->ret = ret;
 	for (int i = 0; i < KTR_MAX_ARGS; i++)
 		c->args[i] = v->args[i];
+	c->data_len = 0;
 	if (kind)
 		n = read_small((__u64 *)((char *)c + sizeof(*c)), &c->ret,
-			       ubuf);
-	c->data_len = n;
+			       ubuf, &c->data_len);
 	return (sizeof(*c) + n + 7) & ~7u;
 }
 
