@@ -57,6 +57,7 @@ struct cargs {
 	__s64 ret;
 	__u32 nr, pers;
 	__u32 what, have;	/* exit_slow's decisions (reread) */
+	__u32 off;		/* emit_named_g's offset (reread) */
 	/* emit_gio's walk of an iovec array (in a map value, not on the
 	 * stack: the verifier then walks its bpf_loop body once, not until
 	 * the fields' ranges stop changing). */

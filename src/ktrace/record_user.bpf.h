@@ -560,6 +560,9 @@ __noinline int emit_named_g(__u32 info, __s64 ret, __u32 nr_pers,
 		off = sizeof(*c);
 		n++;
 	}
+	/* (Read back: with or without the entry, one path on.) */
+	a->off = off;
+	off = reread(a->off);
 	for (int i = 0; i < KTR_MAX_ARGS; i++) {
 		if (KTR_SI_PATHMASK(info) & (1u << i)) {
 			off = nami_at(off, a->args[i], now, pers);
@@ -630,6 +633,7 @@ __noinline int exit_slow(__s64 ret, __u32 nr_pers, __u32 info, __u32 have)
 	a->have = have;
 	what = reread(a->what);
 	have = reread(a->have) & 1;
+	ret = reread(a->ret);
 	/* The call's CALL, NAMI, STRU and (unless data comes between) RET
 	 * records go out together, as one ring-buffer record. */
 	/* (points again: what is read back, the verifier does not know
