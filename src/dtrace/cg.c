@@ -157,6 +157,8 @@ void dt_cg_store_val(struct dt_cg *g, struct dt_node *e, int ptr, int off,
 	default:
 		/* a value is cut to its type where it is kept (cg_binary) */
 		r = dt_cg_expr(g, e);
+		if (e->type.alloca && dt_type_is_int(&e->type))
+			dt_cg_alloca_user(g, r);
 		dt_cg_normalize(g, r, &e->type);
 		dt_emit(g, I_STX(BPF_DW, ptr, r, off));
 		dt_reg_free(g, r);

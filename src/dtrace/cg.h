@@ -21,6 +21,10 @@ int dt_cg_addr(struct dt_cg *g, struct dt_node *n);
  * when size is -1 (a register size must be known to lie in 0..the
  * memory's size). The verifier sees the offset bounded (funcs.c). */
 int dt_cg_alloca_check(struct dt_cg *g, int addr, int size, int isize);
+/* An address in alloca()'s memory (register r, changed in place) as
+ * dtrace-utils' programs see one, where the consumer shows it (records,
+ * keys, faults): its offset in the memory plus 8, 0 for NULL. */
+void dt_cg_alloca_user(struct dt_cg *g, int r);
 /* Turn the checked offset in register off into a pointer to the bytes. */
 int dt_cg_alloca_ptr(struct dt_cg *g, int off);
 /* Store the value of e (int or string) at ptr + off, as the record or key

@@ -648,12 +648,26 @@ static bool null_const(const struct dt_node *e)
 	return dt_node_is_null(e) || (e->kind == N_INT && !e->ival);
 }
 
+/* A char * where a string is wanted: the string there, as stringof()
+ * (D's prototypes take const char *). */
+static struct dt_type char_ptr_str(struct dt_ck *k, struct dt_node *n, int i,
+				   struct dt_type t)
+{
+	if (t.kind != DT_TPTR || t.pointee != 1 || t.xlate ||
+	    (t.ref && t.ref->kind != DT_TINT))
+		return t;
+	n->args[i] = stringof_node(k, n->args[i]);
+	return n->args[i]->type;
+}
+
 /* A string argument; NULL (the constant 0) passes, and faults when the
  * function runs (str_arg), as in DTrace. */
 static void need_str(struct dt_ck *k, struct dt_node *n, int i)
 {
 	struct dt_type t = dt_ck_expr(k, n->args[i]);
 
+	if (!null_const(n->args[i]))
+		t = char_ptr_str(k, n, i, t);
 	if (t.kind != DT_TSTR && !null_const(n->args[i]))
 		dt_error(dt_ck_cc(k), &n->args[i]->loc, "%s() argument #%d "
 			 "must be a string", n->name, i + 1);
@@ -814,6 +828,8 @@ static void check_strtok(struct dt_ck *k, struct dt_node *n)
 {
 	struct dt_type t = dt_ck_expr(k, n->args[0]);
 
+	if (!dt_node_is_null(n->args[0]))
+		t = char_ptr_str(k, n, 0, t);
 	if (t.kind != DT_TSTR && !dt_node_is_null(n->args[0]))
 		dt_error(dt_ck_cc(k), &n->args[0]->loc, "strtok() argument #1 "
 			 "must be a string, or NULL to go on with the last "
@@ -1340,7 +1356,7 @@ int dt_cg_alloca_check(struct dt_cg *g, int addr, int size, int isize)
 	int max = (int)dt_alloca_max(&g->p->opt);
 	int off = alloca_base(g), end = dt_reg(g);
 	int badaddr = dt_label(g), base_ok = dt_label(g), badsize = dt_label(g),
-	    ok = dt_label(g);
+	    ok = dt_label(g), null = dt_label(g);
 
 	/* off = addr - the memory's start */
 	dt_emit(g, I_ALU64_REG(BPF_SUB, off, addr));
@@ -1350,6 +1366,11 @@ int dt_cg_alloca_check(struct dt_cg *g, int addr, int size, int isize)
 	dt_jmp_imm(g, BPF_JSLT, off, 0, badaddr);
 	dt_jmp_reg(g, BPF_JLT, off, end, base_ok);
 	dt_place(g, badaddr);
+	/* the address as DTrace's program sees it (dt_cg_alloca_user) */
+	dt_jmp_imm(g, BPF_JEQ, addr, 0, null);
+	dt_emit(g, I_ALU64_IMM(BPF_ADD, off, 8));
+	dt_cg_fault(g, DTRACEFLT_BADADDR, off);
+	dt_place(g, null);
 	dt_cg_fault(g, DTRACEFLT_BADADDR, addr);
 	dt_place(g, base_ok);
 	if (size >= 0)
@@ -1370,6 +1391,17 @@ int dt_cg_alloca_check(struct dt_cg *g, int addr, int size, int isize)
 	dt_place(g, ok);
 	dt_reg_free(g, end);
 	return off;
+}
+
+void dt_cg_alloca_user(struct dt_cg *g, int r)
+{
+	int base = alloca_base(g), null = dt_label(g);
+
+	dt_jmp_imm(g, BPF_JEQ, r, 0, null);
+	dt_emit(g, I_ALU64_REG(BPF_SUB, r, base));
+	dt_emit(g, I_ALU64_IMM(BPF_ADD, r, 8));
+	dt_place(g, null);
+	dt_reg_free(g, base);
 }
 
 int dt_cg_alloca_ptr(struct dt_cg *g, int off)
