@@ -182,6 +182,12 @@ struct lval {
 
 static int cg_mem_addr(struct dt_cg *g, struct dt_node *n);
 
+/* The bytes a load or store through a pointer moves. */
+static int mem_size(const struct dt_type *t)
+{
+	return t->kind == DT_TSTR ? t->ssize : t->size;
+}
+
 static struct lval lval_of(struct dt_cg *g, struct dt_node *n)
 {
 	struct lval lv = { n, n->var, -1 };
@@ -202,7 +208,7 @@ static struct lval lval_of(struct dt_cg *g, struct dt_node *n)
 		lv.v = NULL;
 		lv.key_off = dt_cg_temp(g, 8);
 		addr = cg_mem_addr(g, n);
-		off = dt_cg_alloca_check(g, addr, -1, n->type.size);
+		off = dt_cg_alloca_check(g, addr, -1, mem_size(&n->type));
 		dt_emit(g, I_STX(BPF_DW, DT_SCRATCH_REG, off, lv.key_off));
 		dt_reg_free(g, off);
 		dt_reg_free(g, addr);
@@ -214,7 +220,7 @@ static struct lval lval_of(struct dt_cg *g, struct dt_node *n)
  * memory's size again where the verifier sees it (never taken). */
 static int lval_ptr(struct dt_cg *g, struct lval *lv)
 {
-	int max = (int)dt_alloca_max(&g->p->opt) - lv->n->type.size;
+	int max = (int)dt_alloca_max(&g->p->opt) - mem_size(&lv->n->type);
 	int d = dt_reg(g), ok = dt_label(g);
 
 	dt_emit(g, I_LDX(BPF_DW, d, DT_SCRATCH_REG, lv->key_off));
@@ -345,7 +351,11 @@ static void lval_store(struct dt_cg *g, struct lval *lv, int r, int src_size)
 
 	if (!v) {
 		d = lval_ptr(g, lv);
-		dt_emit(g, I_STX(dt_bpf_size(lv->n->type.size), d, r, 0));
+		if (lv->n->type.kind == DT_TSTR)
+			dt_cg_strcpy(g, d, lv->n->type.ssize, r, src_size);
+		else
+			dt_emit(g, I_STX(dt_bpf_size(lv->n->type.size), d, r,
+					 0));
 		dt_reg_free(g, d);
 		return;
 	}
@@ -644,6 +654,31 @@ static int cg_mem_load(struct dt_cg *g, struct dt_node *n)
 		size = nb <= 1 ? 1 : nb <= 2 ? 2 : nb <= 4 ? 4 : 8;
 	}
 
+	if (n->type.kind == DT_TSTR) {
+		/* *(string *)p: the string there, its bytes in alloca()'s
+		 * memory checked first */
+		int ssize = n->type.ssize, st = dt_cg_temp(g, (ssize + 8) & ~7);
+
+		if (n->in_alloca)
+			dt_reg_free(g, dt_cg_alloca_check(g, addr, -1, ssize));
+		r = dt_reg(g);
+		dt_cg_scratch_ptr(g, r, st);
+		dt_cg_zero(g, r, (ssize + 8) & ~7);
+		dt_reg_free(g, r);
+		dt_call_begin(g);
+		dt_call_arg(g, BPF_REG_3, addr);
+		dt_emit(g, I_MOV(BPF_REG_1, DT_SCRATCH_REG));
+		dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_1, st));
+		dt_emit(g, I_MOV_IMM(BPF_REG_2, ssize));
+		dt_call(g, BPF_FUNC_probe_read_kernel_str);
+		rc = dt_call_end(g);
+		dt_cg_fault_if_neg(g, rc, addr);
+		dt_reg_free(g, rc);
+		dt_reg_free(g, addr);
+		r = dt_reg(g);
+		dt_cg_scratch_ptr(g, r, st);
+		return r;
+	}
 	if (n->type.kind != DT_TINT && n->type.kind != DT_TPTR)
 		dt_error(g->cc, &n->loc, "internal error: reading a %s from "
 			 "memory", n->type.kind == DT_TSOU ? "struct" :

@@ -415,9 +415,6 @@ static struct dt_type parse_type(struct parser *p)
 	}
 	while (peek(p)->t == T_STAR) {
 		next(p);
-		if (t.kind == DT_TSTR)
-			dt_error(p->cc, &loc, "pointers to string are not "
-				 "supported");
 		t = dt_ptr_type(p->cc, &t);
 	}
 	return t;

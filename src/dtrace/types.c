@@ -883,10 +883,12 @@ static struct dt_type check_deref(struct dt_ck *k, struct dt_node *n)
 	if (t.kind == DT_TVOID)
 		dt_cerror(k->cc, &n->loc, D_DEREF_VOID, "cannot dereference "
 			  "pointer to void");
-	if (t.kind == DT_TSTR || t.kind == DT_TFLOAT)
-		dt_error(k->cc, &n->loc, "not supported: reading %s through a "
-			 "pointer in this version", t.kind == DT_TSTR ?
-			 "a string" : "a floating-point value");
+	if (t.kind == DT_TFLOAT)
+		dt_error(k->cc, &n->loc, "not supported: reading a "
+			 "floating-point value through a pointer in this "
+			 "version");
+	if (t.kind == DT_TSTR)	/* *(string *)p: strsize bytes there */
+		t = str_type(k);
 	n->in_mem = true;
 	n->in_alloca = a.alloca;
 	n->type = t;
@@ -1278,7 +1280,8 @@ static struct dt_type check_assign(struct dt_ck *k, struct dt_node *n)
 	if (rt.kind == DT_TVOID)
 		dt_error(k->cc, &n->b->loc, "the right side of '=' has no "
 			 "value");
-	if (is_deref(l) && rt.kind == DT_TSTR)
+	if (is_deref(l) && rt.kind == DT_TSTR &&
+	    dt_ptr_ref(&l->a->type).kind != DT_TSTR)
 		dt_error(k->cc, &n->loc, "cannot assign a string through a "
 			 "pointer (copy it with bcopy())");
 	/* Create the variable at its first assignment. */
