@@ -126,10 +126,13 @@ char *dt_cpp(const struct dt_options *o, const char *text, size_t len,
 	snprintf(buf, sizeof(buf), "-D__SUNW_D_VERSION=0x%08x",
 		 (unsigned)o->version);
 	add(&argv, &argc, buf);
-	if (o->stdc && o->stdc[0] == 'a')
-		add(&argv, &argc, "-std=c99");
-	else if (o->stdc && o->stdc[0] == 's')
+	/* dtrace-utils' dt_stdcmode: -X s is traditional cpp; a, c, t and
+	 * the default are ISO C (no glibc extensions: <endian.h> brings no
+	 * static inline byte swaps into D) */
+	if (o->stdc && o->stdc[0] == 's')
 		add(&argv, &argc, "-traditional-cpp");
+	else
+		add(&argv, &argc, "-std=c99");
 	add(&argv, &argc, "-fno-show-column");	/* "file:17: error" */
 	add(&argv, &argc, "/dev/stdin");
 

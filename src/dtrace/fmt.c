@@ -397,14 +397,16 @@ void dt_fmt_print(FILE *f, const struct dt_fmt *fmt,
 			/* %Y: walltimestamp, "2026 Nov 22 07:28:39" (UTC as
 			 * DTrace prints it on a machine set to UTC); %T: RFC
 			 * 822 time, as dtrace-utils' pfprint_time822: "Sun,
-			 * 25 Jan 2004 13:00:00 PST" */
+			 * 25 Jan 2004 13:00:00 PST", its year the ISO 8601
+			 * week-based one (%G) as there: 0 in US/Pacific is
+			 * "Wed, 31 Dec 1970 16:00:00 PST" */
 			time_t t = (time_t)(sval(v) / 1000000000);
 			struct tm tm;
 			char buf[64];
 
 			localtime_r(&t, &tm);
 			strftime(buf, sizeof(buf), c->conv == 'Y' ?
-				 "%Y %b %e %T" : "%a, %d %b %Y %T %Z", &tm);
+				 "%Y %b %e %T" : "%a, %d %b %G %T %Z", &tm);
 			strcpy(p, "s");
 			fprintf(f, spec, buf);
 			break;
