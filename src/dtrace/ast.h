@@ -599,6 +599,7 @@ struct dt_prog {
 	char *rodata;		/* string literals */
 	int rodata_size, rodata_cap;
 	int empty_off;		/* an empty string in the read-only data */
+	int null_off;		/* DTrace's NULL string there (DT_NULL_STRING) */
 	bool uses_spec;		/* speculation(): slots in the globals */
 	int spec_off;
 	int max_rec;		/* the largest record a clause writes */
@@ -614,8 +615,26 @@ struct dt_prog {
 	int strtok_off, alloca_off;
 };
 
-/* The offset of string s (padded to ssize bytes) in the read-only data,
- * added if absent. */
+/* The first two bytes of DTrace's NULL string, read as a little-endian
+ * u16: an empty string whose NUL is followed by 0x7f, as dtrace-utils
+ * marks a NULL kept in a string variable (dt_impl.h). A string register
+ * always points to bytes; a NULL string points to these (null_off, an
+ * absent dynamic variable, a string variable assigned NULL, strchr()
+ * finding nothing). It compares below every other string, equal to NULL,
+ * and using it (trace, printf, a string function) is an invalid address
+ * (0) fault; s[i] and s + i of it are the address i. */
+#define DT_NULL_STRING 0x7f00
+
+/* A string's bytes, its NUL included: a D string holds up to strsize
+ * characters, as DTrace's (whose records of a string are strsize + 1
+ * bytes). */
+static inline int dt_str_bytes(const struct dt_prog *p)
+{
+	return (int)p->opt.strsize + 1;
+}
+
+/* The offset of string s (padded to ssize bytes, cut to ssize - 1
+ * characters) in the read-only data, added if absent. */
 int dt_literal(struct dt_prog *p, const char *s, size_t ssize);
 
 /* Parse sources into prog (clauses, declarations, pragmas). */

@@ -52,7 +52,7 @@ static int cg_lookup(struct dt_cg *g, int map, int key_base, int key_off)
 }
 
 /* Dereference a possibly-NULL lookup result in r: an integer (0 when
- * absent) or a string pointer (to an empty string when absent). */
+ * absent) or a string pointer (to DTrace's NULL string when absent). */
 static void cg_deref(struct dt_cg *g, int r, bool is_str)
 {
 	int absent = dt_label(g), done = dt_label(g);
@@ -63,7 +63,7 @@ static void cg_deref(struct dt_cg *g, int r, bool is_str)
 	dt_jmp(g, done);
 	dt_place(g, absent);
 	if (is_str)
-		dt_ld_map_value(g, r, DT_MAP_RODATA, g->p->empty_off);
+		dt_ld_map_value(g, r, DT_MAP_RODATA, g->p->null_off);
 	else
 		dt_emit(g, I_MOV_IMM(r, 0));
 	dt_place(g, done);
@@ -147,6 +147,7 @@ void dt_cg_store_val(struct dt_cg *g, struct dt_node *e, int ptr, int off,
 	}
 	case KEY_STR:
 		r = dt_cg_expr(g, e);
+		dt_cg_str_fault_null(g, r);
 		d = dt_reg(g);
 		dt_emit(g, I_MOV(d, ptr));
 		dt_emit(g, I_ALU64_IMM(BPF_ADD, d, off));
@@ -811,6 +812,19 @@ static int jmp_op(int op, bool sign, bool negate)
 	return ops[i][(negate ? 2 : 0) + (sign ? 1 : 0)];
 }
 
+/* s (a string pointer) becomes 0 when it is NULL, 1 else. */
+static void str_nonnull(struct dt_cg *g, int s)
+{
+	int null = dt_label(g), done = dt_label(g);
+
+	dt_cg_str_if_null(g, s, true, null);
+	dt_emit(g, I_MOV_IMM(s, 1));
+	dt_jmp(g, done);
+	dt_place(g, null);
+	dt_emit(g, I_MOV_IMM(s, 0));
+	dt_place(g, done);
+}
+
 static bool is_compare(int op)
 {
 	return op == T_EQ || op == T_NE || op == T_LT || op == T_GT ||
@@ -823,22 +837,45 @@ static void cg_compare_operands(struct dt_cg *g, struct dt_node *n, int *ra,
 				int *rb, bool *sign)
 {
 	if ((n->a->type.kind == DT_TSTR) != (n->b->type.kind == DT_TSTR)) {
-		/* s == NULL: the empty string is this version's NULL */
-		struct dt_node *s = n->a->type.kind == DT_TSTR ? n->a : n->b;
+		/* s == NULL: a NULL string is 0, any other 1 */
+		bool left = n->a->type.kind == DT_TSTR;
+		int s = dt_cg_expr(g, left ? n->a : n->b), z = dt_reg(g);
 
-		*ra = dt_cg_expr(g, s);
-		dt_emit(g, I_LDX(BPF_B, *ra, *ra, 0));
-		*rb = dt_reg(g);
-		dt_emit(g, I_MOV_IMM(*rb, 0));
+		str_nonnull(g, s);
+		dt_emit(g, I_MOV_IMM(z, 0));
+		*ra = left ? s : z;
+		*rb = left ? z : s;
 		*sign = false;
 		return;
 	}
 	if (n->a->type.kind == DT_TSTR) {
+		/* NULL is below every other string and equal to NULL (the
+		 * difference of their non-NULL flags), as DTrace compares
+		 * the pointers when one is NULL */
 		int a = dt_cg_expr(g, n->a), b = dt_cg_expr(g, n->b);
+		int na = dt_reg(g), nb = dt_reg(g), cmp = dt_label(g),
+		    done = dt_label(g), r;
 
-		*ra = dt_cg_strcmp(g, a, n->a->type.ssize, b, n->b->type.ssize);
+		dt_emit(g, I_MOV(na, a));
+		str_nonnull(g, na);
+		dt_emit(g, I_MOV(nb, b));
+		str_nonnull(g, nb);
+		r = dt_reg(g);
+		dt_emit(g, I_MOV(r, na));
+		dt_emit(g, I_ALU64_REG(BPF_AND, r, nb));
+		dt_jmp_imm(g, BPF_JNE, r, 0, cmp);
+		dt_reg_free(g, r);
+		dt_emit(g, I_ALU64_REG(BPF_SUB, na, nb));
+		dt_jmp(g, done);
+		dt_place(g, cmp);
+		r = dt_cg_strcmp(g, a, n->a->type.ssize, b, n->b->type.ssize);
+		dt_emit(g, I_MOV(na, r));
+		dt_reg_free(g, r);
+		dt_place(g, done);
+		dt_reg_free(g, nb);
 		dt_reg_free(g, b);
 		dt_reg_free(g, a);
+		*ra = na;
 		*rb = -1;
 		*sign = true;
 		return;
@@ -1281,6 +1318,10 @@ int dt_cg_expr(struct dt_cg *g, struct dt_node *n)
 	switch (n->kind) {
 	case N_INT:
 		r = dt_reg(g);
+		if (n->type.kind == DT_TSTR) {	/* NULL as a string (types.c) */
+			dt_ld_map_value(g, r, DT_MAP_RODATA, g->p->null_off);
+			break;
+		}
 		dt_ld_imm64(g, r, n->ival);
 		dt_cg_normalize(g, r, &n->type);
 		break;
@@ -1372,6 +1413,14 @@ int dt_cg_expr(struct dt_cg *g, struct dt_node *n)
 			dt_reg_free(g, r);
 			r = -1;
 			break;
+		}
+		if (n->a->type.kind == DT_TSTR && n->type.kind == DT_TPTR) {
+			/* a string's address: 0 for NULL, as DTrace's */
+			int ok = dt_label(g);
+
+			dt_cg_str_if_null(g, r, false, ok);
+			dt_emit(g, I_MOV_IMM(r, 0));
+			dt_place(g, ok);
 		}
 		dt_cg_normalize(g, r, &n->type);
 		break;

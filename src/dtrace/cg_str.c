@@ -74,8 +74,33 @@ void dt_cg_strcpy(struct dt_cg *g, int dst, int dst_size, int src,
 	dt_reg_free(g, t);
 	for (int i = n; i < dn; i += 8)
 		dt_emit(g, I_ST(BPF_DW, dst, i, 0));
-	if (sn > dn)	/* truncated: keep the NUL */
-		dt_emit(g, I_ST(BPF_B, dst, dn - 1, 0));
+	/* cut to dst_size - 1 characters: the bytes from there to the end
+	 * of the last word are zeros */
+	for (int i = dst_size - 1; src_size > dst_size && i < n; i++)
+		dt_emit(g, I_ST(BPF_B, dst, i, 0));
+}
+
+void dt_cg_str_if_null(struct dt_cg *g, int s, bool is_null, int label)
+{
+	int t = dt_reg(g);
+
+	dt_emit(g, I_LDX(BPF_H, t, s, 0));
+	dt_jmp_imm(g, is_null ? BPF_JEQ : BPF_JNE, t, DT_NULL_STRING, label);
+	dt_reg_free(g, t);
+}
+
+void dt_cg_str_fault_null(struct dt_cg *g, int s)
+{
+	int ok = dt_label(g);
+
+	dt_cg_str_if_null(g, s, false, ok);
+	dt_cg_fault(g, DTRACEFLT_BADADDR, -1);
+	dt_place(g, ok);
+}
+
+void dt_cg_str_set_null(struct dt_cg *g, int d)
+{
+	dt_emit(g, I_ST(BPF_H, d, 0, DT_NULL_STRING));
 }
 
 /* The first difference of two strings (a[i] - b[i]), 0 when equal. Both
@@ -283,7 +308,7 @@ int dt_cg_strchr(struct dt_cg *g, int s, int ssize, int ch, bool last,
 	int off, d = result(g, size, &off), i = dt_reg(g), pos = dt_reg(g),
 	    c = dt_reg(g), at = dt_reg(g);
 	int loop = dt_label(g), next = dt_label(g), done = dt_label(g),
-	    none = dt_label(g);
+	    none = dt_label(g), found = dt_label(g);
 
 	dt_emit(g, I_ALU64_IMM(BPF_AND, ch, 0xff));
 	dt_emit(g, I_MOV_IMM(c, 0));
@@ -304,12 +329,15 @@ int dt_cg_strchr(struct dt_cg *g, int s, int ssize, int ch, bool last,
 	launder(g, pos);
 	launder(g, i);
 	launder(g, c);
-	/* not found: the empty string (DTrace's NULL) */
+	/* not found: NULL, as DTrace's */
 	dt_jmp_imm(g, BPF_JSLT, pos, 0, none);
 	dt_emit(g, I_MOV_IMM(at, 0));
 	dt_emit(g, I_MOV_IMM(i, size));
 	copy_range(g, d, size, at, s, ssize, pos, i);
+	dt_jmp(g, found);
 	dt_place(g, none);
+	dt_cg_str_set_null(g, d);
+	dt_place(g, found);
 	dt_reg_free(g, at);
 	dt_reg_free(g, c);
 	dt_reg_free(g, pos);
@@ -524,7 +552,7 @@ enum {
 
 static int ix_size(struct dt_cg *g)
 {
-	return (int)((g->p->opt.strsize + 7) & ~7ull);
+	return (dt_str_bytes(g->p) + 7) & ~7;
 }
 
 int dt_cg_index(struct dt_cg *g, int s, int ssize, int sub, int subsize,
@@ -628,8 +656,8 @@ void dt_cg_str_callbacks(struct dt_cg *g)
 }
 
 /* strtok(s, delims), strtok(NULL, delims) (s < 0): as illumos, the next
- * token of the string, skipping delimiters first, or the empty string
- * (DTrace's NULL) when only delimiters remain. The string is copied to the
+ * token of the string, skipping delimiters first, or NULL (DTrace's)
+ * when only delimiters remain. The string is copied to the
  * scratch area's strtok state (strtok_off: the position, -1 before any
  * string in the firing, -2 once one is used up;
  * then strsize bytes), which lasts for the probe firing, as DTrace's
@@ -662,12 +690,12 @@ int dt_cg_strtok(struct dt_cg *g, int s, int ssize, int delim, int dsize,
 {
 	int st = g->p->strtok_off + (int)offsetof(struct dt_strtok, pos);
 	int buf = g->p->strtok_off + (int)offsetof(struct dt_strtok, str);
-	int bsize = (int)((g->p->opt.strsize + 7) & ~7ull);
+	int bsize = (dt_str_bytes(g->p) + 7) & ~7;
 	int moff = dt_cg_temp(g, 32), off, d = result(g, size, &off);
 	int pos, i, c, p, t;
 	int fill = dt_label(g), filled = dt_label(g), skip = dt_label(g),
 	    end = dt_label(g), start = dt_label(g), copy = dt_label(g),
-	    fin = dt_label(g), none = dt_label(g);
+	    fin = dt_label(g), none = dt_label(g), out = dt_label(g);
 
 	if (s >= 0) {
 		dt_cg_scratch_ptr(g, d, buf);
@@ -748,7 +776,10 @@ int dt_cg_strtok(struct dt_cg *g, int s, int ssize, int delim, int dsize,
 	dt_jmp(g, copy);
 	dt_place(g, fin);
 	dt_emit(g, I_STX(BPF_DW, DT_SCRATCH_REG, pos, st));
+	dt_jmp(g, out);
 	dt_place(g, none);
+	dt_emit(g, I_ST(BPF_H, DT_SCRATCH_REG, off, DT_NULL_STRING));
+	dt_place(g, out);
 	dt_emit(g, I_MOV_IMM(pos, 0));
 	dt_emit(g, I_MOV_IMM(i, 0));
 	dt_emit(g, I_MOV_IMM(c, 0));

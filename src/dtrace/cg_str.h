@@ -12,9 +12,17 @@
 struct dt_cg;
 
 /* Copy a string of src_size bytes at src to dst_size bytes at dst,
- * zero-filling or truncating; both pointers are registers. */
+ * zero-filling, or cutting it to dst_size - 1 characters; both pointers
+ * are registers. */
 void dt_cg_strcpy(struct dt_cg *g, int dst, int dst_size, int src,
 		  int src_size);
+/* Jump to label when the string at s is DTrace's NULL (is_null) or is
+ * not (DT_NULL_STRING). */
+void dt_cg_str_if_null(struct dt_cg *g, int s, bool is_null, int label);
+/* An invalid address (0) fault when the string at s is NULL. */
+void dt_cg_str_fault_null(struct dt_cg *g, int s);
+/* Make the zeroed string buffer at d NULL. */
+void dt_cg_str_set_null(struct dt_cg *g, int d);
 /* The first difference of the strings at a and b (a new register), 0
  * when they are equal. */
 int dt_cg_strcmp(struct dt_cg *g, int a, int asz, int b, int bsz);

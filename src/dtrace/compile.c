@@ -446,7 +446,7 @@ int dt_compile(struct dt_session *s)
 	if (p->uses_strtok) {
 		p->strtok_off = top;
 		top += (int)sizeof(struct dt_strtok) +
-		       (int)((p->opt.strsize + 7) & ~7ull);
+		       ((dt_str_bytes(p) + 7) & ~7);
 	}
 	if (p->uses_alloca) {
 		p->alloca_off = top;

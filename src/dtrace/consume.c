@@ -30,6 +30,13 @@ static const char *probe_str(struct dt_session *s, uint32_t id, int which)
 	return p ? dt_probe_field(p, which) : "?";
 }
 
+/* probeprov, probemod, probefunc or probename of a record (which travels
+ * as the probe's id) as a D string: strsize characters at most. */
+static char *probe_val(struct dt_session *s, uint32_t id, int which)
+{
+	return sd_strndup(probe_str(s, id, which), s->prog.opt.strsize);
+}
+
 /* A string in a record: at most size bytes, NUL-terminated or not. */
 static char *rec_str(const uint8_t *data, size_t size)
 {
@@ -73,6 +80,26 @@ static void print_trace(struct dt_session *s, const struct dt_recval *v,
 		print_rawbytes(f, rec + v->off, v->ssize);
 		return;
 	}
+	if (s->prog.opt.rawbytes && v->kind == KEY_INT) {
+		/* as dtrace-utils' dt_print_trace: a record's bytes */
+		print_rawbytes(f, rec + v->off, v->size);
+		return;
+	}
+	if (s->prog.opt.rawbytes && v->kind == KEY_STR) {
+		print_rawbytes(f, rec + v->off, v->ssize);
+		return;
+	}
+	if (s->prog.opt.rawbytes && v->kind == KEY_PROBESTR) {
+		size_t n = s->prog.opt.strsize + 1;
+		uint8_t *b = sd_calloc(1, n);
+		char *str = probe_val(s, probe, v->which);
+
+		memcpy(b, str, strlen(str));
+		print_rawbytes(f, b, n);
+		free(str);
+		free(b);
+		return;
+	}
 
 	if (v->kind == KEY_STACK) {
 		uint64_t key;
@@ -94,7 +121,7 @@ static void print_trace(struct dt_session *s, const struct dt_recval *v,
 	}
 	if (v->kind != KEY_INT) {
 		char *str = v->kind == KEY_STR ? rec_str(rec + v->off, v->ssize) :
-			    sd_strdup(probe_str(s, probe, v->which));
+			    probe_val(s, probe, v->which);
 
 		fprintf(f, q ? "%s" : "  %-33s", str);
 		free(str);
@@ -148,7 +175,7 @@ static void fmt_vals(struct dt_session *s, const struct dt_action *a,
 			vals[i].is_str = true;
 			vals[i].s = v->kind == KEY_STR ?
 				    rec_str(rec + v->off, v->ssize) :
-				    sd_strdup(probe_str(s, probe, v->which));
+				    probe_val(s, probe, v->which);
 		}
 	}
 }
@@ -323,8 +350,7 @@ static struct aggent *add_entry(struct dt_session *s, struct aggtab *t,
 			e.keys[i].s = rec_str(key + k->off, k->ssize);
 		} else {
 			memcpy(&x, key + k->off, 8);
-			e.keys[i].s = sd_strdup(probe_str(s, (uint32_t)x,
-							  k->which));
+			e.keys[i].s = probe_val(s, (uint32_t)x, k->which);
 		}
 		const char *mk = raw ? raw : e.keys[i].s;
 

@@ -685,7 +685,7 @@ static void need_intarg(struct dt_ck *k, struct dt_node *n, int i)
 static struct dt_type strsize_type(struct dt_ck *k)
 {
 	return (struct dt_type){ DT_TSTR, 0, false,
-				 (uint16_t)dt_ck_prog(k)->opt.strsize };
+				 (uint16_t)dt_str_bytes(dt_ck_prog(k)) };
 }
 
 static void check_strfn(struct dt_ck *k, struct dt_node *n)
@@ -728,14 +728,17 @@ static void check_lltostr(struct dt_ck *k, struct dt_node *n)
 	n->type = strsize_type(k);
 }
 
-/* String argument e in a register: NULL is an invalid address (0) fault
- * here, and the verifier never follows the code past it. */
+/* String argument e in a register: NULL (the constant, or a NULL string)
+ * is an invalid address (0) fault here, and the verifier never follows
+ * the code past it. */
 static int str_arg(struct dt_cg *g, struct dt_node *e)
 {
 	int r = dt_cg_expr(g, e);
 
 	if (e->type.kind != DT_TSTR && null_const(e))
 		dt_cg_fault_if_zero(g, r, DTRACEFLT_BADADDR);
+	else if (e->type.kind == DT_TSTR)
+		dt_cg_str_fault_null(g, r);
 	return r;
 }
 
@@ -786,15 +789,19 @@ static int cg_strfn(struct dt_cg *g, struct dt_node *n)
 			dt_cg_normalize(g, r, &n->type);
 			return r;
 		}
-		/* strstr: s from the match on, or the empty string */
+		/* strstr: s from the match on, or NULL */
 		int s2 = dt_cg_expr(g, n->args[0]), n2 = dt_reg(g),
-		    found = dt_label(g);
+		    found = dt_label(g), done = dt_label(g);
 
 		dt_jmp_imm(g, BPF_JSGE, r, 0, found);
 		dt_emit(g, I_MOV_IMM(r, sz0));	/* past the end: "" */
 		dt_place(g, found);
 		dt_emit(g, I_MOV_IMM(n2, sz0));
 		off = dt_cg_substr(g, s2, sz0, r, n2, size);
+		dt_emit(g, I_LDX(BPF_DW, n2, DT_SCRATCH_REG, at));
+		dt_jmp_imm(g, BPF_JSGE, n2, 0, done);
+		dt_emit(g, I_ST(BPF_H, DT_SCRATCH_REG, off, DT_NULL_STRING));
+		dt_place(g, done);
 		dt_reg_free(g, n2);
 		dt_reg_free(g, s2);
 		dt_reg_free(g, r);
@@ -842,7 +849,7 @@ static void check_strtok(struct dt_ck *k, struct dt_node *n)
 static int cg_strtok(struct dt_cg *g, struct dt_node *n)
 {
 	bool next = n->args[0]->type.kind != DT_TSTR;
-	int s = next ? -1 : dt_cg_expr(g, n->args[0]);
+	int s = next ? -1 : str_arg(g, n->args[0]);
 	int d = str_arg(g, n->args[1]), off;
 
 	off = dt_cg_strtok(g, s, n->args[0]->type.ssize, d,
@@ -1469,14 +1476,17 @@ static void check_copyinstr(struct dt_ck *k, struct dt_node *n)
 
 	if (!dt_type_is_int(&t))
 		dt_error(cc, &n->args[0]->loc, "copyinstr() needs an address");
+	/* as dtrace-utils reads it: maxsize (strsize when absent or
+	 * larger) bytes, the NUL included */
 	n->type = (struct dt_type){ DT_TSTR, 0, false, (uint16_t)strsize };
 	if (n->nargs == 2) {
 		dt_ck_expr(k, n->args[1]);
 		if (n->args[1]->kind != N_INT)
 			dt_error(cc, &n->args[1]->loc, "not supported: a "
 				 "copyinstr() length that is not a constant");
-		if (n->args[1]->ival + 1 < strsize)
-			n->type.ssize = (uint16_t)(n->args[1]->ival + 1);
+		if (n->args[1]->ival < strsize)
+			n->type.ssize = (uint16_t)(n->args[1]->ival > 1 ?
+						   n->args[1]->ival : 1);
 	}
 }
 

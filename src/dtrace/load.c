@@ -41,18 +41,17 @@ static uint32_t entries(uint64_t bytes, int per, uint64_t least)
 }
 
 /* An aggregation holds aggsize / (key + value) entries, as dtrace-utils
- * sizes its aggregation map, a string in the key counting strsize bytes
- * as there: keys past that are aggregation drops; room for none is
+ * sizes its aggregation map, a string in the key counting strsize + 1
+ * bytes as there: keys past that are aggregation drops; room for none is
  * refused when tracing is enabled (dtrace.c). */
 uint64_t dt_agg_entry_size(const struct dt_prog *p, const struct dt_var *v)
 {
-	uint64_t n = (uint64_t)v->key_size + (uint64_t)v->val_size;
+	int64_t n = (int64_t)v->key_size + (int64_t)v->val_size;
 
 	for (int i = 0; i < v->nkeys; i++)
-		if (v->keys[i].kind == KEY_STR &&
-		    p->opt.strsize > v->keys[i].ssize)
-			n += p->opt.strsize - v->keys[i].ssize;
-	return n;
+		if (v->keys[i].kind == KEY_STR)
+			n += dt_str_bytes(p) - ((v->keys[i].ssize + 7) & ~7);
+	return (uint64_t)n;
 }
 
 static uint32_t dt_agg_entries(const struct dt_prog *p,

@@ -394,7 +394,7 @@ int dt_set_option(struct dt_options *o, const char *name, const char *val,
 			return bad_value(err, errlen);
 		if (op->min && v < op->min)
 			return bad_value(err, errlen);
-		if (!strcmp(name, "strsize") && v > UINT16_MAX)
+		if (!strcmp(name, "strsize") && v >= UINT16_MAX)
 			return bad_value(err, errlen);
 		if (!strcmp(name, "scratchsize") && v)
 			v = (v + 8 + 7) & ~7ull;

@@ -170,7 +170,7 @@ static struct dt_type str_type(struct dt_ck *k)
 {
 	struct dt_type t = { DT_TSTR, 0, false, 0, 0, false };
 
-	t.ssize = (uint16_t)k->p->opt.strsize;
+	t.ssize = (uint16_t)dt_str_bytes(k->p);
 	return t;
 }
 
@@ -470,6 +470,38 @@ static struct dt_key key_of(struct dt_node *e)
 	}
 	key.type = e->type;
 	return key;
+}
+
+/* s + i, s - i, i + s: as DTrace, the string from the i-th byte of s on
+ * (the bytes after its end are zeros): n becomes the string at the char
+ * pointer s + i, which faults as a bad address when s is NULL. */
+static struct dt_type str_offset(struct dt_ck *k, struct dt_node *n,
+				 bool left)
+{
+	struct dt_node *c = dt_alloc(&k->cc->arena, sizeof(*c));
+	struct dt_node *sum = dt_alloc(&k->cc->arena, sizeof(*sum));
+	struct dt_node **s = left ? &sum->a : &sum->b;
+	struct dt_type ch = { DT_TINT, 1, true };
+	struct dt_type t = left ? n->a->type : n->b->type;
+
+	*sum = *n;
+	sum->next = NULL;
+	c->kind = N_CAST;
+	c->loc = (*s)->loc;
+	c->a = *s;
+	c->cast = dt_ptr_type(k->cc, &ch);
+	c->cast.alloca = t.alloca;
+	c->type = c->cast;
+	*s = c;
+	sum->type = c->cast;
+	n->kind = N_CAST;
+	n->op = 0;
+	n->a = sum;
+	n->b = NULL;
+	n->cast = t;
+	n->cast.probe_str = false;
+	n->type = n->cast;
+	return n->type;
 }
 
 static void check_keys(struct dt_ck *k, struct dt_var *v, struct dt_node **args,
@@ -872,6 +904,12 @@ static struct dt_type check_deref(struct dt_ck *k, struct dt_node *n)
 	k->whole_ok = false;
 	a = check_expr(k, n->a);
 	k->whole_ok = w;
+	if (a.kind == DT_TSTR && n->a->kind == N_CAST &&
+	    n->a->a->kind == N_BINARY) {
+		/* s[i], *(s + i): the char at the pointer str_offset made */
+		n->a = n->a->a;
+		a = n->a->type;
+	}
 	if (a.kind != DT_TPTR)
 		dt_cerror(k->cc, &n->loc, D_DEREF_NONPTR, "cannot dereference "
 			  "non-pointer type");
@@ -1341,6 +1379,13 @@ static struct dt_type check_assign(struct dt_ck *k, struct dt_node *n)
 			n->b = c;
 			rt = check_expr(k, c);
 		}
+		if (lt.kind == DT_TSTR && rt.kind != DT_TSTR && !is_deref(l) &&
+		    (dt_node_is_null(n->b) || zero)) {
+			/* string = NULL: DTrace's NULL string (cg.c) */
+			n->b->type = str_type(k);
+			n->b->type.ssize = 2;
+			rt = n->b->type;
+		}
 		if (!is_deref(l) && (lt.kind == DT_TSTR) != (rt.kind == DT_TSTR))
 			dt_cerror(k->cc, &n->loc, D_OP_INCOMPAT, "operands have "
 				  "incompatible types: \"%s\" = \"%s\"",
@@ -1396,25 +1441,15 @@ static struct dt_type check_binary(struct dt_ck *k, struct dt_node *n)
 	default:
 		break;
 	}
-	if ((!dt_type_is_int(&a) || !dt_type_is_int(&b)) &&
-	    !((n->op == T_PLUS || n->op == T_MINUS) && a.kind == DT_TSTR &&
-	      dt_type_is_int(&b) && b.kind != DT_TPTR))
-		op2_error(k, n, n->op, &a, &b);
-	if ((n->op == T_PLUS || n->op == T_MINUS) && a.kind == DT_TSTR &&
-	    dt_type_is_int(&b) && b.kind != DT_TPTR) {
-		/* s + i: a char pointer into the string's bytes (s[i]) */
-		struct dt_node *c = dt_alloc(&k->cc->arena, sizeof(*c));
-		struct dt_type ch = { DT_TINT, 1, true };
+	bool str_a = a.kind == DT_TSTR && dt_type_is_int(&b) &&
+		     b.kind != DT_TPTR && (n->op == T_PLUS || n->op == T_MINUS);
+	bool str_b = b.kind == DT_TSTR && dt_type_is_int(&a) &&
+		     a.kind != DT_TPTR && n->op == T_PLUS;
 
-		c->kind = N_CAST;
-		c->loc = n->a->loc;
-		c->a = n->a;
-		c->cast = dt_ptr_type(k->cc, &ch);
-		c->cast.alloca = a.alloca;
-		c->type = c->cast;
-		n->a = c;
-		return c->cast;
-	}
+	if ((!dt_type_is_int(&a) || !dt_type_is_int(&b)) && !str_a && !str_b)
+		op2_error(k, n, n->op, &a, &b);
+	if (str_a || str_b)
+		return str_offset(k, n, str_a);
 	if ((n->op == T_PLUS || n->op == T_MINUS) &&
 	    ((a.kind == DT_TPTR && a.ref && a.ref->kind == DT_TVOID) ||
 	     (b.kind == DT_TPTR && b.ref && b.ref->kind == DT_TVOID)))
@@ -1509,6 +1544,10 @@ static struct dt_type check_expr(struct dt_ck *k, struct dt_node *n)
 		t = n->type;
 		break;
 	case N_STR:
+		/* a constant holds strsize characters too, as DTrace cuts
+		 * those in its string table */
+		if (n->type.ssize > dt_str_bytes(k->p))
+			n->type.ssize = (uint16_t)dt_str_bytes(k->p);
 		t = n->type;
 		break;
 	case N_VAR:
@@ -1759,6 +1798,10 @@ int dt_ck_recval(struct dt_ck *k, struct dt_action *a, struct dt_node *e)
 	v->size = key.size;
 	v->sign = key.sign;
 	v->ssize = key.ssize;
+	/* a string's record is strsize + 1 bytes whatever the string, as
+	 * DTrace's (-x rawbytes shows them all) */
+	if (key.kind == KEY_STR)
+		v->ssize = (uint16_t)dt_str_bytes(k->p);
 	v->which = key.which;
 	v->off = k->rec_off;
 	if (key.kind == KEY_INT || key.kind == KEY_STACK)
@@ -1766,7 +1809,7 @@ int dt_ck_recval(struct dt_ck *k, struct dt_action *a, struct dt_node *e)
 	else if (key.kind == KEY_SYM)
 		k->rec_off += 16;
 	else if (key.kind == KEY_STR || key.kind == KEY_BYTES)
-		k->rec_off += (key.ssize + 7) & ~7;
+		k->rec_off += (v->ssize + 7) & ~7;
 	return v->off;
 }
 
@@ -2216,7 +2259,7 @@ int dt_rodata_add(struct dt_prog *p, const void *data, size_t len)
 
 int dt_literal(struct dt_prog *p, const char *s, size_t ssize)
 {
-	size_t n = (ssize + 7) & ~(size_t)7, len = strlen(s);
+	size_t n = (ssize + 7) & ~(size_t)7, len = strnlen(s, ssize - 1);
 	int off;
 
 	/* Reuse an identical literal followed by enough zeros. */
@@ -2479,13 +2522,10 @@ void dt_check(struct dt_cc *cc, struct dt_prog *p)
 	struct dt_ck k = { .cc = cc, .p = p };
 	int goff = sizeof(struct dt_globals);	/* exit()'s flag and status */
 
-	/* strsize in whole words keeps every string buffer canonical */
-	p->opt.strsize = (p->opt.strsize + 7) & ~7ull;
-
 	/* Declared variables keep their declared types. */
 	for (struct dt_var *v = p->vars; v; v = v->next)
 		if (v->typed && v->type.kind == DT_TSTR)
-			v->type.ssize = (uint16_t)p->opt.strsize;
+			v->type.ssize = (uint16_t)dt_str_bytes(p);
 	check_inlines(&k);
 	for (struct dt_xlator *x = p->xlators; x; x = x->next)
 		check_xlator(&k, x);
@@ -2558,8 +2598,18 @@ void dt_check(struct dt_cc *cc, struct dt_prog *p)
 		literals(p, p->clauses[i]->pred);
 		literals(p, p->clauses[i]->body);
 	}
-	p->empty_off = dt_literal(p, "", p->opt.strsize > DT_PROBESTR_SIZE ?
-				  p->opt.strsize : DT_PROBESTR_SIZE);
+	p->empty_off = dt_literal(p, "", dt_str_bytes(p) > DT_PROBESTR_SIZE ?
+				  dt_str_bytes(p) : DT_PROBESTR_SIZE);
+	{
+		size_t n = (size_t)(dt_str_bytes(p) > DT_PROBESTR_SIZE ?
+				    dt_str_bytes(p) : DT_PROBESTR_SIZE);
+		uint8_t *null = sd_calloc(1, n);
+
+		null[0] = DT_NULL_STRING & 0xff;
+		null[1] = DT_NULL_STRING >> 8;
+		p->null_off = dt_rodata_add(p, null, n);
+		free(null);
+	}
 	/* A new aggregation value larger than the scratch area's zeros
 	 * starts as these. */
 	int zeros = sizeof(((struct dt_scratch *)0)->zero);

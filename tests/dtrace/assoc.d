@@ -1,6 +1,6 @@
 /* ARGS: -q */
-/* Associative arrays with tuple keys; a missing element reads as zero,
- * assigning zero deletes it. */
+/* Associative arrays with tuple keys; a missing element reads as zero
+ * (a string one as NULL, as DTrace's), assigning zero deletes it. */
 BEGIN
 {
 	a["x", 1] = 10;
@@ -14,7 +14,7 @@ BEGIN
 	printf("%d\n", a["x", 1]);
 	names[1] = "one";
 	names[2] = "two";
-	printf("%s %s [%s]\n", names[1], names[2], names[3]);
+	printf("%s %s %d\n", names[1], names[2], names[3] == NULL);
 	k = 2;
 	printf("%s\n", names[k]);
 	exit(0);

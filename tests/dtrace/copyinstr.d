@@ -7,8 +7,8 @@ syscall::openat:entry
 }
 
 syscall::openat:return
-/self->path != ""/
+/self->path != NULL/
 {
 	printf("%s: %d errno %d\n", self->path, (int)arg0, errno);
-	self->path = "";
+	self->path = NULL;
 }

@@ -7,6 +7,6 @@ string s[int];
 BEGIN
 {
 	a[1] = 5;
-	printf("%d %d [%s]\n", a[1], a[2], s[3]);
+	printf("%d %d %d\n", a[1], a[2], s[3] == NULL);
 	exit(0);
 }

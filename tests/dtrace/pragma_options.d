@@ -1,6 +1,7 @@
 #pragma D option quiet
 #pragma D option strsize=16
-/* strsize truncates strings; pragmas set options as -x does. */
+/* strings hold strsize characters at most (as DTrace's); pragmas set
+ * options as -x does. */
 BEGIN
 {
 	s = "0123456789abcdefghijklmnop";

@@ -1,8 +1,8 @@
 /* ARGS: -q */
 /* strtok() as illumos: the first call with a string, the next ones with
  * NULL go on where the last stopped, across the clauses of one probe
- * firing; runs of delimiters are skipped; NULL (empty here) when only
- * delimiters remain; each call may name other delimiters. */
+ * firing; runs of delimiters are skipped; NULL when only delimiters
+ * remain; each call may name other delimiters. */
 BEGIN
 {
 	this->str = ",,,Carrots,,Barley,Oatmeal,,,Beans,";
@@ -46,8 +46,9 @@ BEGIN
 BEGIN
 {
 	printf("[%s] [%s]", strtok("a-b+c", "+-"), strtok(NULL, "+-"));
-	printf(" [%s] [%s]", strtok(NULL, ""), strtok(NULL, "+-"));
-	printf(" [%s] [%s]\n", strtok("", "+-"), strtok(NULL, "+-"));
+	printf(" [%s] %d", strtok(NULL, ""), strtok(NULL, "+-") == NULL);
+	printf(" %d %d\n", strtok("", "+-") == NULL,
+	    strtok(NULL, "+-") == NULL);
 	printf("[%s] [%s]\n", strtok("/usr/lib/", "/"), strtok(NULL, "/"));
 	exit(0);
 }

@@ -536,7 +536,7 @@ def test_full_ring_buffer_counts_drops(sonde, root, tmp_path):
     script = tmp_path / "burst.d"
     script.write_text("".join(
         "BEGIN { printf(\"%%d %%s\\n\", %d, \"%s\"); }\n" % (i, "x" * 200)
-        for i in range(100)) + "BEGIN { exit(0); }\n")
+        for i in range(100)) + "BEGIN { printf(\"end\\n\"); exit(0); }\n")
     p = subprocess.run(["taskset", "-c", "0", sonde, "dtrace", "-q", "-x",
                         "bufsize=4k", "-s", str(script)],
                        capture_output=True, text=True, timeout=60)
@@ -544,8 +544,8 @@ def test_full_ring_buffer_counts_drops(sonde, root, tmp_path):
     printed = [l for l in p.stdout.splitlines() if l.strip()]
     m = re.search(r"^dtrace: (\d+) drops? on CPU 0$", p.stderr, re.M)
     assert m, p.stderr
-    # 100 printf records and exit()'s, which ends the run even when its
-    # record is among the dropped
+    # 100 printf records and exit()'s (which prints "end" when its record
+    # fits), which ends the run even when its record is among the dropped
     assert len(printed) + int(m.group(1)) == 101
     assert 0 < len(printed) < 100
 
