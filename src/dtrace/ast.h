@@ -380,6 +380,7 @@ struct dt_clause {
 	int nprobes;
 	int nmatches;		/* matches of all its descriptions (a probe
 				 * two of them match counts twice) */
+	bool library;		/* in a D library: checked, never enabled */
 };
 
 /* ---- variables ---- */

@@ -203,6 +203,46 @@ static void add_repeats(struct dt_session *s, struct dt_clause *cl,
 	}
 }
 
+/* After the check, the program is its own clauses: the libraries'
+ * (first) leave, the others are renumbered, add_repeats' copies too. */
+static void drop_library_clauses(struct dt_session *s)
+{
+	struct dt_prog *p = &s->prog;
+	int n = 0, nlib = 0;
+
+	for (int i = 0; i < p->nclauses; i++) {
+		struct dt_clause *cl = p->clauses[i];
+
+		if (cl->library) {
+			free(cl->probes);
+			nlib++;
+			continue;
+		}
+		cl->index = n;
+		p->clauses[n++] = cl;
+	}
+	p->nclauses = n;
+	for (int i = 0; nlib && i < s->nunits; i++)
+		for (int j = 0; j < s->units[i]->nclauses; j++) {
+			struct dt_clause *c = s->units[i]->clauses[j];
+			bool copy = true;
+
+			for (int k = 0; k < n && copy; k++)
+				copy = p->clauses[k] != c;
+			if (copy)
+				c->index -= nlib;
+		}
+}
+
+static int user_clauses(const struct dt_prog *p)
+{
+	int n = 0;
+
+	for (int i = 0; i < p->nclauses; i++)
+		n += !p->clauses[i]->library;
+	return n;
+}
+
 /* The copies take what the checker found (record layout, actions). */
 static void refresh_repeats(struct dt_session *s)
 {
@@ -229,6 +269,9 @@ static void match_probes(struct dt_session *s)
 	for (int i = 0; i < p->nclauses; i++) {
 		struct dt_clause *cl = p->clauses[i];
 		struct match_ctx m = { cl, s };
+
+		if (cl->library)
+			continue;
 
 		for (int j = 0; j < cl->npds; j++) {
 			int n = dt_probes_match(s->provs, &cl->pds[j],
@@ -343,8 +386,9 @@ static int is_dfile(const struct dirent *d)
 /* -L dir, -x libdir: the D library files (*.d) of each directory, in
  * name order, read before the program's sources, as dtrace-utils loads
  * them (dt_load_libs_dir; a directory that cannot be read is skipped).
- * A library declares (types, inlines, translators, variables); it may
- * not enable probes: a clause in one is refused. */
+ * A library declares (types, inlines, translators, variables); its
+ * clauses are checked with the program but never enabled, as
+ * dtrace-utils compiles a library without running it. */
 static void read_libraries(struct dt_session *s)
 {
 	if (s->libs_read)
@@ -386,10 +430,8 @@ static void parse_all(struct dt_session *s)
 
 		s->cc.cur = &s->libs[i];
 		dt_parse(&s->cc, &s->prog, &s->libs[i]);
-		if (s->prog.nclauses > nc)
-			dt_error(&s->cc, &s->prog.clauses[nc]->loc, "a D "
-				 "library may not enable probes: %s has a "
-				 "probe clause", s->libs[i].name);
+		for (int c = nc; c < s->prog.nclauses; c++)
+			s->prog.clauses[c]->library = true;
 	}
 	for (int i = 0; i < s->nsrcs; i++) {
 		s->cc.cur = &s->srcs[i];
@@ -414,7 +456,7 @@ int dt_compile(struct dt_session *s)
 		return s->cc.status ? s->cc.status : SD_EXIT_USAGE;
 	}
 	parse_all(s);
-	if (!p->nclauses) {
+	if (!user_clauses(p)) {
 		dt_check_inlines(&s->cc, p);
 		/* -x empty: nothing to trace, which the caller reports */
 		if (p->opt.empty)
@@ -432,6 +474,7 @@ int dt_compile(struct dt_session *s)
 	match_probes(s);
 	dt_check(&s->cc, p);
 	refresh_repeats(s);
+	drop_library_clauses(s);
 	number_maps(s);
 	for (int i = 0; i < p->nclauses; i++)
 		if (p->clauses[i]->rec_size > max_rec)
@@ -493,6 +536,11 @@ char *dt_compile_message(const struct dt_session *s)
 	const struct dt_src *src = s->cc.loc.src ? s->cc.loc.src : s->cc.cur;
 	char *text = dt_error_text(&s->cc, s->prog.opt.errtags ||
 				   s->opt.errtags);
+
+	/* an error in a library is the program's (dtrace-utils loads the
+	 * libraries when it compiles it), at "file", line N */
+	if (src && src->is_library && s->nsrcs)
+		src = &s->srcs[0];
 	struct sbuf sb;
 
 	sbuf_init(&sb);
@@ -632,6 +680,7 @@ int dt_list(struct dt_session *s, FILE *f, char **msg)
 	int status = 0;
 
 	sbuf_init(&sb);
+	drop_library_clauses(s);
 	for (int i = 0; i < p->nclauses; i++)
 		for (int j = 0; j < p->clauses[i]->npds; j++) {
 			struct dt_pdesc *pd = &p->clauses[i]->pds[j];

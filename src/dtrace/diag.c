@@ -153,6 +153,9 @@ char *dt_error_text(const struct dt_cc *cc, bool errtags)
 	if (cc->loc.file && cc->loc.line > 0)
 		sbuf_printf(&sb, "\"%s\", line %d: ", cc->loc.file,
 			    cc->loc.line);
+	else if (src && src->is_library && cc->loc.line > 0)
+		sbuf_printf(&sb, "\"%s\", line %d: ", src->name,
+			    cc->loc.line);
 	else if (src && src->is_file && cc->loc.line > 0)
 		sbuf_printf(&sb, "line %d: ", cc->loc.line);
 	else if (src && !src->is_file && cc->region)
