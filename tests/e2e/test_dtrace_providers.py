@@ -297,6 +297,23 @@ def test_sched_on_cpu_time_matches_the_scheduler(sonde, root, ufixture_bin):
     assert 0.99 * runtime <= measured <= 1.2 * runtime, (measured, runtime)
 
 
+def test_sched_on_cpu_vtimestamp_is_the_incoming_threads(sonde, root,
+                                                        ufixture_bin):
+    """vtimestamp at on-cpu is the incoming thread's time on a CPU: the
+    scheduler does not add to it while the thread is off, so it equals
+    the value at its last off-cpu (DTrace's buffering/tst.cputime sums
+    these intervals; sonde read the outgoing task's)."""
+    p = dtrace(sonde, "-q", "-c", ufixture_bin + " spin 30000000", "-n",
+               "sched:::off-cpu /pid == $target/ { self->off = vtimestamp; }"
+               " sched:::on-cpu /pid == $target && self->off/ "
+               "{ @[vtimestamp == self->off ? \"same\" : \"differs\"] = "
+               "count(); }")
+    assert p.returncode == 0, p.stderr
+    got = dict((l.split()[0], int(l.split()[1]))
+               for l in p.stdout.splitlines() if l.strip())
+    assert "differs" not in got and got.get("same", 0) > 0, p.stdout
+
+
 def test_sched_sleep_wakeup_preempt(sonde, root, ufixture_bin):
     """A nanosleep is a sleep and a wakeup of the sleeper; two spinners on
     one CPU preempt each other."""

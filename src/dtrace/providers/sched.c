@@ -5,9 +5,9 @@
  *   off-cpu   sched_switch, in the outgoing thread; args[0], args[1]: the
  *             lwpsinfo_t and psinfo_t of the incoming one
  *   on-cpu    sched_switch, for the incoming thread: pid, tid, execname,
- *             ppid, curpsinfo, curlwpsinfo and self-> are the incoming
- *             thread's (the tracepoint runs before the switch, so the
- *             program reads them from the next task)
+ *             ppid, vtimestamp, curpsinfo, curlwpsinfo and self-> are the
+ *             incoming thread's (the tracepoint runs before the switch,
+ *             so the program reads them from the next task)
  *   sleep     sched_switch of a thread that blocks (not preempted, state
  *             not running), in that thread
  *   preempt   sched_switch of a thread that is preempted (in the kernel,
@@ -126,7 +126,7 @@ static int arg(struct dt_cg *g, int i)
 	return dt_cg_const(g, 0);
 }
 
-/* on-cpu: the incoming task's pid, tid, ppid and execname. */
+/* on-cpu: the incoming task's pid, tid, ppid, execname, vtimestamp. */
 static int builtin(struct dt_cg *g, int bi)
 {
 	static const struct { int bi, xl; const char *member; } map[] = {
@@ -142,6 +142,9 @@ static int builtin(struct dt_cg *g, int bi)
 		return -1;
 	if (bi == BI_CURPSINFO || bi == BI_CURLWPSINFO)
 		return task(g);
+	if (bi == BI_VTIMESTAMP)	/* its time on a CPU so far */
+		return dt_cg_read(g, task(g), g->off_sum_exec, 8,
+				  BPF_FUNC_probe_read_kernel);
 	for (size_t i = 0; i < ARRAY_SIZE(map); i++) {
 		if (map[i].bi != bi)
 			continue;
