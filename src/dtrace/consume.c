@@ -296,6 +296,8 @@ struct aggent {
 	uint8_t *ser;		/* the keys serialized: the merge key */
 	size_t serlen;
 	int64_t *val;		/* merged across CPUs and probes */
+	int64_t *pcpu;		/* -x aggpercpu: each CPU's, merged across
+				 * probes (possible CPUs x words) */
 	uint8_t **raw;		/* the map keys merged into this entry */
 	size_t nraw, rawcap;
 };
@@ -449,8 +451,15 @@ static void take_value(struct dt_session *s, struct aggtab *t,
 {
 	struct aggent *e = add_entry(s, t, key);
 
-	for (int c = 0; c < s->possible_cpus; c++)
+	if (s->prog.opt.aggpercpu && !e->pcpu)
+		e->pcpu = sd_calloc((size_t)s->possible_cpus *
+				    (size_t)t->words, 8);
+	for (int c = 0; c < s->possible_cpus; c++) {
 		dt_agg_merge(t->v, e->val, (const int64_t *)(vals + c * vsz));
+		if (e->pcpu)
+			dt_agg_merge(t->v, e->pcpu + (size_t)c * t->words,
+				     (const int64_t *)(vals + c * vsz));
+	}
 }
 
 /* The whole map in a few bpf() calls (BPF_MAP_LOOKUP_BATCH, Linux 5.6):
@@ -544,6 +553,7 @@ static void free_aggtab(struct aggtab *t)
 		free(e->keys);
 		free(e->ser);
 		free(e->val);
+		free(e->pcpu);
 		free(e);
 	}
 	free(t->ents);
@@ -666,6 +676,20 @@ static void print_agg(struct dt_session *s, const struct dt_var *v,
 		}
 		print_keys(f, v, e);
 		print_value(f, v, e->val, normal);
+		for (int c = 0; e->pcpu && c < s->possible_cpus; c++) {
+			const int64_t *pv = e->pcpu + (size_t)c * t.words;
+
+			/* -x aggpercpu: each CPU's value after the total, as
+			 * dtrace-utils' dt_print_aggs; an empty min or max is
+			 * its starting value */
+			fprintf(f, "\n    [CPU %d]", c);
+			if ((v->fn == AGG_MIN || v->fn == AGG_MAX) && !pv[1])
+				fprintf(f, " %16lld", v->fn == AGG_MIN ?
+					(long long)INT64_MAX :
+					(long long)INT64_MIN);
+			else
+				print_value(f, v, pv, normal);
+		}
 		fputc('\n', f);
 	}
 	if (have_fmt)

@@ -1044,3 +1044,28 @@ def test_noresolve_user_addresses(sonde, root):
         name = os.path.basename(m[0][5])
         assert text == "%s:0x%x" % (name, pc - start)
         assert mod == name
+
+
+def test_aggpercpu_shows_each_cpu(sonde, root):
+    """-x aggpercpu: after each total, each CPU's value ("    [CPU n]"),
+    as dtrace-utils prints it; the oracle: the per-CPU values of what
+    the probes themselves printed (their cpu), summed to the total, an
+    empty min() as INT64_MAX."""
+    p = dtrace(sonde, "-x", "aggpercpu", "-q", "-n",
+               "profile-200ms { printf(\"cpu %d\\n\", cpu); @c = count(); "
+               "@m = min(cpu + 100); } tick-700ms { exit(0); }",
+               timeout=30)
+    assert p.returncode == 0, p.stderr
+    lines = [l for l in p.stdout.splitlines() if l.strip()]
+    fired = [int(l.split()[1]) for l in lines if l.startswith("cpu ")]
+    rows = [l for l in lines if not l.startswith("cpu ")]
+    ncpu = sum(1 for l in rows if l.startswith("    [CPU ")) // 2
+    assert ncpu >= 1 and len(rows) == 2 * (ncpu + 1), p.stdout
+    cnt = rows[:ncpu + 1]
+    mins = rows[ncpu + 1:]
+    assert int(cnt[0]) == len(fired)
+    for c in range(ncpu):
+        assert cnt[c + 1].split() == ["[CPU", "%d]" % c, str(fired.count(c))]
+        want = str(c + 100) if c in fired else str(2**63 - 1)
+        assert mins[c + 1].split() == ["[CPU", "%d]" % c, want]
+    assert int(mins[0]) == min(fired) + 100
