@@ -1889,6 +1889,46 @@ static int cg_inet_ntoa6(struct dt_cg *g, struct dt_node *n)
 	return net_result(g, n, text);
 }
 
+/* inet_ntop(int af, void *addr) */
+static void check_inet_ntop(struct dt_ck *k, struct dt_node *n)
+{
+	struct dt_type t;
+
+	need_intarg(k, n, 0);
+	t = dt_ck_expr(k, n->args[1]);
+	if (t.kind != DT_TPTR && !dt_type_is_int(&t))
+		dt_cerror(dt_ck_cc(k), &n->loc, D_PROTO_ARG, "inet_ntop( ) "
+			  "argument #2 must be an address");
+	n->type = strsize_type(k);
+}
+
+/* As dtrace-utils' dt_cg_subr_inet_ntop: af == AF_INET6 ?
+ * inet_ntoa6(addr, 1) : inet_ntoa(addr), af known when it runs. */
+static int cg_inet_ntop(struct dt_cg *g, struct dt_node *n)
+{
+	struct dt_node v4 = *n;
+	int af = dt_cg_expr(g, n->args[0]), res = dt_reg(g), a, r;
+	int four = dt_label(g), done = dt_label(g);
+
+	dt_jmp_imm(g, BPF_JNE, af, 10 /* AF_INET6 */, four);
+	dt_reg_free(g, af);
+	a = dt_cg_expr(g, n->args[1]);
+	r = dt_cg_inet_ntoa6(g, a, true);
+	dt_reg_free(g, a);
+	r = net_result(g, n, r);
+	dt_emit(g, I_MOV(res, r));
+	dt_reg_free(g, r);
+	dt_jmp(g, done);
+	dt_place(g, four);
+	v4.args = &n->args[1];
+	v4.nargs = 1;
+	r = cg_inet_ntoa(g, &v4);
+	dt_emit(g, I_MOV(res, r));
+	dt_reg_free(g, r);
+	dt_place(g, done);
+	return res;
+}
+
 static int cg_link_ntop(struct dt_cg *g, struct dt_node *n)
 {
 	int type = dt_cg_expr(g, n->args[0]), a = dt_cg_expr(g, n->args[1]);
@@ -2021,7 +2061,8 @@ static const struct dt_func funcs[] = {
 	  cg_inet_ntoa6 },
 	{ "link_ntop", 2, 2, false, false, AGG_NONE, check_link_ntop,
 	  cg_link_ntop },
-	LATER("inet_ntop"),
+	{ "inet_ntop", 2, 2, false, false, AGG_NONE, check_inet_ntop,
+	  cg_inet_ntop },
 	LATER("ddi_pathname"), LATER("msgsize"),
 	LATER("breakpoint"), LATER("panic"), LATER("copyout"),
 	LATER("copyoutstr"), LATER("strtoll"),
