@@ -38,6 +38,7 @@
 #include <sys/user.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <wordexp.h>
 
@@ -192,6 +193,14 @@ static void wait_blocked_in_read(pid_t pid)
 			return;
 		usleep(1000);
 	}
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 static void free_words(char **v, int n)
@@ -631,6 +640,8 @@ static int run(struct dt_session *s, struct child *child, pid_t watch,
 	pfd[0].events = POLLIN;
 	pfd[1].fd = child->pidfd;	/* readable when the target exits */
 	pfd[1].events = POLLIN;
+	uint64_t t0 = mono_ns();
+
 	while (!s->done && !interrupted) {
 		/* -x switchrate: how often the consumer wakes (1hz) */
 		uint64_t rate_ms = s->prog.opt.switchrate / 1000000;
@@ -659,6 +670,19 @@ static int run(struct dt_session *s, struct child *child, pid_t watch,
 				       (int)(watch > 0 ? watch :
 					     (pid_t)s->macros.target));
 			break;
+		}
+	}
+	/* -x statusrate: dtrace(1) sees exit() at its next status check,
+	 * every statusrate from the start; END runs then (sonde, without
+	 * the option, at once) */
+	if (s->done && !interrupted && s->prog.opt.statusrate) {
+		uint64_t now = mono_ns(), p = s->prog.opt.statusrate;
+		uint64_t next = t0 + ((now - t0) / p + 1) * p;
+
+		while (!interrupted && (now = mono_ns()) < next) {
+			uint64_t ms = (next - now + 999999) / 1000000;
+
+			poll(NULL, 0, ms > 1000 ? 1000 : (int)ms);
 		}
 	}
 	if (interrupted && !s->testing)

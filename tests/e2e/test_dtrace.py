@@ -1069,3 +1069,17 @@ def test_aggpercpu_shows_each_cpu(sonde, root):
         want = str(c + 100) if c in fired else str(2**63 - 1)
         assert mins[c + 1].split() == ["[CPU", "%d]" % c, want]
     assert int(mins[0]) == min(fired) + 100
+
+
+def test_statusrate_delays_exit_to_the_status_check(sonde, root):
+    """-x statusrate: exit() takes effect at the next status check (every
+    statusrate from the start), where dtrace(1) notices it, so END runs
+    then (DTrace's rates/tst.statusrate); unset, the run ends at once."""
+    prog = ("tick-100ms /n++ == 2/ { t = timestamp; exit(0); } "
+            "END { printf(\"%d\\n\", (timestamp - t) / 1000000); }")
+    p = dtrace(sonde, "-q", "-x", "statusrate=2s", "-n", prog, timeout=30)
+    assert p.returncode == 0, p.stderr
+    assert 1500 <= int(p.stdout) <= 2500, p.stdout
+    p = dtrace(sonde, "-q", "-n", prog, timeout=30)
+    assert p.returncode == 0, p.stderr
+    assert int(p.stdout) < 500, p.stdout
