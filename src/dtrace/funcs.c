@@ -1466,6 +1466,89 @@ static int cg_bcopy(struct dt_cg *g, struct dt_node *n)
 	return -1;
 }
 
+/* ---- copyout, copyoutstr ---- */
+
+/* copyout(buf, addr, size), copyoutstr(str, addr, maxlen): write D memory
+ * (alloca()'d or a string) into the current process at addr with
+ * bpf_probe_write_user, as DTrace's destructive subroutines (-w). */
+static void check_copyout(struct dt_ck *k, struct dt_node *n)
+{
+	struct dt_cc *cc = dt_ck_cc(k);
+	bool str = !strcmp(n->name, "copyoutstr");
+	struct dt_type t = dt_ck_expr(k, n->args[0]);
+
+	need_destructive(k, n);
+	if (str ? t.kind != DT_TSTR :
+	    !(t.kind == DT_TSTR || (t.kind == DT_TPTR && t.alloca)))
+		dt_cerror(cc, &n->args[0]->loc, D_PROTO_ARG, "%s( ) argument "
+			  "#1 is incompatible with prototype:\n\tprototype: "
+			  "%s\n\t argument: %s", n->name,
+			  str ? "char *" : "void *",
+			  t.kind == DT_TPTR ? "non-alloca pointer" : "integer");
+	need_intarg(k, n, 1);
+	need_intarg(k, n, 2);
+	if (!str && t.kind == DT_TPTR)
+		dt_ck_prog(k)->uses_alloca = true;
+	n->type = dt_void;
+}
+
+static int cg_copyout(struct dt_cg *g, struct dt_node *n)
+{
+	bool str = !strcmp(n->name, "copyoutstr");
+	struct dt_node *srcn = n->args[0];
+	bool is_str = srcn->type.kind == DT_TSTR;
+	int max = is_str ? (int)srcn->type.ssize ?
+		  (int)srcn->type.ssize : (int)g->p->opt.strsize :
+		  (int)dt_alloca_max(&g->p->opt);
+	int src = dt_cg_expr(g, srcn), addr = dt_cg_expr(g, n->args[1]);
+	int size = dt_cg_expr(g, n->args[2]), addr_off = dt_cg_temp(g, 8);
+	int buf = dt_cg_temp(g, max), badsize = dt_label(g), ok = dt_label(g),
+	    done = dt_label(g), rc;
+
+	dt_emit(g, I_STX(BPF_DW, DT_SCRATCH_REG, addr, addr_off));
+	if (str) {
+		/* the string and its NUL, at most maxlen bytes */
+		int len = dt_cg_strlen(g, src, max), fit = dt_label(g);
+
+		dt_emit(g, I_ALU64_IMM(BPF_ADD, len, 1));
+		dt_jmp_reg(g, BPF_JLE, size, len, fit);
+		dt_emit(g, I_MOV(size, len));
+		dt_place(g, fit);
+		dt_reg_free(g, len);
+	}
+	dt_jmp_imm(g, BPF_JSLT, size, 0, badsize);
+	dt_jmp_imm(g, BPF_JLE, size, max, ok);
+	dt_place(g, badsize);
+	dt_cg_fault(g, DTRACEFLT_BADSIZE, size);
+	dt_place(g, ok);
+	dt_jmp_imm(g, BPF_JEQ, size, 0, done);
+	if (!is_str)
+		dt_reg_free(g, dt_cg_alloca_check(g, src, size, 0));
+	/* through a scratch buffer: the verifier then knows the bytes */
+	dt_call_begin(g);
+	dt_emit(g, I_MOV(BPF_REG_1, DT_SCRATCH_REG));
+	dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_1, buf));
+	dt_call_arg(g, BPF_REG_2, size);
+	dt_call_arg(g, BPF_REG_3, src);
+	dt_call(g, BPF_FUNC_probe_read_kernel);
+	dt_call_end_void(g);
+	dt_call_begin(g);
+	dt_call_arg(g, BPF_REG_1, addr);
+	dt_emit(g, I_MOV(BPF_REG_2, DT_SCRATCH_REG));
+	dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_2, buf));
+	dt_call_arg(g, BPF_REG_3, size);
+	dt_call(g, BPF_FUNC_probe_write_user);
+	rc = dt_call_end(g);
+	dt_jmp_imm(g, BPF_JSGE, rc, 0, done);
+	fault_at(g, DTRACEFLT_BADADDR, addr_off);
+	dt_place(g, done);
+	dt_reg_free(g, rc);
+	dt_reg_free(g, size);
+	dt_reg_free(g, addr);
+	dt_reg_free(g, src);
+	return -1;
+}
+
 /* ---- copyinstr ---- */
 
 static void check_copyinstr(struct dt_ck *k, struct dt_node *n)
@@ -2032,6 +2115,9 @@ static const struct dt_func funcs[] = {
 	/* D functions that come with the rest of the language */
 	{ "alloca", 1, 1, false, false, AGG_NONE, check_alloca, cg_alloca },
 	{ "bcopy", 3, 3, false, false, AGG_NONE, check_bcopy, cg_bcopy },
+	{ "copyout", 3, 3, false, false, AGG_NONE, check_copyout, cg_copyout },
+	{ "copyoutstr", 3, 3, false, false, AGG_NONE, check_copyout,
+	  cg_copyout },
 	{ "copyinto", 3, 3, false, false, AGG_NONE, check_bcopy, cg_bcopy },
 	LATER("jstack"),
 	{ "sym", 1, 1, false, false, AGG_NONE, check_sym, cg_sym },
@@ -2064,8 +2150,7 @@ static const struct dt_func funcs[] = {
 	{ "inet_ntop", 2, 2, false, false, AGG_NONE, check_inet_ntop,
 	  cg_inet_ntop },
 	LATER("ddi_pathname"), LATER("msgsize"),
-	LATER("breakpoint"), LATER("panic"), LATER("copyout"),
-	LATER("copyoutstr"), LATER("strtoll"),
+	LATER("breakpoint"), LATER("panic"), LATER("strtoll"),
 	LATER("d_path"),
 };
 

@@ -359,6 +359,12 @@ static int load_unit(struct dt_session *s, struct dt_unit *u, char **msg)
 			goto done;
 		}
 		insn = blamed_insn(log, why, sizeof(why));
+		/* a kernel in lockdown (kernel_lockdown(7)) takes the helper
+		 * away: say so rather than the verifier's words */
+		if (strstr(log, "cannot use helper bpf_probe_write_user"))
+			snprintf(why, sizeof(why), "copyout() and copyoutstr() "
+				 "need bpf_probe_write_user, which this kernel "
+				 "refuses: it is locked down (kernel_lockdown(7))");
 		if (insn >= 0 && insn < u->ninsns && u->locs[insn].line) {
 			char m[768];
 

@@ -1083,3 +1083,39 @@ def test_statusrate_delays_exit_to_the_status_check(sonde, root):
     p = dtrace(sonde, "-q", "-n", prog, timeout=30)
     assert p.returncode == 0, p.stderr
     assert int(p.stdout) < 500, p.stdout
+
+
+def kernel_locked_down():
+    """Whether kernel_lockdown(7) is on (it takes bpf_probe_write_user
+    away): securityfs' lockdown file, else the boot log."""
+    try:
+        with open("/sys/kernel/security/lockdown") as f:
+            return "[none]" not in f.read()
+    except OSError:
+        p = run(["dmesg"])
+        return "Kernel is locked down" in p.stdout
+
+
+def test_copyout_writes_user_memory(sonde, root, tmp_path):
+    """copyout()/copyoutstr() (-w) write into the traced process with
+    bpf_probe_write_user: the program prints its buffer after its write(2)
+    (the oracle: what it prints). A kernel in lockdown refuses the
+    helper: then the run fails saying so, in one line of its own."""
+    src = tmp_path / "w.c"
+    src.write_text('#include <stdio.h>\n#include <string.h>\n'
+                   '#include <unistd.h>\nint main(void) {\n'
+                   '  char s[32]; memset(s, \'-\', 31); s[31] = 0;\n'
+                   '  write(-1, s, 31); puts(s); return 0; }\n')
+    exe = tmp_path / "w"
+    assert run(["cc", "-o", str(exe), str(src)]).returncode == 0
+    p = dtrace(sonde, "-q", "-w", "-c", str(exe), "-n",
+               "syscall::write:entry /pid == $target/ { s = \"HELLO\"; "
+               "copyoutstr(s, arg1, 32); copyout(s, arg1 + 10, 3); }")
+    if kernel_locked_down():
+        assert p.returncode == 1
+        assert ("copyout() and copyoutstr() need bpf_probe_write_user, "
+                "which this kernel refuses: it is locked down") in p.stderr
+        pytest.skip("this kernel is locked down: bpf_probe_write_user "
+                    "is refused (the refusal was checked)")
+    assert p.returncode == 0, p.stderr
+    assert p.stdout == "HELLO\n"
