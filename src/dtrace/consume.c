@@ -1288,9 +1288,25 @@ void dt_consume_finish(struct dt_session *s)
 {
 	ring_buffer__consume(s->rb);
 	fputc('\n', s->out);
+	/* in the order of their ids; aggsortrev reverses it too, as
+	 * dtrace-utils' dt_aggregate_varkeyrevcmp compares the ids first */
+	int nv = 0;
+
 	for (struct dt_var *v = s->prog.vars; v; v = v->next)
-		if (v->scope == DT_AGGVAR && !s->printed[v->id])
+		nv += v->scope == DT_AGGVAR;
+	struct dt_var **aggs = sd_calloc((size_t)nv + 1, sizeof(*aggs));
+
+	nv = 0;
+	for (struct dt_var *v = s->prog.vars; v; v = v->next)
+		if (v->scope == DT_AGGVAR)
+			aggs[nv++] = v;
+	for (int i = 0; i < nv; i++) {
+		struct dt_var *v = aggs[s->prog.opt.aggsortrev ? nv - 1 - i : i];
+
+		if (!s->printed[v->id])
 			print_agg(s, v, NULL);
+	}
+	free(aggs);
 	fflush(s->out);
 	ring_buffer__free(s->rb);
 	s->rb = NULL;
