@@ -49,6 +49,9 @@ struct dt_loc {
 	const struct dt_src *src;
 	int line, col;		/* 1-based; line 0: no position */
 	const char *file;	/* from # N "file" (cpp): errors name it */
+	int dline;		/* the line dtrace(1) names, when not line:
+				 * its lexer's line when its parser built the
+				 * node, past the next token */
 };
 
 /* Compilation state shared by the passes. */
@@ -131,6 +134,10 @@ struct dt_token {
 	size_t len;
 	uint64_t ival;		/* T_INT, T_CHAR */
 	bool is_unsigned, is_long;	/* integer suffixes */
+	bool peeked;		/* T_IDENT: DTrace's lexer looked past it to
+				 * tell a type from a variable, which leaves
+				 * its text running to the end of the line
+				 * (a syntax error there quotes all that) */
 	char *sval;		/* T_STR (unescaped), T_IDENT, T_AGG, T_MACRO
 				 * (name without $), T_PROBEDESC */
 };
@@ -157,6 +164,15 @@ struct dt_lexer {
 	dt_ctl_fn ctl;		/* control lines, skipped as blanks */
 	void *ctl_arg;
 	const char *file;	/* # N "file": errors name it */
+	/* what DTrace's lexer knows when it reads an identifier
+	 * (dt_lex.l's id_or_type) */
+	enum dt_tok prev;	/* the token before */
+	struct dt_lexid *idents;	/* names it has taken for variables */
+	bool in_typedef;	/* a typedef is being declared */
+};
+struct dt_lexid {
+	const char *name;
+	struct dt_lexid *next;
 };
 
 void dt_lex_init(struct dt_lexer *lx, struct dt_cc *cc,
@@ -348,6 +364,7 @@ struct dt_node {
 				 * address (*p, p->m, (*p).m) */
 	bool in_alloca;		/* in_mem, in alloca()'s memory: read and
 				 * written after a check of its bytes */
+	bool subscript;		/* N_BINARY: the e + i of e[i] */
 };
 
 /* One probe description: provider:module:function:name with globs. */
@@ -594,6 +611,8 @@ struct dt_prog {
 	int naggs;
 	struct dt_options opt;
 	struct dt_macros *macros;
+	const char **dlibs;	/* the D libraries loaded (-L), by path */
+	int ndlibs;
 	/* laid out by types.c */
 	int globals_size;	/* the shared globals map value */
 	int this_off, this_size;	/* clause-locals in the scratch area */
@@ -640,6 +659,11 @@ int dt_literal(struct dt_prog *p, const char *s, size_t ssize);
 
 /* Parse sources into prog (clauses, declarations, pragmas). */
 void dt_parse(struct dt_cc *cc, struct dt_prog *prog, const struct dt_src *src);
+/* The libraries a D library file says it depends on ("#pragma D
+ * depends_on library NAME"), its other lines only lexed: dtrace-utils'
+ * first pass over a library directory (DTRACE_C_CTL). */
+void dt_parse_lib_deps(struct dt_cc *cc, const struct dt_src *src,
+		       char ***names, int *n);
 /* Resolve names, check types, lay out records, keys and variables. */
 void dt_check(struct dt_cc *cc, struct dt_prog *prog);
 /* Check the inline definitions alone (a program of declarations only:
@@ -714,6 +738,8 @@ struct dt_func {
 	int (*cg)(struct dt_cg *g, struct dt_node *n);
 };
 const struct dt_func *dt_func_lookup(const char *name);
+/* Whether name is a built-in variable (execname, curthread, ...). */
+bool dt_builtin_var(const char *name);
 /* The order rules of speculate(), commit() and the other actions in a
  * clause (DTrace's D_SPEC_* ... errors) for call n (name: NULL for an
  * aggregation). */

@@ -425,14 +425,7 @@ static void read_libraries(struct dt_session *s)
 static void parse_all(struct dt_session *s)
 {
 	read_libraries(s);
-	for (int i = 0; i < s->nlibs; i++) {
-		int nc = s->prog.nclauses;
-
-		s->cc.cur = &s->libs[i];
-		dt_parse(&s->cc, &s->prog, &s->libs[i]);
-		for (int c = nc; c < s->prog.nclauses; c++)
-			s->prog.clauses[c]->library = true;
-	}
+	dt_parse_libs(s);
 	for (int i = 0; i < s->nsrcs; i++) {
 		s->cc.cur = &s->srcs[i];
 		parse_program(s, &s->srcs[i]);

@@ -145,19 +145,19 @@ char *dt_error_text(const struct dt_cc *cc, bool errtags)
 {
 	struct sbuf sb;
 	const struct dt_src *src = cc->loc.src;
+	int line = cc->loc.line > 0 && cc->loc.dline > 0 ? cc->loc.dline :
+		   cc->loc.line;
 
 	sbuf_init(&sb);
 	if (errtags && cc->tag != D_UNKNOWN)
 		sbuf_printf(&sb, "[%s] ", dt_errtag_name(cc->tag));
 	/* dtrace(1) numbers the lines of a script file, not of -n's text */
-	if (cc->loc.file && cc->loc.line > 0)
-		sbuf_printf(&sb, "\"%s\", line %d: ", cc->loc.file,
-			    cc->loc.line);
-	else if (src && src->is_library && cc->loc.line > 0)
-		sbuf_printf(&sb, "\"%s\", line %d: ", src->name,
-			    cc->loc.line);
-	else if (src && src->is_file && cc->loc.line > 0)
-		sbuf_printf(&sb, "line %d: ", cc->loc.line);
+	if (cc->loc.file && line > 0)
+		sbuf_printf(&sb, "\"%s\", line %d: ", cc->loc.file, line);
+	else if (src && src->is_library && line > 0)
+		sbuf_printf(&sb, "\"%s\", line %d: ", src->name, line);
+	else if (src && src->is_file && line > 0)
+		sbuf_printf(&sb, "line %d: ", line);
 	else if (src && !src->is_file && cc->region)
 		sbuf_printf(&sb, "in %s: ", cc->region);
 	sbuf_puts(&sb, cc->text ? cc->text : "compilation failed");

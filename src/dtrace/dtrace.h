@@ -63,6 +63,9 @@ void dt_session_add(struct dt_session *s, const char *name, const char *text,
 /* Parse, check, match probes, generate code. 0, or the exit status with
  * the message in s->cc.msg. */
 int dt_compile(struct dt_session *s);
+/* Compile s->libs (the .d files of the -L directories) into s->prog, in
+ * the order their depends_on pragmas make (libdir.c). */
+void dt_parse_libs(struct dt_session *s);
 void dt_session_free(struct dt_session *s);
 /* The compile error of s as dtrace(1) reports it: "dtrace: failed to
  * compile script F: [D_TAG] line N: message" (or "invalid probe specifier

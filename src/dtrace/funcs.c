@@ -117,9 +117,14 @@ static void check_printf(struct dt_ck *k, struct dt_node *n)
 	if (!n->args[0]->sval[0])
 		dt_cerror(cc, &n->loc, D_PRINTF_FMT_EMPTY, "%s( ) format string "
 			  "is empty", fn);
-	if (dt_fmt_parse(n->args[0]->sval, &fmt, err, sizeof(err)))
+	if (dt_fmt_parse(n->args[0]->sval, &fmt, err, sizeof(err))) {
+		/* DTrace cooks the arguments before it reads the format:
+		 * their errors come first */
+		for (int i = 1; i < n->nargs; i++)
+			dt_ck_expr(k, n->args[i]);
 		dt_cerror(cc, &n->loc, strncmp(err, "not supported", 13) ?
 			  D_SYNTAX : D_UNKNOWN, "%s", err);
+	}
 	/* The conversions move to the arena: errors below unwind. */
 	int nconv = fmt.n;
 	struct dt_conv *convs = dt_alloc(&cc->arena, sizeof(*convs) * nconv);
@@ -1156,9 +1161,17 @@ static int cg_copyin(struct dt_cg *g, struct dt_node *n)
 static void check_tracemem(struct dt_ck *k, struct dt_node *n)
 {
 	struct dt_action *a;
+	struct dt_type t = dt_ck_expr_whole(k, n->args[0]);
+	char b[80];
 	int size;
 
-	need_intarg(k, n, 0);
+	if (t.kind == DT_TARRAY)	/* its address, as in C */
+		t = dt_ck_expr(k, n->args[0]);
+	if (!dt_type_is_int(&t))
+		dt_cerror(dt_ck_cc(k), &n->loc, D_TRACEMEM_ADDR, "tracemem( ) "
+			  "argument #1 is incompatible with prototype:\n"
+			  "\tprototype: pointer or integer\n\t argument: %s",
+			  dt_type_name(&t, b, sizeof(b)));
 	dt_ck_expr(k, n->args[1]);
 	if (n->args[1]->kind != N_INT || (int64_t)n->args[1]->ival < 1)
 		dt_cerror(dt_ck_cc(k), &n->loc, D_TRACEMEM_SIZE, "tracemem( ) "

@@ -394,6 +394,39 @@ static bool ident_char_bq(int c)
 	return ident_char(c) || c == '`';
 }
 
+/* dt_lex.l's id_or_type: an identifier that is not known yet (nor right
+ * after struct/union/enum, '.' or '->') makes DTrace's lexer look at the
+ * characters after it; "x =", "x;", "x[", "x++", "x," (outside parens)
+ * make it a variable from then on. Its looking leaves yytext running to
+ * the end of the line (tok->peeked). */
+static void id_peek(struct dt_lexer *lx, struct dt_token *tok)
+{
+	const char *text = lx->src->text;
+	size_t i = lx->pos, len = lx->src->len;
+	int c0, c1;
+
+	if (lx->prev == T_STRUCT || lx->prev == T_UNION ||
+	    lx->prev == T_ENUM || lx->prev == T_DOT || lx->prev == T_ARROW)
+		return;
+	for (const struct dt_lexid *id = lx->idents; id; id = id->next)
+		if (!strcmp(id->name, tok->sval))
+			return;
+	tok->peeked = true;
+	while (i < len && strchr("\f\n\r\t\v ", text[i]))
+		i++;
+	c0 = i < len ? (unsigned char)text[i] : 0;
+	c1 = i + 1 < len ? (unsigned char)text[i + 1] : 0;
+	if (!lx->in_typedef &&
+	    (c0 == '[' || c0 == ';' || ((c0 == '+' || c0 == '-') && c1 == c0) ||
+	     (c0 == '=' && c1 != '=') || (c0 == ',' && !lx->parens))) {
+		struct dt_lexid *id = dt_alloc(&lx->cc->arena, sizeof(*id));
+
+		id->name = tok->sval;
+		id->next = lx->idents;
+		lx->idents = id;
+	}
+}
+
 void dt_lex_next(struct dt_lexer *lx, struct dt_token *tok)
 {
 	struct dt_arena *ar = &lx->cc->arena;
@@ -422,6 +455,8 @@ void dt_lex_next(struct dt_lexer *lx, struct dt_token *tok)
 		     i++)
 			if (!strcmp(keywords[i].word, tok->sval))
 				tok->t = keywords[i].t;
+		if (tok->t == T_IDENT && c != '`')
+			id_peek(lx, tok);
 		goto done;
 	}
 	if (c == '@') {
@@ -507,6 +542,7 @@ void dt_lex_next(struct dt_lexer *lx, struct dt_token *tok)
 		tok->sval = sb.b ? sb.b : dt_strdup(ar, "");
 		tok->len = sb.n;
 		tok->ival = sb.n;
+		lx->prev = T_STR;
 		return;
 	}
 	if (c == '\'') {
@@ -622,6 +658,8 @@ void dt_lex_next(struct dt_lexer *lx, struct dt_token *tok)
 				dt_cerror(lx->cc, &at, D_SYNTAX, "closing ] "
 					  "expected in predicate before /");
 			tok->ival = 1;
+			/* DTrace's lexer is past the blanks it looked at */
+			tok->loc.dline = at.line;
 		}
 		break;
 	case '%': TWO('=', T_MOD_ASSIGN); tok->t = T_PERCENT; break;
@@ -672,4 +710,5 @@ void dt_lex_next(struct dt_lexer *lx, struct dt_token *tok)
 #undef TWO
 done:
 	tok->len = lx->pos - start;
+	lx->prev = tok->t;
 }

@@ -33,6 +33,7 @@ void dt_options_default(struct dt_options *o)
 	o->version = DT_VERSION(2, 0, 1);
 	o->stackindent = 14;
 	o->evaltime = DT_EVAL_POSTINIT;	/* as dtrace-utils */
+	o->tregs = 8;		/* DIF_DTR_NREGS */
 }
 
 void dt_options_free(struct dt_options *o)

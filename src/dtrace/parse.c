@@ -7,6 +7,7 @@
  * types.c. */
 #include "ast.h"
 #include "btf.h"
+#include "dlib.h"
 #include "providers/provider.h"
 #include "../lib/util.h"
 
@@ -93,6 +94,26 @@ static bool accept(struct parser *p, enum dt_tok t)
 
 /* A syntax error at the next token, in dtrace(1)'s words; what (sonde's
  * hint) goes with the caret display only. */
+/* Whether DTrace's lexer knows name as a global identifier (built-in,
+ * function, D library constant, declared variable, inline): it then does
+ * not look past it. */
+static bool known_global(struct parser *p, const char *name)
+{
+	int64_t v;
+	int size;
+
+	if (dt_builtin_var(name) || dt_func_lookup(name) ||
+	    dt_dlib_const(name, &v, &size))
+		return true;
+	for (const struct dt_var *var = p->prog->vars; var; var = var->next)
+		if (var->scope == DT_GLOBAL && !strcmp(var->name, name))
+			return true;
+	for (const struct dt_inline *in = p->prog->inlines; in; in = in->next)
+		if (!strcmp(in->name, name))
+			return true;
+	return false;
+}
+
 static _Noreturn void syntax(struct parser *p, const char *what)
 {
 	struct dt_token *t = peek(p);
@@ -101,6 +122,17 @@ static _Noreturn void syntax(struct parser *p, const char *what)
 	if (t->t == T_EOF)
 		dt_cerror(p->cc, &t->loc, D_SYNTAX,
 			  "syntax error near end of input");
+	if (t->t == T_IDENT && t->peeked && !known_global(p, t->sval)) {
+		/* what dtrace(1) quotes after its lexer looked past the
+		 * name: the rest of the line */
+		const char *e = t->start,
+			   *end = p->lx.src->text + p->lx.src->len;
+
+		while (e < end && *e != '\n')
+			e++;
+		dt_cerror(p->cc, &t->loc, D_SYNTAX, "syntax error near "
+			  "\"%.*s\"", (int)(e - t->start), t->start);
+	}
 	dt_cerror(p->cc, &t->loc, D_SYNTAX, "syntax error near \"%.*s\"",
 		  (int)(t->len ? t->len : 1), t->start);
 }
@@ -207,6 +239,7 @@ static struct dt_type parse_type(struct parser *p);
 static struct dt_node *ternary(struct parser *p);
 static struct dt_type sou_spec(struct parser *p);
 static void param_list(struct parser *p, bool array, const char *name);
+static struct dt_token member_name(struct parser *p);
 static struct dt_type enum_spec(struct parser *p);
 
 static bool is_word(const struct dt_token *t, const char *w)
@@ -410,6 +443,20 @@ static struct dt_type parse_type(struct parser *p)
 		if (base == T_SHORT && nlong)
 			dt_cerror(p->cc, &loc, D_UNKNOWN_CTF, "failed to "
 				  "resolve type short long : Unknown type name");
+		if (!base && !sign && !nlong && peek(p)->t == T_IDENT) {
+			/* DTrace's lexer makes a name that is no type an
+			 * identifier: "typedef pint new_int;" is wrong at
+			 * new_int */
+			struct dt_lexer save = p->lx;
+			struct dt_token tsave = p->tok;
+
+			next(p);
+			if (peek(p)->t == T_IDENT)
+				syntax(p, "expected a type");
+			p->lx = save;
+			p->tok = tsave;
+			p->have = true;
+		}
 		if (!base && !sign && !nlong)
 			syntax(p, "expected a type");
 	}
@@ -623,9 +670,11 @@ static struct dt_type sou_spec(struct parser *p)
 		}
 		return c->type;
 	}
-	next(p);
+	struct dt_token brace = next(p);
+
+	/* DTrace defines the type at its '{' (dt_decl_sou) */
 	if (c && c->type.ct->complete)
-		dt_cerror(p->cc, &kw.loc, D_DECL_TYPERED, "type redeclared: "
+		dt_cerror(p->cc, &brace.loc, D_DECL_TYPERED, "type redeclared: "
 			  "%s %s", tag_kind(kind), tag);
 	ct = c ? (struct dt_ctype *)c->type.ct :
 	     dt_ctype_new(p->cc, is_union, tag);
@@ -734,6 +783,8 @@ static struct dt_type enum_spec(struct parser *p)
 		sprintf(nm, "enum %s", tag);
 		t.name = c && c->type.name ? c->type.name : nm;
 	}
+	struct dt_loc brace = peek(p)->loc;
+
 	if (!accept(p, T_LBRACE)) {
 		if (!tag)
 			syntax(p, "expected a tag or '{'");
@@ -741,8 +792,9 @@ static struct dt_type enum_spec(struct parser *p)
 	}
 	if (!tag)	/* its own string: its enumerators say whose they are */
 		t.name = dt_strdup(&p->cc->arena, "enum");
+	/* DTrace defines the type at its '{' (dt_decl_enum) */
 	if (c)
-		dt_cerror(p->cc, &kw.loc, D_DECL_TYPERED, "type redeclared: "
+		dt_cerror(p->cc, &brace, D_DECL_TYPERED, "type redeclared: "
 			  "enum %s", tag);
 	if (tag) {
 		c = dt_cname_add(p->cc, p->prog, DT_CN_ENUM, tag, &kw.loc);
@@ -1096,7 +1148,7 @@ static struct dt_node *primary(struct parser *p)
 			syntax(p, t.t == T_SELF ? "expected '->' after self" :
 			       "expected '->' after this");
 		next(p);
-		m = expect(p, T_IDENT);
+		m = member_name(p);
 		n = node(p, t.t == T_SELF ? N_SELF : N_THIS, &t.loc);
 		n->name = m.sval;
 		if (peek(p)->t == T_LBRACK) {
@@ -1143,6 +1195,19 @@ static struct dt_node *primary(struct parser *p)
 	}
 }
 
+/* The name after '.' or '->': DTrace's lexer reads any word there as an
+ * identifier (its SIDENT state), a keyword too (cgroup->self). */
+static struct dt_token member_name(struct parser *p)
+{
+	struct dt_token *t = peek(p);
+
+	if (t->t >= T_KW_FIRST && t->t < T_NTOKENS) {
+		t->sval = dt_strndup(&p->cc->arena, t->start, t->len);
+		t->t = T_IDENT;
+	}
+	return expect(p, T_IDENT);
+}
+
 static struct dt_node *postfix(struct parser *p)
 {
 	struct dt_node *n = primary(p);
@@ -1163,7 +1228,7 @@ static struct dt_node *postfix(struct parser *p)
 
 			next(p);
 			m->op = op;
-			m->name = expect(p, T_IDENT).sval;
+			m->name = member_name(p).sval;
 			m->a = n;
 			n = m;
 		} else if (t->t == T_LBRACK) {
@@ -1173,6 +1238,7 @@ static struct dt_node *postfix(struct parser *p)
 
 			next(p);
 			add->op = T_PLUS;
+			add->subscript = true;
 			add->a = n;
 			add->b = expr(p);
 			expect(p, T_RBRACK);
@@ -1277,6 +1343,7 @@ static struct dt_node *unary_rule(struct parser *p)
 		next(p);
 		n = node(p, N_CAST, &loc);
 		n->cast.kind = DT_TSTR;
+		n->op = T_STRINGOF;
 		n->a = unary(p);
 		return n;
 	case T_LPAREN: {
@@ -1328,6 +1395,15 @@ static bool pred_ends(struct parser *p)
 	return p->tok.ival == 1;
 }
 
+/* The line dtrace(1) gives a node its parser builds now, with the next
+ * token read: its lexer's line past that token (yylineno). */
+static void reduced(struct parser *p, struct dt_node *n)
+{
+	const struct dt_token *t = peek(p);
+
+	n->loc.dline = t->loc.dline ? t->loc.dline : t->loc.line;
+}
+
 static struct dt_node *binary(struct parser *p, int level)
 {
 	struct dt_node *l;
@@ -1353,6 +1429,7 @@ static struct dt_node *binary(struct parser *p, int level)
 		next(p);
 		n->a = l;
 		n->b = binary(p, level + 1);
+		reduced(p, n);
 		l = n;
 	}
 }
@@ -1369,6 +1446,7 @@ static struct dt_node *ternary_rule(struct parser *p)
 	n->b = assign_expr(p);
 	expect(p, T_COLON);
 	n->c = ternary(p);
+	reduced(p, n);
 	return n;
 }
 
@@ -1399,6 +1477,7 @@ static struct dt_node *assign_expr_rule(struct parser *p)
 	next(p);
 	n->a = l;
 	n->b = assign_expr(p);
+	reduced(p, n);
 	return n;
 }
 
@@ -1603,10 +1682,23 @@ static void depends_on(struct parser *p, const struct dt_loc *loc,
 		snprintf(path, sizeof(path), "/sys/module/%s", name);
 		found = !strcmp(name, "vmlinux") || access(path, F_OK) == 0;
 	} else if (!strcmp(cls, "library")) {
+		const char *dir = p->lx.src->name,
+			   *slash = strrchr(dir, '/');
+		char *path;
+
 		if (!p->lx.src->is_library)
 			dt_cerror(p->cc, loc, D_PRAGMA_DEPEND, "main program may "
 				  "not explicitly depend on a library");
-		found = true;
+		/* in the library's directory, loaded before it (libdir.c
+		 * orders them) */
+		path = dt_alloc(&p->cc->arena, strlen(dir) + strlen(name) + 2);
+		sprintf(path, "%.*s%s", slash ? (int)(slash - dir + 1) : 0, dir,
+			name);
+		for (int i = 0; i < p->prog->ndlibs && !found; i++)
+			found = !strcmp(p->prog->dlibs[i], path);
+		if (!found)
+			dt_cerror(p->cc, loc, D_PRAGMA_DEPEND, "program requires "
+				  "library \"%s\" which failed to load", path);
 	} else {
 		dt_cerror(p->cc, loc, D_PRAGMA_INVAL, "invalid class %s "
 			  "specified by #pragma depends_on", cls);
@@ -1918,6 +2010,10 @@ static void xlator_decl(struct parser *p)
 
 	x->loc = kw.loc;
 	x->out = parse_type(p);
+	/* a type name may end in an abstract function declarator, as in
+	 * DTrace's grammar: "struct s (int)" is read, then '<' wanted */
+	if (peek(p)->t == T_LPAREN)
+		param_list(p, false, NULL);
 	expect(p, T_LT);
 	x->in = parse_type(p);
 	id = expect(p, T_IDENT);
@@ -2200,6 +2296,7 @@ static void declaration(struct parser *p)
 		next(p);
 	p->is_extern = sc != NULL;
 	is_typedef = accept(p, T_TYPEDEF);
+	p->lx.in_typedef = is_typedef;
 	if (!is_typedef && accept(p, T_SELF))
 		scope = DT_SELF;
 	else if (!is_typedef && accept(p, T_THIS))
@@ -2348,6 +2445,7 @@ static void declaration(struct parser *p)
 	if (peek(p)->t == T_EOF)
 		dt_cerror(p->cc, &peek(p)->loc, D_SYNTAX, "syntax error near "
 			  "end-of-input");
+	p->lx.in_typedef = false;
 	expect(p, T_SEMI);
 }
 
@@ -2443,6 +2541,54 @@ next_desc:
 	pg->clauses = sd_realloc(pg->clauses, sizeof(*pg->clauses) *
 				 (pg->nclauses + 1));
 	pg->clauses[pg->nclauses++] = cl;
+}
+
+struct lib_deps {
+	struct dt_cc *cc;
+	char **names;
+	int n;
+};
+
+static void control_deps(struct dt_lexer *lx, struct dt_ctlword *w, int n,
+			 const struct dt_loc *loc)
+{
+	struct lib_deps *d = lx->ctl_arg;
+	int i = 0;
+
+	(void)loc;
+	if (i < n && !w[i].is_str && !strcmp(w[i].s, "pragma"))
+		i++;
+	else
+		return;
+	if (n - i == 4 && !strcmp(w[i].s, "D") &&
+	    !strcmp(w[i + 1].s, "depends_on") &&
+	    !strcmp(w[i + 2].s, "library") && !w[i + 3].is_str &&
+	    !w[i + 3].is_int) {
+		char **nn = dt_alloc(&d->cc->arena, sizeof(*nn) *
+				     (size_t)(d->n + 1));
+
+		if (d->n)
+			memcpy(nn, d->names, sizeof(*nn) * (size_t)d->n);
+		nn[d->n++] = dt_strdup(&d->cc->arena, w[i + 3].s);
+		d->names = nn;
+	}
+}
+
+void dt_parse_lib_deps(struct dt_cc *cc, const struct dt_src *src,
+		       char ***names, int *n)
+{
+	struct lib_deps d = { cc, NULL, 0 };
+	struct dt_lexer lx;
+	struct dt_token t;
+
+	dt_lex_init(&lx, cc, src);
+	lx.ctl = control_deps;
+	lx.ctl_arg = &d;
+	do
+		dt_lex_next(&lx, &t);
+	while (t.t != T_EOF);
+	*names = d.names;
+	*n = d.n;
 }
 
 void dt_parse(struct dt_cc *cc, struct dt_prog *prog, const struct dt_src *src)

@@ -164,6 +164,14 @@ struct dt_ck {
 static struct dt_type check_expr(struct dt_ck *k, struct dt_node *n);
 static struct dt_type xlate_member(struct dt_ck *k, struct dt_node *n);
 static bool builtin_xlate(struct dt_ck *k, struct dt_node *x);
+
+bool dt_builtin_var(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(builtins); i++)
+		if (!strcmp(builtins[i].name, name))
+			return true;
+	return false;
+}
 static struct dt_type check_top(struct dt_ck *k, struct dt_node *n);
 
 static struct dt_type str_type(struct dt_ck *k)
@@ -511,8 +519,9 @@ static void check_keys(struct dt_ck *k, struct dt_var *v, struct dt_node **args,
 
 	snprintf(what, sizeof(what), "%s%s", v->scope == DT_AGGVAR ? "" : "",
 		 v->name);
-	/* -x tregs=N: a tuple takes a register a key (dtrace-utils) */
-	if (k->p->opt.tregs && (uint64_t)nargs > k->p->opt.tregs) {
+	/* -x tregs=N (8): dtrace-utils' dt_cg_arglist stops at the key
+	 * past the N+1st */
+	if ((uint64_t)nargs > k->p->opt.tregs + 1) {
 		k->cc->region = NULL;	/* the code generator's error */
 		dt_error(k->cc, NULL, "Insufficient tuple registers to "
 			 "generate code");
@@ -1153,6 +1162,28 @@ static void implicit_int(struct dt_ck *k, struct dt_node *l, bool wide)
 	v->assigned = true;
 }
 
+/* x op= y reads x first: a variable never declared nor assigned before
+ * is DTrace's D_VAR_UNDEF (dt_cook_var). */
+static void need_assigned(struct dt_ck *k, struct dt_node *l)
+{
+	enum dt_scope s = l->kind == N_SELF ? DT_SELF : DT_THIS;
+
+	if (l->kind == N_VAR) {
+		s = DT_GLOBAL;
+		for (size_t i = 0; i < ARRAY_SIZE(builtins); i++)
+			if (!strcmp(builtins[i].name, l->name))
+				return;
+		if (find_var(k->p, l->name, DT_ARRAY))
+			return;
+	} else if (l->kind != N_SELF && l->kind != N_THIS) {
+		return;
+	}
+	if (!find_var(k->p, l->name, s))
+		dt_cerror(k->cc, &l->loc, D_VAR_UNDEF, "%s%s has not yet been "
+			  "declared or assigned", s == DT_SELF ? "self->" :
+			  s == DT_THIS ? "this->" : "", l->name);
+}
+
 /* A whole struct or union a = b can copy: a variable's (global, this->,
  * self->, an associative array's element) or one in memory (*p). */
 static bool sou_source(const struct dt_node *r)
@@ -1298,6 +1329,8 @@ static struct dt_type check_assign(struct dt_ck *k, struct dt_node *n)
 				  dt_tok_name(n->op), tname(&av->type, b1));
 	}
 	need_lvalue(k, l, n->op);
+	if (n->op != T_ASSIGN)
+		need_assigned(k, l);
 	if (n->op == T_ASSIGN && sou_assign(k, n))
 		return n->a->type;
 	rt = check_expr(k, n->b);
@@ -1391,10 +1424,43 @@ static struct dt_type check_assign(struct dt_ck *k, struct dt_node *n)
 				  "incompatible types: \"%s\" = \"%s\"",
 				  tname(&lt, b1), tname(&rt, b2));
 	} else {
+		/* p += i moves a pointer of known pointee size; anything
+		 * else with a pointer in it is DTrace's D_OP_VFPTR */
+		if ((n->op == T_ADD_ASSIGN || n->op == T_SUB_ASSIGN) &&
+		    (lt.kind == DT_TPTR || rt.kind == DT_TPTR) &&
+		    (lt.kind != DT_TPTR ||
+		     (lt.ref && lt.ref->kind == DT_TVOID)))
+			dt_cerror(k->cc, &n->loc, D_OP_VFPTR, "operator %s "
+				  "requires left-hand scalar operand of known "
+				  "size", dt_tok_name(n->op));
 		if (!dt_type_is_int(&lt) || !dt_type_is_int(&rt))
 			op2_error(k, n, n->op, &lt, &rt);
 	}
 	return lt;
+}
+
+/* e[i] of an array of known size (a kernel array, a char array member of
+ * a translated struct) with a constant index: DTrace's D_ARR_BOUNDS. */
+static void check_bounds(struct dt_ck *k, struct dt_node *n)
+{
+	const struct dt_node *e = n->a;
+	uint64_t nelems = 0;
+	int64_t i;
+
+	if (!const_eval(n->b, &i))
+		return;
+	if (e->kind == N_CAST && e->type.kind == DT_TSTR && e->a &&
+	    e->a->kind == N_ADDR)
+		e = e->a;	/* a char array read as a string (decay) */
+	if (e->kind == N_ADDR && e->a && e->a->type.kind == DT_TARRAY)
+		nelems = e->a->type.ct->nelems;
+	else if (e->kind == N_MEMBER && e->type.kind == DT_TSTR && e->a &&
+		 e->a->type.xlate)
+		nelems = e->type.ssize;
+	if (nelems && (i < 0 || (uint64_t)i >= nelems))
+		dt_cerror(k->cc, &n->b->loc, D_ARR_BOUNDS, "index outside "
+			  "array bounds: %lld, max is %llu", (long long)i,
+			  (unsigned long long)nelems);
 }
 
 static struct dt_type check_binary(struct dt_ck *k, struct dt_node *n)
@@ -1417,6 +1483,9 @@ static struct dt_type check_binary(struct dt_ck *k, struct dt_node *n)
 	}
 	struct dt_type a = check_expr(k, n->a), b = check_expr(k, n->b);
 	int64_t zero;
+
+	if (n->subscript)
+		check_bounds(k, n);
 
 	/* DTrace folds the constant right operand first */
 	if ((n->op == T_SLASH || n->op == T_PERCENT) &&
@@ -1695,6 +1764,11 @@ static struct dt_type check_expr(struct dt_ck *k, struct dt_node *n)
 				t = str_type(k);
 				break;
 			}
+			if (n->op == T_STRINGOF && (a.kind == DT_TVOID ||
+						    a.kind == DT_TSOU))
+				dt_cerror(k->cc, &n->loc, D_STRINGOF_TYPE,
+					  "cannot apply stringof to a value of "
+					  "type %s", tname(&a, b1));
 			if (a.kind != DT_TSTR)
 				dt_error(k->cc, &n->loc, "not supported: "
 					 "converting %s to a string",
@@ -2498,6 +2572,46 @@ static bool assigns(const struct dt_node *e)
 	return false;
 }
 
+/* Whether statement list or expression s assigns the variable v (an
+ * N_VAR, N_SELF, N_THIS or named N_INDEX). */
+static bool assigns_var(const struct dt_node *s, const struct dt_node *v)
+{
+	for (; s; s = s->next) {
+		if (s->kind == N_ASSIGN || s->kind == N_PREINC ||
+		    s->kind == N_POSTINC) {
+			const struct dt_node *t = s->a;
+
+			if (t && t->name && t->kind == v->kind &&
+			    !strcmp(t->name, v->name))
+				return true;
+		}
+		if (assigns_var(s->a, v) || assigns_var(s->b, v) ||
+		    assigns_var(s->c, v))
+			return true;
+		for (int i = 0; i < s->nargs; i++)
+			if (assigns_var(s->args[i], v))
+				return true;
+	}
+	return false;
+}
+
+/* Whether expression e reads a variable that statements body assign. */
+static bool reads_assigned(const struct dt_node *e, const struct dt_node *body)
+{
+	if (!e)
+		return false;
+	if ((e->kind == N_VAR || e->kind == N_SELF || e->kind == N_THIS ||
+	     e->kind == N_INDEX) && e->name && assigns_var(body, e))
+		return true;
+	if (reads_assigned(e->a, body) || reads_assigned(e->b, body) ||
+	    reads_assigned(e->c, body))
+		return true;
+	for (int i = 0; i < e->nargs; i++)
+		if (reads_assigned(e->args[i], body))
+			return true;
+	return false;
+}
+
 static void check_pred(struct dt_ck *k, struct dt_clause *cl)
 {
 	struct dt_cc *cc = k->cc;
@@ -2541,12 +2655,17 @@ void dt_check(struct dt_cc *cc, struct dt_prog *p)
 		 * that reads it ("/x == 0/ { x++; }") */
 		cc->cur = cl->loc.src;
 		/* ... unless the predicate assigns: it runs first, so what
-		 * it assigns types the actions ("/(this->a = epid) || 1/") */
-		if (assigns(cl->pred))
+		 * it assigns types the actions ("/(this->a = epid) || 1/");
+		 * and a predicate that reads nothing the actions assign is
+		 * checked first, so its errors come first as in DTrace */
+		bool pred_first = assigns(cl->pred) ||
+				  !reads_assigned(cl->pred, cl->body);
+
+		if (pred_first)
 			check_pred(&k, cl);
 		cc->region = "action list";
 		check_stmts(&k, cl->body);
-		if (!assigns(cl->pred))
+		if (!pred_first)
 			check_pred(&k, cl);
 		cc->region = NULL;
 		if (!cl->body)

@@ -1,6 +1,7 @@
 /* ARGS: -q */
 /* CMD: fixture getppid 7 */
 /* $target is -c's pid; syscall entry and return pair up in one thread. */
+int ok;		/* += reads it first: DTrace wants it declared (D_VAR_UNDEF) */
 syscall::getppid:entry
 /pid == $target/
 {

@@ -735,6 +735,65 @@ def test_compile_errors_as_dtrace(sonde, tmp_path):
                         "[D_SYNTAX] syntax error near \";\"\n")
 
 
+def test_compile_error_lines_as_dtrace(sonde, tmp_path):
+    """The line dtrace(1) names is its lexer's when its parser built the
+    node: a predicate's operator is built once the '/' that ends it is
+    read, which looks past the blanks to the '{' (DTrace's own tests
+    types/err.D_OP_INT.badbitop and err.D_OP_SCALAR.badlogop)."""
+    script = tmp_path / "p.d"
+    script.write_text('BEGIN\n/"a" &\n"b"/\n\n{\n}\n')
+    p = dtrace(sonde, "-x", "errtags", "-s", str(script))
+    assert p.returncode == 1
+    assert p.stderr == (f"dtrace: failed to compile script {script}: "
+                        "[D_OP_INT] line 5: operator & requires operands of "
+                        "integral type\n")
+    script.write_text("BEGIN\n{\n\tq -= 1;\n}\n")
+    p = dtrace(sonde, "-x", "errtags", "-s", str(script))
+    assert p.returncode == 1
+    assert p.stderr == (f"dtrace: failed to compile script {script}: "
+                        "[D_VAR_UNDEF] line 3: q has not yet been declared "
+                        "or assigned\n")
+
+
+def test_library_directories(sonde, tmp_path):
+    """-L DIR: its .d files are compiled before the program, in the order
+    their "#pragma D depends_on library" make (DTRACE_DEBUG reports it in
+    libdtrace's words); a library needing what is absent is skipped, a
+    dependency outside the directory or a cycle is an error (exit 1)."""
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    (lib / "a.d").write_text("#pragma D depends_on library b.d\n"
+                             "inline int twice = once * 2;\n")
+    (lib / "b.d").write_text("inline int once = 21;\n")
+    (lib / "c.d").write_text("#pragma D depends_on module no_such_mod\n"
+                             "inline int gone = 1;\n")
+    (lib / "notes.txt").write_text("not D\n")
+    env = dict(os.environ, DTRACE_DEBUG="1")
+    p = subprocess.run([sonde, "dtrace", "-L", str(lib), "-qn",
+                        'BEGIN { printf("%d\\n", twice); exit(0); }'],
+                       capture_output=True, text=True, env=env, timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout == "42\n\n"
+    sorted_ = re.findall(r"^libdtrace DEBUG \d+: library (\S+) sorted "
+                         r"\(\d+/\d+\)$", p.stderr, re.M)
+    assert [os.path.basename(x) for x in sorted_] == ["a.d", "b.d", "c.d"]
+    p = dtrace(sonde, "-L", str(lib), "-e", "-n", "BEGIN { trace(gone); }")
+    assert p.returncode == 1
+    assert "failed to resolve gone" in p.stderr
+    (lib / "b.d").write_text("#pragma D depends_on library a.d\n")
+    p = dtrace(sonde, "-L", str(lib), "-e", "-n", "BEGIN { }")
+    assert p.returncode == 1
+    assert p.stderr.endswith(f"Cyclic dependency detected: {lib}/a.d => "
+                             f"{lib}/b.d\n") or \
+        p.stderr.endswith(f"Cyclic dependency detected: {lib}/b.d => "
+                          f"{lib}/a.d\n"), p.stderr
+    (lib / "b.d").write_text("#pragma D depends_on library z.d\n")
+    p = dtrace(sonde, "-L", str(lib), "-e", "-n", "BEGIN { }")
+    assert p.returncode == 1
+    assert p.stderr.endswith(f"Invalid library dependency in {lib}/b.d: "
+                             f"{lib}/z.d\n"), p.stderr
+
+
 def test_macro_arguments_after_double_dash(sonde, root):
     """Everything after -- is a macro argument, even "-e" (it crashed)."""
     p = dtrace(sonde, "-q", "-n", "BEGIN { printf(\"%s|\", $$1); exit(0); }",
