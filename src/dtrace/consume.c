@@ -927,6 +927,14 @@ static void on_error(struct dt_session *s, const struct dt_rechdr *h,
 {
 	struct dt_probe *p = dt_probe_by_id(s->provs, h->probe);
 
+	/* A fault in an ERROR clause is a double error: counted and
+	 * reported with the drops, as dtrace(1) does — never fed back to
+	 * ERROR, which would fault again, and again. */
+	if (p && !strcmp(dt_probe_field(p, 0), "dtrace") &&
+	    !strcmp(p->name, "ERROR")) {
+		s->dblerrors++;
+		return;
+	}
 	s->errors++;
 	fflush(s->out);
 	char details[32] = "";
@@ -1357,6 +1365,11 @@ void dt_print_drops(struct dt_session *s)
 		fprintf(stderr, "dtrace: %s%llu speculative drop%s\n",
 			DROPTAG(s, SPEC), (unsigned long long)specdrops,
 			specdrops == 1 ? "" : "s");
+	if (s->dblerrors)
+		fprintf(stderr, "dtrace: %s%llu error%s in ERROR probe "
+			"enabling\n", DROPTAG(s, DBLERROR),
+			(unsigned long long)s->dblerrors,
+			s->dblerrors == 1 ? "" : "s");
 	if (unavail)
 		fprintf(stderr, "dtrace: %s%llu failed speculation%s (no "
 			"speculative buffer available)\n",

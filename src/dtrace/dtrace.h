@@ -52,6 +52,7 @@ struct dt_session {
 	uint64_t specdrops;
 	bool heading;
 	uint64_t errors;
+	uint64_t dblerrors;	/* faults in the ERROR probe's clauses */
 };
 
 /* Add a source (text is copied): kind 's' for a -s file, else the option

@@ -1178,3 +1178,24 @@ def test_copyout_writes_user_memory(sonde, root, tmp_path):
                     "is refused (the refusal was checked)")
     assert p.returncode == 0, p.stderr
     assert p.stdout == "HELLO\n"
+
+
+def test_fault_in_error_clause_is_a_double_error(sonde, root):
+    """A fault inside an ERROR clause is not fed back to ERROR (it would
+    fault again, forever): dtrace(1) counts it and reports it with the
+    drops — "[DTRACEDROP_DBLERROR] 1 error in ERROR probe enabling" under
+    -x droptags — while the first fault is reported as usual."""
+    prog = ("BEGIN { trace(*(int *)NULL); } "
+            "ERROR { trace(*(int *)NULL); } "
+            "BEGIN { exit(0); }")
+    t = time.monotonic()
+    p = dtrace(sonde, "-q", "-x", "droptags", "-n", prog, timeout=20)
+    assert p.returncode == 0, p.stderr
+    assert time.monotonic() - t < 15
+    err = p.stderr.splitlines()
+    assert err.count("dtrace: [DTRACEDROP_DBLERROR] 1 error in ERROR "
+                     "probe enabling") == 1, err
+    faults = [l for l in err if l.startswith("dtrace: error in ")]
+    assert len(faults) == 1 and "(dtrace:::BEGIN)" in faults[0], err
+    p = dtrace(sonde, "-q", "-n", prog, timeout=20)
+    assert "dtrace: 1 error in ERROR probe enabling" in p.stderr.splitlines()
