@@ -645,7 +645,7 @@ static int cg_mem_addr(struct dt_cg *g, struct dt_node *n)
  * address faults. */
 static int cg_mem_load(struct dt_cg *g, struct dt_node *n)
 {
-	int tmp = dt_cg_temp(g, 8), addr = cg_mem_addr(g, n), rc, r;
+	int tmp = dt_cg_temp(g, 8), addr = cg_mem_addr(g, n), r;
 	int size = (int)dt_type_size(&n->type);
 
 	/* a kernel bit-field: the bytes its bits span */
@@ -666,15 +666,8 @@ static int cg_mem_load(struct dt_cg *g, struct dt_node *n)
 		dt_cg_scratch_ptr(g, r, st);
 		dt_cg_zero(g, r, (ssize + 8) & ~7);
 		dt_reg_free(g, r);
-		dt_call_begin(g);
-		dt_call_arg(g, BPF_REG_3, addr);
-		dt_emit(g, I_MOV(BPF_REG_1, DT_SCRATCH_REG));
-		dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_1, st));
-		dt_emit(g, I_MOV_IMM(BPF_REG_2, ssize));
-		dt_call(g, BPF_FUNC_probe_read_kernel_str);
-		rc = dt_call_end(g);
-		dt_cg_fault_if_neg(g, rc, addr);
-		dt_reg_free(g, rc);
+		dt_cg_read_scratch(g, BPF_FUNC_probe_read_kernel_str, addr, st,
+				   ssize);
 		dt_reg_free(g, addr);
 		r = dt_reg(g);
 		dt_cg_scratch_ptr(g, r, st);
@@ -695,15 +688,7 @@ static int cg_mem_load(struct dt_cg *g, struct dt_node *n)
 		return r;
 	}
 	dt_emit(g, I_ST(BPF_DW, DT_SCRATCH_REG, tmp, 0));
-	dt_call_begin(g);
-	dt_call_arg(g, BPF_REG_3, addr);
-	dt_emit(g, I_MOV(BPF_REG_1, DT_SCRATCH_REG));
-	dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_1, tmp));
-	dt_emit(g, I_MOV_IMM(BPF_REG_2, size));
-	dt_call(g, BPF_FUNC_probe_read_kernel);
-	rc = dt_call_end(g);
-	dt_cg_fault_if_neg(g, rc, addr);
-	dt_reg_free(g, rc);
+	dt_cg_read_scratch(g, BPF_FUNC_probe_read_kernel, addr, tmp, size);
 	dt_reg_free(g, addr);
 	r = dt_reg(g);
 	dt_emit(g, I_LDX(size == 1 ? BPF_B : size == 2 ? BPF_H : size == 4 ?
@@ -764,20 +749,13 @@ int dt_cg_addr(struct dt_cg *g, struct dt_node *n)
 static int cg_stringof(struct dt_cg *g, struct dt_node *n)
 {
 	int size = (n->type.ssize + 7) & ~7, tmp = dt_cg_temp(g, size);
-	int addr = dt_cg_expr(g, n->a), rc, r = dt_reg(g);
+	int addr = dt_cg_expr(g, n->a), r = dt_reg(g);
 
 	dt_cg_scratch_ptr(g, r, tmp);
 	dt_cg_zero(g, r, size);
 	dt_reg_free(g, r);
-	dt_call_begin(g);
-	dt_call_arg(g, BPF_REG_3, addr);
-	dt_emit(g, I_MOV(BPF_REG_1, DT_SCRATCH_REG));
-	dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_1, tmp));
-	dt_emit(g, I_MOV_IMM(BPF_REG_2, n->type.ssize));
-	dt_call(g, BPF_FUNC_probe_read_kernel_str);
-	rc = dt_call_end(g);
-	dt_cg_fault_if_neg(g, rc, addr);
-	dt_reg_free(g, rc);
+	dt_cg_read_scratch(g, BPF_FUNC_probe_read_kernel_str, addr, tmp,
+			   n->type.ssize);
 	dt_reg_free(g, addr);
 	r = dt_reg(g);
 	dt_cg_scratch_ptr(g, r, tmp);
@@ -1151,7 +1129,7 @@ static int sou_ptr(struct dt_cg *g, const struct dt_var *v);
 static int cg_sou_store(struct dt_cg *g, struct dt_node *n, uint64_t size)
 {
 	struct dt_var *v = n->a->var;
-	int tmp, src, rc, d, t;
+	int tmp, src, d, t;
 	struct lval lv;
 
 	if (n->b->kind == N_INT) {
@@ -1166,15 +1144,8 @@ static int cg_sou_store(struct dt_cg *g, struct dt_node *n, uint64_t size)
 	}
 	tmp = dt_cg_temp(g, (int)((size + 7) & ~7ull));
 	src = dt_cg_addr(g, n->b);
-	dt_call_begin(g);
-	dt_call_arg(g, BPF_REG_3, src);
-	dt_emit(g, I_MOV(BPF_REG_1, DT_SCRATCH_REG));
-	dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_1, tmp));
-	dt_emit(g, I_MOV_IMM(BPF_REG_2, (int32_t)size));
-	dt_call(g, BPF_FUNC_probe_read_kernel);
-	rc = dt_call_end(g);
-	dt_cg_fault_if_neg(g, rc, src);
-	dt_reg_free(g, rc);
+	dt_cg_read_scratch(g, BPF_FUNC_probe_read_kernel, src, tmp,
+			   (int32_t)size);
 	dt_reg_free(g, src);
 	if (v->scope == DT_SELF || v->scope == DT_ARRAY) {
 		lv = lval_of(g, n->a);

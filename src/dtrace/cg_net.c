@@ -112,19 +112,11 @@ static void put_hex(struct dt_cg *g, int p, int w, int emit, int s, int c,
 
 int dt_cg_inet_ntoa6(struct dt_cg *g, int a, bool strict)
 {
-	int blk = dt_cg_temp(g, N6_SIZE), rc, base, p, w, c, t, u, v;
+	int blk = dt_cg_temp(g, N6_SIZE), base, p, w, c, t, u, v;
 	int v6 = dt_label(g), mapped = dt_label(g), compat = dt_label(g),
 	    done = dt_label(g);
 
-	dt_call_begin(g);
-	dt_call_arg(g, BPF_REG_3, a);
-	dt_emit(g, I_MOV(BPF_REG_1, DT_SCRATCH_REG));
-	dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_1, blk + N6_RAW));
-	dt_emit(g, I_MOV_IMM(BPF_REG_2, 16));
-	dt_call(g, BPF_FUNC_probe_read_kernel);
-	rc = dt_call_end(g);
-	dt_cg_fault_if_neg(g, rc, a);
-	dt_reg_free(g, rc);
+	dt_cg_read_scratch(g, BPF_FUNC_probe_read_kernel, a, blk + N6_RAW, 16);
 	base = dt_reg(g);
 	p = dt_reg(g);
 	w = dt_reg(g);
@@ -286,7 +278,7 @@ static void put_bytes(struct dt_cg *g, int base, int n, int c, int t)
 
 int dt_cg_link_ntop(struct dt_cg *g, int type, int a)
 {
-	int blk = dt_cg_temp(g, LINK_MAX + DT_LINK_NTOP_SIZE), base, c, t, rc;
+	int blk = dt_cg_temp(g, LINK_MAX + DT_LINK_NTOP_SIZE), base, c, t;
 	int ib = dt_label(g), bad = dt_label(g), done = dt_label(g);
 	int sizes[2] = { 6, LINK_MAX };
 
@@ -296,15 +288,8 @@ int dt_cg_link_ntop(struct dt_cg *g, int type, int a)
 		if (k) {
 			dt_place(g, ib);
 		}
-		dt_call_begin(g);
-		dt_call_arg(g, BPF_REG_3, a);
-		dt_emit(g, I_MOV(BPF_REG_1, DT_SCRATCH_REG));
-		dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_1, blk));
-		dt_emit(g, I_MOV_IMM(BPF_REG_2, sizes[k]));
-		dt_call(g, BPF_FUNC_probe_read_kernel);
-		rc = dt_call_end(g);
-		dt_cg_fault_if_neg(g, rc, a);
-		dt_reg_free(g, rc);
+		dt_cg_read_scratch(g, BPF_FUNC_probe_read_kernel, a, blk,
+				   sizes[k]);
 		base = dt_reg(g);
 		c = dt_reg(g);
 		t = dt_reg(g);

@@ -513,3 +513,19 @@ void dt_cg_fault_if_neg(struct dt_cg *g, int reg, int addr)
 	dt_cg_fault(g, DTRACEFLT_BADADDR, addr);
 	dt_place(g, ok);
 }
+
+void dt_cg_read_scratch(struct dt_cg *g, int helper, int addr, int off,
+			int size)
+{
+	int rc;
+
+	dt_call_begin(g);
+	dt_call_arg(g, BPF_REG_3, addr);
+	dt_emit(g, I_MOV(BPF_REG_1, DT_SCRATCH_REG));
+	dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_1, off));
+	dt_emit(g, I_MOV_IMM(BPF_REG_2, size));
+	dt_call(g, helper);
+	rc = dt_call_end(g);
+	dt_cg_fault_if_neg(g, rc, addr);
+	dt_reg_free(g, rc);
+}

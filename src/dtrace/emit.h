@@ -189,5 +189,11 @@ void dt_cg_fault_if_zero(struct dt_cg *g, int reg, int fault);
 /* Fault with DTRACEFLT_BADADDR at the address in addr when reg (a
  * helper's result) is negative. */
 void dt_cg_fault_if_neg(struct dt_cg *g, int reg, int addr);
+/* helper(scratch + off, size, addr) — bpf_probe_read_kernel, _user or
+ * their _str forms: size bytes at the address in register addr into the
+ * scratch area at off, a DTRACEFLT_BADADDR fault at addr when the helper
+ * fails. addr stays the caller's. */
+void dt_cg_read_scratch(struct dt_cg *g, int helper, int addr, int off,
+			int size);
 
 #endif

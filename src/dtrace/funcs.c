@@ -1132,7 +1132,7 @@ static void check_copyin(struct dt_ck *k, struct dt_node *n)
 static int cg_copyin(struct dt_cg *g, struct dt_node *n)
 {
 	int size = (int)n->ival, tmp = dt_cg_temp(g, size + 1);
-	int addr, rc, r;
+	int addr, r;
 
 	/* the buffer lasts for the clause, as DTrace's scratch memory: a
 	 * variable may keep its address for later statements */
@@ -1141,15 +1141,7 @@ static int cg_copyin(struct dt_cg *g, struct dt_node *n)
 
 	/* one zero byte past the data: stringof() of it ends there */
 	dt_emit(g, I_ST(BPF_B, DT_SCRATCH_REG, tmp + size, 0));
-	dt_call_begin(g);
-	dt_call_arg(g, BPF_REG_3, addr);
-	dt_emit(g, I_MOV(BPF_REG_1, DT_SCRATCH_REG));
-	dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_1, tmp));
-	dt_emit(g, I_MOV_IMM(BPF_REG_2, size));
-	dt_call(g, BPF_FUNC_probe_read_user);
-	rc = dt_call_end(g);
-	dt_cg_fault_if_neg(g, rc, addr);
-	dt_reg_free(g, rc);
+	dt_cg_read_scratch(g, BPF_FUNC_probe_read_user, addr, tmp, size);
 	dt_reg_free(g, addr);
 	r = dt_reg(g);
 	dt_cg_scratch_ptr(g, r, tmp);
@@ -1189,18 +1181,10 @@ static void check_tracemem(struct dt_ck *k, struct dt_node *n)
 static int cg_tracemem(struct dt_cg *g, struct dt_node *n)
 {
 	struct dt_action *a = act_of(g, n);
-	int addr = dt_cg_expr(g, n->args[0]), rc;
+	int addr = dt_cg_expr(g, n->args[0]);
 
-	dt_call_begin(g);
-	dt_call_arg(g, BPF_REG_3, addr);
-	dt_emit(g, I_MOV(BPF_REG_1, DT_SCRATCH_REG));
-	dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_1, g->rec_base +
-			       a->vals[0].off));
-	dt_emit(g, I_MOV_IMM(BPF_REG_2, a->vals[0].ssize));
-	dt_call(g, BPF_FUNC_probe_read_kernel);
-	rc = dt_call_end(g);
-	dt_cg_fault_if_neg(g, rc, addr);
-	dt_reg_free(g, rc);
+	dt_cg_read_scratch(g, BPF_FUNC_probe_read_kernel, addr, g->rec_base + a->vals[0].off,
+			   a->vals[0].ssize);
 	dt_reg_free(g, addr);
 	return -1;
 }
@@ -1248,23 +1232,15 @@ static void check_print(struct dt_ck *k, struct dt_node *n)
 static int cg_print(struct dt_cg *g, struct dt_node *n)
 {
 	struct dt_action *a = act_of(g, n);
-	int addr = dt_cg_expr(g, n->args[0]), rc, size = a->vals[1].ssize;
+	int addr = dt_cg_expr(g, n->args[0]), size = a->vals[1].ssize;
 
 	dt_emit(g, I_STX(BPF_DW, DT_SCRATCH_REG, addr, g->rec_base +
 			 a->vals[0].off));
 	/* alloca()'s memory: its bytes checked first, as dtrace-utils */
 	if (n->args[0]->type.alloca)
 		dt_reg_free(g, dt_cg_alloca_check(g, addr, -1, size));
-	dt_call_begin(g);
-	dt_call_arg(g, BPF_REG_3, addr);
-	dt_emit(g, I_MOV(BPF_REG_1, DT_SCRATCH_REG));
-	dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_1, g->rec_base +
-			       a->vals[1].off));
-	dt_emit(g, I_MOV_IMM(BPF_REG_2, size));
-	dt_call(g, BPF_FUNC_probe_read_kernel);
-	rc = dt_call_end(g);
-	dt_cg_fault_if_neg(g, rc, addr);
-	dt_reg_free(g, rc);
+	dt_cg_read_scratch(g, BPF_FUNC_probe_read_kernel, addr, g->rec_base + a->vals[1].off,
+			   size);
 	dt_reg_free(g, addr);
 	return -1;
 }
@@ -1888,17 +1864,9 @@ static int cg_inet_ntoa(struct dt_cg *g, struct dt_node *n)
 {
 	int size = n->type.ssize, room = size > 16 ? size : 16;
 	int off = dt_cg_temp(g, (room + 7) & ~7), tmp = dt_cg_temp(g, 8);
-	int a = dt_cg_expr(g, n->args[0]), r, v, d, pos, b;
+	int a = dt_cg_expr(g, n->args[0]), v, d, pos, b;
 
-	dt_call_begin(g);
-	dt_call_arg(g, BPF_REG_3, a);
-	dt_emit(g, I_MOV(BPF_REG_1, DT_SCRATCH_REG));
-	dt_emit(g, I_ALU64_IMM(BPF_ADD, BPF_REG_1, tmp));
-	dt_emit(g, I_MOV_IMM(BPF_REG_2, 4));
-	dt_call(g, BPF_FUNC_probe_read_kernel);
-	r = dt_call_end(g);
-	dt_cg_fault_if_neg(g, r, a);
-	dt_reg_free(g, r);
+	dt_cg_read_scratch(g, BPF_FUNC_probe_read_kernel, a, tmp, 4);
 	dt_reg_free(g, a);
 	v = dt_reg(g);
 	d = dt_reg(g);
