@@ -277,7 +277,7 @@ def test_sched_on_cpu_time_matches_the_scheduler(sonde, root, ufixture_bin):
     them, and such a run is measured again."""
     for _ in range(4):
         p = dtrace(sonde, "-q", "-c", ufixture_bin + " spin 60000000", "-n",
-                   "self uint64_t on;"
+                   "self uint64_t on; uint64_t total;"
                    " sched:::on-cpu /pid == $target && self->on/"
                    " { unpaired++; }"
                    " sched:::on-cpu /pid == $target/ { self->on = timestamp; }"
