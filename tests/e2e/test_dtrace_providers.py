@@ -302,8 +302,9 @@ def test_sched_on_cpu_vtimestamp_is_the_incoming_threads(sonde, root,
     """vtimestamp at on-cpu is the incoming thread's time on a CPU: the
     scheduler does not add to it while the thread is off, so it equals
     the value at its last off-cpu (DTrace's buffering/tst.cputime sums
-    these intervals; sonde read the outgoing task's)."""
-    p = dtrace(sonde, "-q", "-c", ufixture_bin + " spin 30000000", "-n",
+    these intervals; sonde read the outgoing task's). The target sleeps
+    twice: a spinner on an idle machine may never leave its CPU."""
+    p = dtrace(sonde, "-q", "-c", ufixture_bin + " wait 20 1 20", "-n",
                "sched:::off-cpu /pid == $target/ { self->off = vtimestamp; }"
                " sched:::on-cpu /pid == $target && self->off/ "
                "{ @[vtimestamp == self->off ? \"same\" : \"differs\"] = "
